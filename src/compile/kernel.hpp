@@ -1,0 +1,60 @@
+// A kernel: one __global__ function of a loaded module, found by name or C++ name expression.
+// The kernel keeps its module (and so its context) alive.
+//
+// The launch path needs facts about the kernel that never change once it is loaded (parameter
+// layout, attributes, occupancy results); src/launch/ computes them once, on first use, into the
+// `launch_facts` slot owned here, so a launch performs no allocation and takes no lock.
+#pragma once
+
+#include <cuda.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "core/handle_table.hpp"
+#include "device/context.hpp"
+
+namespace cuabi {
+
+class Module;
+namespace launch {
+struct KernelFacts;  // defined in launch/kernel_facts.hpp
+void release_kernel_facts(KernelFacts* facts);
+}  // namespace launch
+
+class Kernel final : public Object {
+public:
+    static constexpr HandleType kHandleType = HandleType::Kernel;
+
+    Kernel(std::shared_ptr<Module> module, std::shared_ptr<Context> context, CUfunction function, std::string name,
+           std::string lowered_name)
+        : module_(std::move(module)),
+          context_(std::move(context)),
+          function_(function),
+          name_(std::move(name)),
+          lowered_name_(std::move(lowered_name)) {}
+    ~Kernel() override {
+        if (launch_facts_ != nullptr) launch::release_kernel_facts(launch_facts_);
+    }
+
+    const std::shared_ptr<Module>& module() const { return module_; }
+    const Context& context() const { return *context_; }
+    const std::shared_ptr<Context>& context_ref() const { return context_; }
+    CUfunction function() const { return function_; }
+    const std::string& name() const { return name_; }                  // as the caller asked ("reduce<float, 256>")
+    const std::string& lowered_name() const { return lowered_name_; }  // the mangled symbol
+
+    // Launch facts: computed once under `facts_once_`, read lock-free afterwards.
+    launch::KernelFacts* launch_facts_ = nullptr;
+    std::once_flag facts_once_;
+
+private:
+    std::shared_ptr<Module> module_;
+    std::shared_ptr<Context> context_;
+    CUfunction function_;
+    std::string name_;
+    std::string lowered_name_;
+};
+
+}  // namespace cuabi

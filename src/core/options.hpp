@@ -1,0 +1,46 @@
+// Reading versioned option structs (DESIGN §3.5) and filling versioned output structs.
+//
+// Input structs: NULL means defaults; a smaller struct (older header) is copied over the defaults
+// so the fields it lacks keep their default; a larger struct (newer header) is accepted only when
+// every byte past what this library knows is zero.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "core/error.hpp"
+
+namespace cuabi {
+
+Status check_struct_size(const void* user, uint32_t user_size, size_t known_size, const char* type_name,
+                         const char* init_function);
+
+// Copies *user (may be NULL) over *defaults and returns the result in *out.
+template <typename T>
+Status read_options(const T* user, const T& defaults, const char* type_name, const char* init_function, T* out) {
+    *out = defaults;
+    if (user == nullptr) return CUABI_SUCCESS;
+    Status status = check_struct_size(user, user->struct_size, sizeof(T), type_name, init_function);
+    if (status != CUABI_SUCCESS) return status;
+    size_t copy = user->struct_size < sizeof(T) ? user->struct_size : sizeof(T);
+    std::memcpy(static_cast<void*>(out), user, copy);
+    out->struct_size = sizeof(T);
+    return CUABI_SUCCESS;
+}
+
+// Writes `value` into a caller's output struct, as much of it as the caller's struct_size holds.
+// Fails (CUABI_ERROR_STRUCT_SIZE) when struct_size is smaller than the struct_size field itself.
+template <typename T>
+Status write_output(const T& value, T* user, const char* type_name, const char* init_macro) {
+    uint32_t user_size = user->struct_size;
+    if (user_size < sizeof(uint32_t) * 2)
+        return fail(CUABI_ERROR_STRUCT_SIZE, init_macro, "%s.struct_size is %u, smaller than any version of %s",
+                    type_name, user_size, type_name);
+    size_t copy = user_size < sizeof(T) ? user_size : sizeof(T);
+    std::memcpy(static_cast<void*>(user), &value, copy);
+    user->struct_size = static_cast<uint32_t>(copy);
+    return CUABI_SUCCESS;
+}
+
+}  // namespace cuabi

@@ -1,0 +1,65 @@
+// A cuabi context: one device's primary CUDA context, retained while this object lives, plus
+// everything cuabi caches per device (its limits) and counts per context (DESIGN §9).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+
+#include "core/handle_table.hpp"
+#include "cuabi/cuabi.h"
+#include "driver/driver_api.hpp"
+
+namespace cuabi {
+
+// Per-context telemetry. Relaxed atomics: counters order nothing.
+struct Counters {
+    std::atomic<uint64_t> launches{0}, launches_packed{0}, launches_cooperative{0}, launches_cluster{0};
+    std::atomic<uint64_t> synchronizations{0};
+    std::atomic<uint64_t> graph_launches{0}, graph_instantiations{0}, graph_updates{0}, graph_reinstantiations{0};
+    std::atomic<uint64_t> compiles{0}, compile_time_ns{0};
+    std::atomic<uint64_t> memory_cache_hits{0}, memory_cache_misses{0};
+    std::atomic<uint64_t> disk_cache_hits{0}, disk_cache_misses{0};
+    std::atomic<uint64_t> disk_cache_corrupt_recovered{0}, disk_cache_evictions{0};
+
+    static void bump(std::atomic<uint64_t>& counter, uint64_t by = 1) {
+        counter.fetch_add(by, std::memory_order_relaxed);
+    }
+    void snapshot(cuabi_counters* out) const;
+};
+
+// Reads every fact of device `ordinal` (the driver must be loaded). Fails with
+// CUABI_ERROR_INVALID_DEVICE for an ordinal outside [0, count).
+Status query_device_info(const DriverApi& api, int32_t ordinal, cuabi_device_info* out);
+
+class Context final : public Object {
+public:
+    static constexpr HandleType kHandleType = HandleType::Context;
+
+    // Retains the primary context of device `ordinal`.
+    static Status create(int32_t ordinal, std::shared_ptr<Context>* out);
+    ~Context() override;
+
+    // Makes this context current on the calling thread. Costs one cuCtxGetCurrent (a thread-local
+    // read inside the driver) when it already is; calls cuCtxSetCurrent only when it is not. We
+    // ask the driver rather than trusting a cache of our own because other CUDA code on the thread
+    // (the runtime's cudaSetDevice, another library) may have switched contexts behind our back.
+    Status make_current() const;
+
+    const DriverApi& api() const { return *api_; }
+    CUcontext cu_context() const { return context_; }
+    CUdevice cu_device() const { return device_; }
+    int32_t ordinal() const { return info_.ordinal; }
+    const cuabi_device_info& info() const { return info_; }
+    Counters& counters() const { return counters_; }
+
+private:
+    Context() = default;
+    const DriverApi* api_ = nullptr;
+    CUdevice device_ = 0;
+    CUcontext context_ = nullptr;
+    cuabi_device_info info_{};
+    mutable Counters counters_;
+};
+
+}  // namespace cuabi

@@ -1,0 +1,89 @@
+// The CUDA driver, loaded at run time (DESIGN §4).
+//
+// libcuabi has no link-time dependency on libcuda: `driver()` dlopens libcuda.so.1 on first use
+// (or the file named by CUABI_LIBCUDA_PATH), resolves every entry point below through
+// cuGetProcAddress at the CUDA version cuabi was built against, and calls cuInit(0). The outcome,
+// success or the failure with its message, is computed once and cached.
+//
+// Entry points are listed once, in the X-macro lists below; the struct member of each has the
+// exact prototype from cuda.h. Required ones must resolve or loading fails with
+// CUABI_ERROR_DRIVER_TOO_OLD; optional ones are NULL when the installed driver is older than the
+// feature, and the feature then reports CUABI_ERROR_UNSUPPORTED.
+#pragma once
+
+#include <cuda.h>
+
+#include <string>
+
+#include "core/error.hpp"
+
+// X(name, minimum driver version that has it)
+#define CUABI_DRIVER_REQUIRED_ENTRY_POINTS(X) \
+    X(cuInit)                                 \
+    X(cuDriverGetVersion)                     \
+    X(cuGetErrorName)                         \
+    X(cuGetErrorString)                       \
+    X(cuDeviceGet)                            \
+    X(cuDeviceGetCount)                       \
+    X(cuDeviceGetName)                        \
+    X(cuDeviceGetUuid)                        \
+    X(cuDeviceGetAttribute)                   \
+    X(cuDeviceTotalMem)                       \
+    X(cuDevicePrimaryCtxRetain)               \
+    X(cuDevicePrimaryCtxRelease)              \
+    X(cuCtxGetCurrent)                        \
+    X(cuCtxSetCurrent)                        \
+    X(cuCtxSynchronize)                       \
+    X(cuCtxGetStreamPriorityRange)            \
+    X(cuStreamCreateWithPriority)             \
+    X(cuStreamDestroy)                        \
+    X(cuStreamSynchronize)                    \
+    X(cuStreamQuery)                          \
+    X(cuStreamWaitEvent)                      \
+    X(cuStreamGetCtx)                         \
+    X(cuEventCreate)                          \
+    X(cuEventDestroy)                         \
+    X(cuEventRecord)                          \
+    X(cuEventSynchronize)                     \
+    X(cuEventQuery)                           \
+    X(cuEventElapsedTime)                     \
+    X(cuMemAlloc)                             \
+    X(cuMemFree)                              \
+    X(cuMemGetAddressRange)                   \
+    X(cuPointerGetAttribute)                  \
+    X(cuMemcpyHtoDAsync)                      \
+    X(cuMemcpyDtoHAsync)                      \
+    X(cuMemcpyDtoDAsync)                      \
+    X(cuMemsetD8Async)                        \
+    X(cuMemsetD16Async)                       \
+    X(cuMemsetD32Async)
+
+// Entry points that newer features need; NULL when the driver lacks them.
+#define CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(X)
+
+namespace cuabi {
+
+struct DriverApi {
+#define CUABI_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
+    CUABI_DRIVER_REQUIRED_ENTRY_POINTS(CUABI_DRIVER_MEMBER)
+    CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(CUABI_DRIVER_MEMBER)
+#undef CUABI_DRIVER_MEMBER
+    int version = 0;       // cuDriverGetVersion, e.g. 13000
+    std::string path;      // what was dlopened
+};
+
+// The loaded driver, or nullptr with the (cached) failure recorded as the thread's last error:
+// CUABI_ERROR_DRIVER_NOT_FOUND, CUABI_ERROR_DRIVER_TOO_OLD or CUABI_ERROR_NO_DEVICE.
+// `*out_status` receives the status when non-NULL. Thread-safe; the first call does the work.
+const DriverApi* driver(Status* out_status);
+
+// Records a failed driver call: status CUABI_ERROR_CUDA (or CUABI_ERROR_DEVICE_OUT_OF_MEMORY for
+// CUDA_ERROR_OUT_OF_MEMORY), a message "<call> failed: CUDA_ERROR_X (<text>) <context>" and the
+// given fix, and the CUresult for cuabi_last_cu_result().
+Status fail_cu(CUresult result, const char* call, const char* fix, const char* context_format, ...)
+    __attribute__((format(printf, 4, 5)));
+
+// "CUDA_ERROR_INVALID_VALUE (invalid argument)" for messages; works before the driver loads.
+std::string cu_result_text(CUresult result);
+
+}  // namespace cuabi

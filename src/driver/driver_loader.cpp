@@ -1,0 +1,147 @@
+#include "driver/driver_api.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdarg>
+#include <cstdlib>
+#include <mutex>
+
+namespace cuabi {
+namespace {
+
+struct LoadOutcome {
+    DriverApi api;
+    Status status = CUABI_SUCCESS;
+    std::string message;
+    int32_t cu_result = 0;
+};
+
+const char* const kDefaultLibrary = "libcuda.so.1";
+
+Status load_failure(LoadOutcome* outcome, Status status, int32_t cu_result, const char* fix, const std::string& what) {
+    fail_with_cu_result(status, cu_result, fix, "%s", what.c_str());
+    outcome->status = status;
+    outcome->message = last_error_message();
+    outcome->cu_result = cu_result;
+    return status;
+}
+
+using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
+
+void load(LoadOutcome* outcome) {
+    DriverApi& api = outcome->api;
+    const char* override_path = std::getenv("CUABI_LIBCUDA_PATH");
+    api.path = (override_path != nullptr && *override_path != '\0') ? override_path : kDefaultLibrary;
+
+    void* library = dlopen(api.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) {
+        const char* reason = dlerror();
+        load_failure(outcome, CUABI_ERROR_DRIVER_NOT_FOUND, 0,
+                     override_path != nullptr
+                         ? "point CUABI_LIBCUDA_PATH at the NVIDIA driver's libcuda.so.1, or unset it"
+                         : "install the NVIDIA driver (it provides libcuda.so.1) and run on a machine with an "
+                           "NVIDIA GPU, or add the driver's directory to LD_LIBRARY_PATH",
+                     format("the CUDA driver library '%s' could not be loaded: %s", api.path.c_str(),
+                            reason != nullptr ? reason : "unknown dlopen error"));
+        return;
+    }
+    // Deliberately never dlclose()d: the driver must outlive every handle, including those
+    // released from static destructors.
+    auto get_proc = reinterpret_cast<GetProcAddress>(dlsym(library, "cuGetProcAddress_v2"));
+    if (get_proc == nullptr) {
+        load_failure(outcome, CUABI_ERROR_DRIVER_TOO_OLD, 0,
+                     "install an NVIDIA driver for CUDA 12.0 or newer (R525+)",
+                     format("'%s' has no cuGetProcAddress_v2; it is not a CUDA 12+ driver", api.path.c_str()));
+        return;
+    }
+
+    std::string missing;
+    auto resolve = [&](const char* name, void** slot, bool required) {
+        CUdriverProcAddressQueryResult found = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+        CUresult result = get_proc(name, slot, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &found);
+        if (result != CUDA_SUCCESS || found != CU_GET_PROC_ADDRESS_SUCCESS) {
+            *slot = nullptr;
+            if (required) missing += missing.empty() ? name : std::string(", ") + name;
+        }
+    };
+#define CUABI_RESOLVE_REQUIRED(name) resolve(#name, reinterpret_cast<void**>(&api.name), true);
+#define CUABI_RESOLVE_OPTIONAL(name) resolve(#name, reinterpret_cast<void**>(&api.name), false);
+    CUABI_DRIVER_REQUIRED_ENTRY_POINTS(CUABI_RESOLVE_REQUIRED)
+    CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(CUABI_RESOLVE_OPTIONAL)
+#undef CUABI_RESOLVE_REQUIRED
+#undef CUABI_RESOLVE_OPTIONAL
+
+    if (api.cuDriverGetVersion != nullptr) api.cuDriverGetVersion(&api.version);
+    if (!missing.empty()) {
+        load_failure(outcome, CUABI_ERROR_DRIVER_TOO_OLD, 0,
+                     "install an NVIDIA driver for this CUDA version or newer",
+                     format("the CUDA driver '%s' (version %d.%d) lacks entry points cuabi requires: %s "
+                            "(cuabi was built for CUDA %d.%d)",
+                            api.path.c_str(), api.version / 1000, (api.version % 1000) / 10, missing.c_str(),
+                            CUDA_VERSION / 1000, (CUDA_VERSION % 1000) / 10));
+        return;
+    }
+
+    CUresult init = api.cuInit(0);
+    if (init == CUDA_ERROR_NO_DEVICE) {
+        load_failure(outcome, CUABI_ERROR_NO_DEVICE, init,
+                     "run on a machine with an NVIDIA GPU, or check CUDA_VISIBLE_DEVICES",
+                     format("the CUDA driver '%s' (version %d.%d) loaded but found no CUDA device", api.path.c_str(),
+                            api.version / 1000, (api.version % 1000) / 10));
+        return;
+    }
+    if (init == CUDA_ERROR_STUB_LIBRARY) {
+        load_failure(outcome, CUABI_ERROR_DRIVER_NOT_FOUND, init,
+                     "install the NVIDIA driver; the toolkit's stub libcuda is only for linking",
+                     format("'%s' is the CUDA Toolkit's stub driver library, not a real driver", api.path.c_str()));
+        return;
+    }
+    if (init != CUDA_SUCCESS) {
+        load_failure(outcome, CUABI_ERROR_CUDA, init,
+                     "check that the NVIDIA kernel module is loaded (nvidia-smi) and matches the driver library",
+                     format("cuInit failed with %s using '%s'", cu_result_text(init).c_str(), api.path.c_str()));
+        return;
+    }
+}
+
+LoadOutcome& outcome() {
+    static LoadOutcome* loaded = new LoadOutcome();  // never destroyed, see dlclose note
+    return *loaded;
+}
+
+}  // namespace
+
+const DriverApi* driver(Status* out_status) {
+    static std::once_flag once;
+    std::call_once(once, [] { load(&outcome()); });
+    const LoadOutcome& result = outcome();
+    if (out_status != nullptr) *out_status = result.status;
+    if (result.status != CUABI_SUCCESS) {
+        fail_again(result.status, result.message, result.cu_result);
+        return nullptr;
+    }
+    return &result.api;
+}
+
+std::string cu_result_text(CUresult result) {
+    const LoadOutcome& loaded = outcome();
+    const char* name = nullptr;
+    const char* text = nullptr;
+    if (loaded.api.cuGetErrorName != nullptr) loaded.api.cuGetErrorName(result, &name);
+    if (loaded.api.cuGetErrorString != nullptr) loaded.api.cuGetErrorString(result, &text);
+    if (name == nullptr) return format("CUresult %d", static_cast<int>(result));
+    return text != nullptr ? format("%s (%s)", name, text) : std::string(name);
+}
+
+Status fail_cu(CUresult result, const char* call, const char* fix, const char* context_format, ...) {
+    va_list args;
+    va_start(args, context_format);
+    char context[512];
+    std::vsnprintf(context, sizeof context, context_format, args);
+    va_end(args);
+    Status status = result == CUDA_ERROR_OUT_OF_MEMORY ? CUABI_ERROR_DEVICE_OUT_OF_MEMORY : CUABI_ERROR_CUDA;
+    return fail_with_cu_result(status, static_cast<int32_t>(result), fix, "%s failed with %s%s%s", call,
+                               cu_result_text(result).c_str(), context[0] != '\0' ? " " : "", context);
+}
+
+}  // namespace cuabi
