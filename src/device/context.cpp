@@ -142,4 +142,16 @@ Status Context::make_current() const {
     return CUABI_SUCCESS;
 }
 
+Status Context::synchronize() const {
+    Status status = make_current();
+    if (status != CUABI_SUCCESS) return status;
+    CUresult result = api_->cuCtxSynchronize();
+    Counters::bump(counters_.synchronizations);
+    if (result != CUDA_SUCCESS)
+        return fail_cu(result, "cuCtxSynchronize",
+                       "an earlier kernel or copy on this device failed; check the work enqueued before it",
+                       "on device %d (%s)", info_.ordinal, info_.name);
+    return CUABI_SUCCESS;
+}
+
 }  // namespace cuabi

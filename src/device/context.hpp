@@ -46,6 +46,9 @@ public:
     // (the runtime's cudaSetDevice, another library) may have switched contexts behind our back.
     Status make_current() const;
 
+    // Waits for all work of this process on the context (cuCtxSynchronize); counted.
+    Status synchronize() const;
+
     const DriverApi& api() const { return *api_; }
     CUcontext cu_context() const { return context_; }
     CUdevice cu_device() const { return device_; }

@@ -1,0 +1,50 @@
+// Entry points of the driver/device part of the "Library" group of cuabi.h.
+#include "api/arguments.hpp"
+#include "core/options.hpp"
+#include "cuabi/cuabi.h"
+#include "device/context.hpp"
+#include "driver/driver_api.hpp"
+
+using namespace cuabi;
+
+extern "C" {
+
+CUABI_API cuabi_status cuabi_driver_version(int32_t* out_version) {
+    Status status = require_pointer(out_version, "out_version");
+    if (status != CUABI_SUCCESS) return status;
+    const DriverApi* api = driver(&status);
+    if (api == nullptr) return status;
+    *out_version = api->version;
+    return CUABI_SUCCESS;
+}
+
+CUABI_API cuabi_status cuabi_device_count(int32_t* out_count) {
+    Status status = require_pointer(out_count, "out_count");
+    if (status != CUABI_SUCCESS) return status;
+    const DriverApi* api = driver(&status);
+    if (api == nullptr) return status;
+    int count = 0;
+    CUresult result = api->cuDeviceGetCount(&count);
+    if (result != CUDA_SUCCESS)
+        return fail_cu(result, "cuDeviceGetCount", "check the driver installation (nvidia-smi)", "");
+    if (count == 0)
+        return fail(CUABI_ERROR_NO_DEVICE, "run on a machine with an NVIDIA GPU, or check CUDA_VISIBLE_DEVICES",
+                    "the CUDA driver (version %d) loaded but reports no CUDA device", api->version);
+    *out_count = count;
+    return CUABI_SUCCESS;
+}
+
+CUABI_API cuabi_status cuabi_device_info_get(int32_t ordinal, cuabi_device_info* info) {
+    Status status = require_pointer(info, "info");
+    if (status != CUABI_SUCCESS) return status;
+    status = require_output_struct(info->struct_size, "cuabi_device_info", "CUABI_DEVICE_INFO_INIT");
+    if (status != CUABI_SUCCESS) return status;
+    const DriverApi* api = driver(&status);
+    if (api == nullptr) return status;
+    cuabi_device_info facts{};
+    status = query_device_info(*api, ordinal, &facts);
+    if (status != CUABI_SUCCESS) return status;
+    return write_output(facts, info, "cuabi_device_info", "CUABI_DEVICE_INFO_INIT");
+}
+
+}  // extern "C"

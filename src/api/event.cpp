@@ -1,0 +1,66 @@
+// Entry points of the "Event" group of cuabi.h.
+#include "api/arguments.hpp"
+#include "core/options.hpp"
+#include "cuabi/cuabi.h"
+#include "device/event.hpp"
+
+using namespace cuabi;
+
+extern "C" {
+
+CUABI_API void cuabi_event_options_init(cuabi_event_options* options) {
+    if (options != nullptr) *options = cuabi_event_options CUABI_EVENT_OPTIONS_INIT;
+}
+
+CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_event_options* options,
+                                          cuabi_event** out_event) {
+    Status status = require_pointer(out_event, "out_event");
+    if (status != CUABI_SUCCESS) return status;
+    cuabi_event_options read{};
+    status = read_options(options, cuabi_event_options CUABI_EVENT_OPTIONS_INIT, "cuabi_event_options",
+                          "cuabi_event_options_init", &read);
+    if (status != CUABI_SUCCESS) return status;
+    if ((status = require_known_flags(read.flags, CUABI_EVENT_DISABLE_TIMING | CUABI_EVENT_BLOCKING_SYNC,
+                                      "cuabi_event_options.flags", "CUABI_EVENT_*")) != CUABI_SUCCESS)
+        return status;
+    std::shared_ptr<Context> parent = acquire<Context>(context, "context");
+    if (!parent) return CUABI_ERROR_INVALID_HANDLE;
+    std::shared_ptr<Event> event;
+    status = Event::create(std::move(parent), read.flags, &event);
+    if (status != CUABI_SUCCESS) return status;
+    return publish(std::move(event), out_event);
+}
+
+CUABI_API void cuabi_event_destroy(cuabi_event* event) { destroy_handle<Event>(event); }
+
+CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stream) {
+    Pinned<Event> pinned(event, "event");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    OptionalPinned<Stream> pinned_stream(stream, "stream");
+    if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->record(pinned_stream.get());
+}
+
+CUABI_API cuabi_status cuabi_event_synchronize(cuabi_event* event) {
+    Pinned<Event> pinned(event, "event");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->synchronize();
+}
+
+CUABI_API cuabi_status cuabi_event_query(cuabi_event* event) {
+    Pinned<Event> pinned(event, "event");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->query();
+}
+
+CUABI_API cuabi_status cuabi_event_elapsed_ms(cuabi_event* start, cuabi_event* end, float* out_ms) {
+    Status status = require_pointer(out_ms, "out_ms");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Event> pinned_start(start, "start");
+    if (!pinned_start.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    Pinned<Event> pinned_end(end, "end");
+    if (!pinned_end.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return Event::elapsed_ms(*pinned_start, *pinned_end, out_ms);
+}
+
+}  // extern "C"

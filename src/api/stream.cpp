@@ -1,0 +1,80 @@
+// Entry points of the "Stream" group of cuabi.h.
+#include "api/arguments.hpp"
+#include "core/options.hpp"
+#include "cuabi/cuabi.h"
+#include "device/event.hpp"
+#include "device/stream.hpp"
+
+using namespace cuabi;
+
+extern "C" {
+
+CUABI_API void cuabi_stream_options_init(cuabi_stream_options* options) {
+    if (options != nullptr) *options = cuabi_stream_options CUABI_STREAM_OPTIONS_INIT;
+}
+
+CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, const cuabi_stream_options* options,
+                                           cuabi_stream** out_stream) {
+    Status status = require_pointer(out_stream, "out_stream");
+    if (status != CUABI_SUCCESS) return status;
+    cuabi_stream_options read{};
+    status = read_options(options, cuabi_stream_options CUABI_STREAM_OPTIONS_INIT, "cuabi_stream_options",
+                          "cuabi_stream_options_init", &read);
+    if (status != CUABI_SUCCESS) return status;
+    if ((status = require_known_flags(read.flags, CUABI_STREAM_DEFAULT, "cuabi_stream_options.flags",
+                                      "CUABI_STREAM_*")) != CUABI_SUCCESS)
+        return status;
+    if (read.reserved != 0)
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "set reserved to 0 (cuabi_stream_options_init() does)",
+                    "cuabi_stream_options.reserved is %u", read.reserved);
+    std::shared_ptr<Context> parent = acquire<Context>(context, "context");
+    if (!parent) return CUABI_ERROR_INVALID_HANDLE;
+    std::shared_ptr<Stream> stream;
+    status = Stream::create(std::move(parent), read.priority, &stream);
+    if (status != CUABI_SUCCESS) return status;
+    return publish(std::move(stream), out_stream);
+}
+
+CUABI_API cuabi_status cuabi_stream_wrap(cuabi_context* context, void* cu_stream, cuabi_stream** out_stream) {
+    Status status = require_pointer(out_stream, "out_stream");
+    if (status != CUABI_SUCCESS) return status;
+    std::shared_ptr<Context> parent = acquire<Context>(context, "context");
+    if (!parent) return CUABI_ERROR_INVALID_HANDLE;
+    std::shared_ptr<Stream> stream;
+    status = Stream::wrap(std::move(parent), static_cast<CUstream>(cu_stream), &stream);
+    if (status != CUABI_SUCCESS) return status;
+    return publish(std::move(stream), out_stream);
+}
+
+CUABI_API void cuabi_stream_destroy(cuabi_stream* stream) { destroy_handle<Stream>(stream); }
+
+CUABI_API cuabi_status cuabi_stream_synchronize(cuabi_stream* stream) {
+    Pinned<Stream> pinned(stream, "stream");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->synchronize();
+}
+
+CUABI_API cuabi_status cuabi_stream_query(cuabi_stream* stream) {
+    Pinned<Stream> pinned(stream, "stream");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->query();
+}
+
+CUABI_API cuabi_status cuabi_stream_wait_event(cuabi_stream* stream, cuabi_event* event) {
+    Pinned<Stream> pinned_stream(stream, "stream");
+    if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    Pinned<Event> pinned_event(event, "event");
+    if (!pinned_event.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return stream_wait_event(*pinned_stream, *pinned_event);
+}
+
+CUABI_API cuabi_status cuabi_stream_native(cuabi_stream* stream, void** out_cu_stream) {
+    Status status = require_pointer(out_cu_stream, "out_cu_stream");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Stream> pinned(stream, "stream");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    *out_cu_stream = pinned->cu_stream();
+    return CUABI_SUCCESS;
+}
+
+}  // extern "C"
