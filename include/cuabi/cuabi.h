@@ -182,7 +182,9 @@ typedef struct cuabi_device_info {
     int32_t l2_cache_bytes;
     uint32_t reserved;
 } cuabi_device_info;
-#define CUABI_DEVICE_INFO_INIT {sizeof(cuabi_device_info)}
+/* Every field spelled out so that -Wextra (-Wmissing-field-initializers) stays quiet in C and C++. */
+#define CUABI_DEVICE_INFO_INIT \
+    {sizeof(cuabi_device_info), 0, {0}, {0}, 0, 0, 0, 0, 0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /* Stream flags (cuabi_stream_options.flags). Streams are non-blocking by default: they never
  * synchronize with CUDA's legacy default stream. */
@@ -242,7 +244,7 @@ typedef struct cuabi_counters {
     uint64_t disk_cache_corrupt_recovered;
     uint64_t disk_cache_evictions;
 } cuabi_counters;
-#define CUABI_COUNTERS_INIT {sizeof(cuabi_counters)}
+#define CUABI_COUNTERS_INIT {sizeof(cuabi_counters), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /* @@types:module@@ (insert module-group types above this line) */
 /* @@types:launch@@ (insert launch-group types above this line) */
