@@ -355,8 +355,9 @@ CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, const cuabi_s
 
 /* Wraps a CUstream created elsewhere (another CUDA library) without taking ownership: destroying
  * the handle does not destroy the stream. The stream must belong to the context's CUDA context
- * and outlive the handle. Returns CUABI_ERROR_INVALID_ARGUMENT for NULL (0) or CU_STREAM_LEGACY,
- * CUABI_ERROR_CONTEXT_MISMATCH when the stream belongs to another context. */
+ * and outlive the handle. Returns CUABI_ERROR_INVALID_ARGUMENT for NULL (0), CU_STREAM_LEGACY or
+ * CU_STREAM_PER_THREAD (pass NULL streams to cuabi functions instead) or a stream the driver does
+ * not know, CUABI_ERROR_CONTEXT_MISMATCH when the stream belongs to another context. */
 CUABI_API cuabi_status cuabi_stream_wrap(cuabi_context* context, void* cu_stream, cuabi_stream** out_stream);
 
 /* Destroys an owned stream after its queued work finishes (CUDA semantics: the call does not
@@ -392,8 +393,10 @@ CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_ev
 /* Destroys the event. NULL is accepted. */
 CUABI_API void cuabi_event_destroy(cuabi_event* event);
 
-/* Records the event at the current end of `stream`. CUABI_ERROR_CONTEXT_MISMATCH when they
- * belong to different contexts. */
+/* Records the event at the current end of `stream`. A NULL stream records on the calling
+ * thread's per-thread stream, where cuabi runs synchronous (NULL-stream) work, so two events
+ * recorded with NULL time the synchronous calls between them. CUABI_ERROR_CONTEXT_MISMATCH when
+ * event and stream belong to different contexts. */
 CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stream);
 
 /* Waits until the event has completed. */
@@ -419,13 +422,16 @@ CUABI_API cuabi_status cuabi_event_elapsed_ms(cuabi_event* start, cuabi_event* e
 
 CUABI_API void cuabi_buffer_options_init(cuabi_buffer_options* options);
 
-/* Allocates `size` bytes (size > 0) of device memory. Returns
- * CUABI_ERROR_DEVICE_OUT_OF_MEMORY when the device cannot hold it. The caller owns *out_buffer. */
+/* Allocates `size` bytes of device memory. Returns CUABI_ERROR_INVALID_ARGUMENT for size 0 or
+ * unknown flags, CUABI_ERROR_DEVICE_OUT_OF_MEMORY when the device cannot hold it. The caller owns
+ * *out_buffer. */
 CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, const cuabi_buffer_options* options, cuabi_buffer** out_buffer);
 
 /* Wraps `size` bytes at device address `device_address` (a CUdeviceptr from another library)
- * without taking ownership. cuabi checks, where the driver can tell, that the range is device
- * memory of the context. */
+ * without taking ownership; the memory must outlive the handle. cuabi asks the driver whether the
+ * address is CUDA memory (CUABI_ERROR_INVALID_ARGUMENT if not, or for address 0 or size 0),
+ * whether it belongs to the context (CUABI_ERROR_CONTEXT_MISMATCH if not) and, where the driver
+ * knows the allocation's extent, whether the range fits in it (CUABI_ERROR_OUT_OF_BOUNDS if not). */
 CUABI_API cuabi_status cuabi_buffer_wrap(cuabi_context* context, uint64_t device_address, size_t size, cuabi_buffer** out_buffer);
 
 /* Frees an owned buffer's memory (after work already queued on it, as CUDA's cuMemFree does
@@ -440,20 +446,24 @@ CUABI_API cuabi_status cuabi_buffer_size(cuabi_buffer* buffer, size_t* out_size)
 CUABI_API cuabi_status cuabi_buffer_device_address(cuabi_buffer* buffer, uint64_t* out_address);
 
 /* Copies `size` bytes from host memory `src` to the buffer at byte `offset`.
- * CUABI_ERROR_OUT_OF_BOUNDS when offset + size exceeds the buffer. */
+ * CUABI_ERROR_OUT_OF_BOUNDS when offset + size exceeds the buffer. A size of 0 does nothing
+ * (src may then be NULL). */
 CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, const void* src, size_t size, cuabi_stream* stream);
 
 /* Copies `size` bytes from the buffer at byte `offset` to host memory `dst`.
- * CUABI_ERROR_OUT_OF_BOUNDS when offset + size exceeds the buffer. */
+ * CUABI_ERROR_OUT_OF_BOUNDS when offset + size exceeds the buffer. A size of 0 does nothing
+ * (dst may then be NULL). */
 CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, void* dst, size_t size, cuabi_stream* stream);
 
-/* Copies `size` bytes between device buffers of one context (ranges may not overlap within
- * one buffer). CUABI_ERROR_OUT_OF_BOUNDS when either range exceeds its buffer,
- * CUABI_ERROR_CONTEXT_MISMATCH when the buffers belong to different devices. */
+/* Copies `size` bytes between device buffers of one context. CUABI_ERROR_OUT_OF_BOUNDS when
+ * either range exceeds its buffer, CUABI_ERROR_INVALID_ARGUMENT when the two ranges overlap in
+ * device memory (also through wrapped buffers that alias), CUABI_ERROR_CONTEXT_MISMATCH when the
+ * buffers belong to different devices. */
 CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, cuabi_stream* stream);
 
 /* Sets `count` elements of `element_size` bytes (1, 2 or 4) starting at byte `offset` to the low
- * element_size bytes of `value`. offset must be a multiple of element_size.
+ * element_size bytes of `value`. CUABI_ERROR_INVALID_ARGUMENT for another element_size or when
+ * offset (or, for a wrapped buffer, the address) is not a multiple of element_size;
  * CUABI_ERROR_OUT_OF_BOUNDS when the range exceeds the buffer. */
 CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, cuabi_stream* stream);
 
