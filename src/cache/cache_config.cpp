@@ -1,0 +1,66 @@
+// Config::from_environment(): the cache's environment variables (docs/cache.md lists them).
+#include <cstdlib>
+#include <cstring>
+
+#include "cache/cache_dir.hpp"
+#include "cache/kernel_cache.hpp"
+
+namespace cuabi {
+namespace cache {
+namespace {
+
+// "1073741824", "512M", "1G", "64KiB"... (binary multiples). False for anything else.
+bool parse_byte_size(const char* text, uint64_t* out) {
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long value = std::strtoull(text, &end, 10);
+    if (end == text || errno != 0 || text[0] == '-') return false;
+    int shift = 0;
+    switch (*end) {
+        case '\0': break;
+        case 'K': case 'k': shift = 10; ++end; break;
+        case 'M': case 'm': shift = 20; ++end; break;
+        case 'G': case 'g': shift = 30; ++end; break;
+        case 'T': case 't': shift = 40; ++end; break;
+        default: return false;
+    }
+    if (shift != 0 && (std::strcmp(end, "iB") == 0 || std::strcmp(end, "B") == 0)) end += std::strlen(end);
+    if (*end != '\0' || (shift != 0 && value > (UINT64_MAX >> shift))) return false;
+    *out = static_cast<uint64_t>(value) << shift;
+    return true;
+}
+
+void read_size(const char* name, uint64_t* value, std::string* warnings) {
+    const char* text = std::getenv(name);
+    if (text == nullptr || *text == '\0') return;
+    if (parse_byte_size(text, value)) return;
+    *warnings += format("%s='%s' is not a byte count (e.g. 1073741824 or 1G); using %llu. ", name, text,
+                        static_cast<unsigned long long>(*value));
+}
+
+}  // namespace
+
+Config Config::from_environment() {
+    Config config;
+    std::string why;
+    config.directory = resolve_cache_directory(&why);
+    const char* disable = std::getenv("CUABI_CACHE_DISABLE");
+    if (disable != nullptr && std::strcmp(disable, "1") == 0) {
+        config.disk_disabled = true;
+        config.disabled_reason = "disk cache disabled by CUABI_CACHE_DISABLE=1: compiled kernels are cached in memory "
+                                 "only. Fix: unset CUABI_CACHE_DISABLE to cache them on disk.";
+    } else if (disable != nullptr && *disable != '\0' && std::strcmp(disable, "0") != 0) {
+        config.warnings += format("CUABI_CACHE_DISABLE='%s' is neither 0 nor 1; the disk cache stays on. ", disable);
+    }
+    if (!config.disk_disabled && config.directory.empty()) {
+        config.disk_disabled = true;
+        config.disabled_reason = why;
+    }
+    read_size("CUABI_CACHE_MAX_BYTES", &config.disk_max_bytes, &config.warnings);
+    read_size("CUABI_CACHE_MEMORY_MAX_BYTES", &config.memory_max_bytes, &config.warnings);
+    if (!config.warnings.empty()) config.warnings.pop_back();  // the trailing space
+    return config;
+}
+
+}  // namespace cache
+}  // namespace cuabi

@@ -1,0 +1,29 @@
+// What the cache keeps per key: the compiled image and everything needed to use it without
+// running NVRTC again (the name-expression map, the target, the compile log).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace cuabi {
+namespace cache {
+
+struct CachedImage {
+    std::vector<uint8_t> image;
+    uint32_t image_kind = 0;  // CUABI_IMAGE_PTX 1, CUABI_IMAGE_CUBIN 2, CUABI_IMAGE_FATBIN 3
+    std::string target;       // "sm_90" or "compute_90"
+    std::vector<std::pair<std::string, std::string>> lowered_names;  // expression -> mangled
+    std::string log;
+
+    // Approximate heap footprint, for the memory layer's byte bound.
+    uint64_t footprint() const {
+        uint64_t bytes = sizeof(CachedImage) + image.size() + target.size() + log.size();
+        for (const auto& name : lowered_names) bytes += sizeof(name) + name.first.size() + name.second.size();
+        return bytes;
+    }
+};
+
+}  // namespace cache
+}  // namespace cuabi

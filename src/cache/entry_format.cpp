@@ -1,0 +1,182 @@
+#include "cache/entry_format.hpp"
+
+#include <cstring>
+
+#include "core/error.hpp"
+
+#define XXH_INLINE_ALL
+#include "xxhash.h"
+
+namespace cuabi {
+namespace cache {
+namespace {
+
+void put_u32(uint8_t* at, uint32_t value) {
+    for (int i = 0; i < 4; ++i) at[i] = static_cast<uint8_t>(value >> (8 * i));
+}
+void put_u64(uint8_t* at, uint64_t value) {
+    for (int i = 0; i < 8; ++i) at[i] = static_cast<uint8_t>(value >> (8 * i));
+}
+uint32_t get_u32(const uint8_t* at) {
+    uint32_t value = 0;
+    for (int i = 0; i < 4; ++i) value |= uint32_t(at[i]) << (8 * i);
+    return value;
+}
+uint64_t get_u64(const uint8_t* at) {
+    uint64_t value = 0;
+    for (int i = 0; i < 8; ++i) value |= uint64_t(at[i]) << (8 * i);
+    return value;
+}
+
+uint64_t checksum(const uint8_t* entry, uint64_t total) {
+    XXH3_state_t state;
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, entry, 80);
+    XXH3_64bits_update(&state, entry + kEntryHeaderSize, total - kEntryHeaderSize);
+    return XXH3_64bits_digest(&state);
+}
+
+// Header fields, as decoded before anything is trusted.
+struct Header {
+    uint32_t version, flags, image_kind, name_count;
+    uint64_t image_size, names_size, log_size, target_size, key_high, key_low, total, checksum;
+};
+
+Header read_header(const uint8_t* data) {
+    return Header{get_u32(data + 8),  get_u32(data + 12), get_u32(data + 16), get_u32(data + 20),
+                  get_u64(data + 24), get_u64(data + 32), get_u64(data + 40), get_u64(data + 48),
+                  get_u64(data + 56), get_u64(data + 64), get_u64(data + 72), get_u64(data + 80)};
+}
+
+// The sum of the header's section sizes, or 0 on overflow (a corrupt size field).
+uint64_t claimed_total(const Header& h) {
+    uint64_t total = kEntryHeaderSize;
+    for (uint64_t part : {h.image_size, h.names_size, h.log_size, h.target_size}) {
+        if (part > UINT64_MAX - total) return 0;
+        total += part;
+    }
+    return total;
+}
+
+bool decode_names(const uint8_t* at, uint64_t size, uint32_t count, CachedImage* out, std::string* why) {
+    uint64_t offset = 0;
+    auto take_string = [&](std::string* text) {
+        if (size - offset < 4) return false;
+        uint32_t length = get_u32(at + offset);
+        offset += 4;
+        if (size - offset < length) return false;
+        text->assign(reinterpret_cast<const char*>(at + offset), length);
+        offset += length;
+        return true;
+    };
+    out->lowered_names.clear();
+    out->lowered_names.reserve(count);
+    for (uint32_t i = 0; i < count; ++i) {
+        std::pair<std::string, std::string> pair;
+        if (!take_string(&pair.first) || !take_string(&pair.second)) {
+            *why = format("name map is malformed at pair %u of %u", i, count);
+            return false;
+        }
+        out->lowered_names.push_back(std::move(pair));
+    }
+    if (offset != size) {
+        *why = format("name map has %llu trailing bytes", static_cast<unsigned long long>(size - offset));
+        return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+std::vector<uint8_t> encode_entry(const Key& key, const CachedImage& image) {
+    uint64_t names_size = 0;
+    for (const auto& name : image.lowered_names) names_size += 8 + name.first.size() + name.second.size();
+    uint64_t total = kEntryHeaderSize + image.image.size() + names_size + image.log.size() + image.target.size();
+
+    std::vector<uint8_t> entry(total);
+    uint8_t* h = entry.data();
+    std::memcpy(h, kEntryMagic, sizeof kEntryMagic);
+    put_u32(h + 8, static_cast<uint32_t>(kFormatVersion));
+    put_u32(h + 12, 0);
+    put_u32(h + 16, image.image_kind);
+    put_u32(h + 20, static_cast<uint32_t>(image.lowered_names.size()));
+    put_u64(h + 24, image.image.size());
+    put_u64(h + 32, names_size);
+    put_u64(h + 40, image.log.size());
+    put_u64(h + 48, image.target.size());
+    put_u64(h + 56, key.high);
+    put_u64(h + 64, key.low);
+    put_u64(h + 72, total);
+
+    uint8_t* at = h + kEntryHeaderSize;
+    if (!image.image.empty()) std::memcpy(at, image.image.data(), image.image.size());
+    at += image.image.size();
+    for (const auto& name : image.lowered_names) {
+        for (const std::string* text : {&name.first, &name.second}) {
+            put_u32(at, static_cast<uint32_t>(text->size()));
+            std::memcpy(at + 4, text->data(), text->size());
+            at += 4 + text->size();
+        }
+    }
+    std::memcpy(at, image.log.data(), image.log.size());
+    at += image.log.size();
+    std::memcpy(at, image.target.data(), image.target.size());
+
+    put_u64(h + 80, checksum(h, total));
+    return entry;
+}
+
+uint64_t entry_size_from_header(const uint8_t* data, size_t size) {
+    if (size < kEntryHeaderSize || std::memcmp(data, kEntryMagic, sizeof kEntryMagic) != 0) return 0;
+    Header h = read_header(data);
+    uint64_t total = claimed_total(h);
+    return total == h.total ? total : 0;
+}
+
+bool decode_entry(const Key& key, const uint8_t* data, size_t size, CachedImage* out, std::string* why) {
+    if (size < kEntryHeaderSize) {
+        *why = format("truncated: %zu bytes, shorter than the %zu-byte header", size, kEntryHeaderSize);
+        return false;
+    }
+    if (std::memcmp(data, kEntryMagic, sizeof kEntryMagic) != 0) {
+        *why = "bad magic (not a cuabi cache entry)";
+        return false;
+    }
+    Header h = read_header(data);
+    if (h.version != kFormatVersion) {
+        *why = format("format version %u, this cuabi reads %u", h.version, static_cast<unsigned>(kFormatVersion));
+        return false;
+    }
+    uint64_t total = claimed_total(h);
+    if (total == 0 || total != h.total) {
+        *why = "header sizes are inconsistent";
+        return false;
+    }
+    if (size != total) {
+        *why = format("truncated or extended: %zu bytes, the header says %llu", size,
+                      static_cast<unsigned long long>(total));
+        return false;
+    }
+    if (checksum(data, total) != h.checksum) {
+        *why = "checksum mismatch (the entry was modified or partly written)";
+        return false;
+    }
+    // Checked after the checksum: an intact entry under the wrong name was moved or collided.
+    if (h.flags != 0 || h.key_high != key.high || h.key_low != key.low) {
+        *why = h.flags != 0 ? format("unknown flags 0x%x", h.flags) : "entry belongs to another key";
+        return false;
+    }
+
+    const uint8_t* at = data + kEntryHeaderSize;
+    if (!decode_names(at + h.image_size, h.names_size, h.name_count, out, why)) return false;
+    out->image.assign(at, at + h.image_size);
+    at += h.image_size + h.names_size;
+    out->log.assign(reinterpret_cast<const char*>(at), h.log_size);
+    at += h.log_size;
+    out->target.assign(reinterpret_cast<const char*>(at), h.target_size);
+    out->image_kind = h.image_kind;
+    return true;
+}
+
+}  // namespace cache
+}  // namespace cuabi

@@ -1,0 +1,180 @@
+#include "cache/kernel_cache.hpp"
+
+#include "device/context.hpp"
+#include "range/ranges.hpp"
+
+namespace cuabi {
+namespace cache {
+namespace {
+
+void bump(Counters* counters, std::atomic<uint64_t> Counters::*counter, uint64_t by = 1) {
+    if (counters != nullptr && by != 0) Counters::bump(counters->*counter, by);
+}
+
+void add(std::atomic<uint64_t>& counter, uint64_t by = 1) { counter.fetch_add(by, std::memory_order_relaxed); }
+
+uint64_t get(const std::atomic<uint64_t>& counter) { return counter.load(std::memory_order_relaxed); }
+
+}  // namespace
+
+KernelCache& KernelCache::instance() {
+    // Never destroyed: kernels may be compiled from static destructors of other libraries.
+    static KernelCache* cache = new KernelCache(Config::from_environment());
+    return *cache;
+}
+
+KernelCache::KernelCache(Config config) : config_(std::move(config)), memory_(config_.memory_max_bytes) {}
+
+KernelCache::~KernelCache() = default;
+
+DiskStore* KernelCache::disk() {
+    std::call_once(disk_once_, [this] {
+        if (config_.disk_disabled) {
+            disk_problem_.status = CUABI_ERROR_UNSUPPORTED;
+            disk_problem_.what = config_.disabled_reason;
+            return;
+        }
+        disk_problem_ = prepare_directory(config_.directory);
+        if (!disk_problem_.ok()) return;
+        disk_.reset(new DiskStore(config_.directory, config_.disk_max_bytes));
+        disk_writable_.store(true);
+    });
+    return disk_.get();
+}
+
+void KernelCache::stop_disk_writes(const Problem& problem) {
+    add(disk_store_failures_);
+    std::lock_guard<std::mutex> lock(write_problem_mutex_);
+    if (!disk_writable_.exchange(false)) return;  // another thread already stopped them
+    write_problem_ = "disk cache writes stopped, new entries are kept in memory only: " + problem.message();
+}
+
+std::shared_ptr<const CachedImage> KernelCache::lookup(const Key& key, Counters* counters, Layer* out_layer) {
+    *out_layer = Layer::None;
+    {
+        range::Scope scope(range::Phase::CacheLookupMemory);
+        std::shared_ptr<const CachedImage> hit = memory_.find(key);
+        if (hit != nullptr) {
+            add(memory_hits_);
+            bump(counters, &Counters::memory_cache_hits);
+            *out_layer = Layer::Memory;
+            return hit;
+        }
+        add(memory_misses_);
+        bump(counters, &Counters::memory_cache_misses);
+    }
+
+    DiskStore* store = disk();
+    if (store == nullptr) return nullptr;
+    std::string hex = key.hex();
+    range::Scope scope(range::Phase::CacheLookupDisk, hex.c_str());
+    auto image = std::make_shared<CachedImage>();
+    std::string why;
+    DiskStore::Read read = store->read(key, image.get(), &why);
+    if (read != DiskStore::Read::Hit) {
+        if (read == DiskStore::Read::Corrupt) {
+            add(disk_corrupt_recovered_);
+            bump(counters, &Counters::disk_cache_corrupt_recovered);
+        }
+        add(disk_misses_);
+        bump(counters, &Counters::disk_cache_misses);
+        return nullptr;
+    }
+    add(disk_hits_);
+    bump(counters, &Counters::disk_cache_hits);
+    add(memory_evictions_, memory_.insert(key, image));
+    *out_layer = Layer::Disk;
+    return image;
+}
+
+void KernelCache::store(const Key& key, std::shared_ptr<const CachedImage> image, Counters* counters) {
+    if (image == nullptr) return;
+    add(memory_evictions_, memory_.insert(key, image));
+    DiskStore* store = disk();
+    if (store == nullptr || !disk_writable_.load(std::memory_order_relaxed)) return;
+    std::string hex = key.hex();
+    range::Scope scope(range::Phase::CacheStore, hex.c_str());
+    uint64_t evicted = 0;
+    Problem problem = store->write(key, *image, &evicted);
+    if (!problem.ok()) {
+        stop_disk_writes(problem);
+        return;
+    }
+    add(disk_stores_);
+    add(disk_evictions_, evicted);
+    bump(counters, &Counters::disk_cache_evictions, evicted);
+}
+
+Stats KernelCache::stats() {
+    Stats stats;
+    DiskStore* store = disk();
+    stats.disk_enabled = store != nullptr;
+    stats.disk_writable = store != nullptr && disk_writable_.load();
+    stats.memory_hits = get(memory_hits_);
+    stats.memory_misses = get(memory_misses_);
+    stats.memory_entries = memory_.entries();
+    stats.memory_bytes = memory_.bytes();
+    stats.memory_max_bytes = memory_.max_bytes();
+    stats.memory_evictions = get(memory_evictions_);
+    stats.disk_hits = get(disk_hits_);
+    stats.disk_misses = get(disk_misses_);
+    stats.disk_max_bytes = config_.disk_max_bytes;
+    stats.disk_stores = get(disk_stores_);
+    stats.disk_store_failures = get(disk_store_failures_);
+    stats.disk_corrupt_recovered = get(disk_corrupt_recovered_);
+    stats.disk_evictions = get(disk_evictions_);
+    if (store != nullptr) store->usage(&stats.disk_entries, &stats.disk_bytes);  // unreadable: zeros
+    return stats;
+}
+
+Status KernelCache::check_disk() {
+    if (disk() != nullptr || disk_problem_.status == CUABI_ERROR_UNSUPPORTED) return CUABI_SUCCESS;
+    return fail(disk_problem_.status, disk_problem_.fix.c_str(), "%s", disk_problem_.what.c_str());
+}
+
+Status KernelCache::prune(uint64_t max_bytes, Removal* out) {
+    *out = Removal{};
+    Status status = check_disk();
+    if (status != CUABI_SUCCESS || disk_ == nullptr) return status;
+    Problem problem = disk_->prune(max_bytes, out);
+    add(disk_evictions_, out->removed_entries);
+    if (problem.ok()) return CUABI_SUCCESS;
+    return fail(problem.status, problem.fix.c_str(), "%s", problem.what.c_str());
+}
+
+Status KernelCache::clear(Removal* out) {
+    *out = Removal{};
+    memory_.clear();
+    Status status = check_disk();
+    if (status != CUABI_SUCCESS || disk_ == nullptr) return status;
+    Problem problem = disk_->clear(out);
+    if (problem.ok()) return CUABI_SUCCESS;
+    return fail(problem.status, problem.fix.c_str(), "%s", problem.what.c_str());
+}
+
+Status KernelCache::verify(Removal* out) {
+    *out = Removal{};
+    Status status = check_disk();
+    if (status != CUABI_SUCCESS || disk_ == nullptr) return status;
+    Problem problem = disk_->verify(out);
+    add(disk_corrupt_recovered_, out->removed_entries);
+    if (problem.ok()) return CUABI_SUCCESS;
+    return fail(problem.status, problem.fix.c_str(), "%s", problem.what.c_str());
+}
+
+std::string KernelCache::degradation_reason() {
+    std::string reason;
+    if (disk() == nullptr) {
+        reason = disk_problem_.status == CUABI_ERROR_UNSUPPORTED ? disk_problem_.what
+                                                                 : "disk cache refused, using memory only: " +
+                                                                       disk_problem_.message();
+    } else {
+        std::lock_guard<std::mutex> lock(write_problem_mutex_);
+        reason = write_problem_;
+    }
+    if (!config_.warnings.empty()) reason += (reason.empty() ? "" : " ") + config_.warnings;
+    return reason;
+}
+
+}  // namespace cache
+}  // namespace cuabi

@@ -1,0 +1,112 @@
+// The kernel cache (DESIGN §5): compiled images by key, in this process's memory and on disk.
+//
+// lookup() tries memory, then disk (a disk hit is promoted to memory); store() puts an image in
+// both. Neither ever fails a compile: a disk that is refused (unsafe), read-only or full makes
+// the cache degrade to memory only, which stats() reports with a reason. The per-process cache
+// is KernelCache::instance(), configured from the environment on first use (see
+// docs/cache.md); tests build their own instances from an explicit Config.
+//
+// Thread-safe. A memory hit takes one shared lock of one of 16 shards and allocates nothing.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "cache/cache_key.hpp"
+#include "cache/cached_image.hpp"
+#include "cache/disk_store.hpp"
+#include "cache/memory_store.hpp"
+#include "core/error.hpp"
+
+namespace cuabi {
+struct Counters;
+
+namespace cache {
+
+enum class Layer { None, Memory, Disk };
+
+constexpr uint64_t kDefaultDiskMaxBytes = uint64_t(1) << 30;     // 1 GiB (CUABI_CACHE_MAX_BYTES)
+constexpr uint64_t kDefaultMemoryMaxBytes = uint64_t(256) << 20;  // 256 MiB (CUABI_CACHE_MEMORY_MAX_BYTES)
+
+struct Config {
+    std::string directory;  // absolute; empty when no location could be found
+    bool disk_disabled = false;
+    std::string disabled_reason;  // why the disk layer is off before it was even tried
+    uint64_t disk_max_bytes = kDefaultDiskMaxBytes;
+    uint64_t memory_max_bytes = kDefaultMemoryMaxBytes;
+    std::string warnings;  // ignored malformed environment values, said in the stats reason
+
+    // CUABI_CACHE_DIR, else $XDG_CACHE_HOME/cuabi, else $HOME/.cache/cuabi; CUABI_CACHE_DISABLE=1;
+    // CUABI_CACHE_MAX_BYTES; CUABI_CACHE_MEMORY_MAX_BYTES.
+    static Config from_environment();
+};
+
+// Mirrors cuabi_cache_stats (the API layer copies it field by field).
+struct Stats {
+    bool disk_enabled = false, disk_writable = false;
+    uint64_t memory_hits = 0, memory_misses = 0, memory_entries = 0, memory_bytes = 0, memory_max_bytes = 0,
+             memory_evictions = 0;
+    uint64_t disk_hits = 0, disk_misses = 0, disk_entries = 0, disk_bytes = 0, disk_max_bytes = 0;
+    uint64_t disk_stores = 0, disk_store_failures = 0, disk_corrupt_recovered = 0, disk_evictions = 0;
+};
+
+class KernelCache {
+public:
+    // The process-wide cache, configured from the environment on first use.
+    static KernelCache& instance();
+
+    explicit KernelCache(Config config);
+    ~KernelCache();
+    KernelCache(const KernelCache&) = delete;
+    KernelCache& operator=(const KernelCache&) = delete;
+
+    // The image stored under `key`, or nullptr (*out_layer = None). Bumps `counters` (may be
+    // NULL): memory hit/miss, disk hit/miss, corrupt entries recovered. A corrupt or truncated
+    // disk entry is removed, counted and reported as a miss so that the caller compiles again.
+    std::shared_ptr<const CachedImage> lookup(const Key& key, Counters* counters, Layer* out_layer);
+
+    // Stores `image` in memory and, when the disk layer is writable, on disk. Never fails: a disk
+    // failure is counted, and the disk layer stops taking writes for this process (reason in
+    // degradation_reason()). Bumps counters->disk_cache_evictions for entries it evicted.
+    void store(const Key& key, std::shared_ptr<const CachedImage> image, Counters* counters);
+
+    // Process counters plus the directory's current entries and bytes (scans the directory).
+    Stats stats();
+
+    // The following act on the disk layer (and clear() on memory too). They open the disk layer
+    // if needed and, unlike lookup/store, report a refused or failing directory as an error
+    // (fail(): CUABI_ERROR_CACHE_UNSAFE, CUABI_ERROR_CACHE_IO) with a Fix. With the disk layer
+    // switched off (CUABI_CACHE_DISABLE=1) they succeed and touch no file.
+    Status prune(uint64_t max_bytes, Removal* out);  // evicts least recently used entries until <= max_bytes
+    Status clear(Removal* out);                      // every entry, memory and disk
+    Status verify(Removal* out);                     // reads every entry, removes bad ones
+    // CUABI_ERROR_CACHE_UNSAFE / CUABI_ERROR_CACHE_IO when the disk layer was refused or failed.
+    Status check_disk();
+
+    const std::string& directory() const { return config_.directory; }
+    // Empty while the disk layer works; otherwise why it is off or read-only, with the fix.
+    std::string degradation_reason();
+
+private:
+    DiskStore* disk();  // opens the disk layer on first use; nullptr when off or refused
+    void stop_disk_writes(const Problem& problem);
+
+    Config config_;
+    MemoryStore memory_;
+
+    std::once_flag disk_once_;
+    std::unique_ptr<DiskStore> disk_;
+    Problem disk_problem_;  // why disk_ is null, when it is (set once under disk_once_)
+    std::atomic<bool> disk_writable_{false};
+    std::mutex write_problem_mutex_;
+    std::string write_problem_;  // why stores stopped, when they did
+
+    std::atomic<uint64_t> memory_hits_{0}, memory_misses_{0}, memory_evictions_{0}, disk_hits_{0}, disk_misses_{0};
+    std::atomic<uint64_t> disk_stores_{0}, disk_store_failures_{0}, disk_corrupt_recovered_{0}, disk_evictions_{0};
+};
+
+}  // namespace cache
+}  // namespace cuabi
