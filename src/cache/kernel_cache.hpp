@@ -86,6 +86,7 @@ public:
     // CUABI_ERROR_CACHE_UNSAFE / CUABI_ERROR_CACHE_IO when the disk layer was refused or failed.
     Status check_disk();
 
+    const Config& config() const { return config_; }
     const std::string& directory() const { return config_.directory; }
     // Empty while the disk layer works; otherwise why it is off or read-only, with the fix.
     std::string degradation_reason();

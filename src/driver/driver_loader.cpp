@@ -1,5 +1,7 @@
 #include "driver/driver_api.hpp"
 
+#include "cache/driver_jit_cache.hpp"
+
 #include <dlfcn.h>
 
 #include <cstdarg>
@@ -82,6 +84,7 @@ void load(LoadOutcome* outcome) {
         return;
     }
 
+    cache::configure_driver_jit_cache(&api);  // the driver reads CUDA_CACHE_* in cuInit
     CUresult init = api.cuInit(0);
     if (init == CUDA_ERROR_NO_DEVICE) {
         load_failure(outcome, CUABI_ERROR_NO_DEVICE, init,
