@@ -472,6 +472,59 @@ CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, ui
 /* @@functions:cache@@ (insert cache-group functions above this line) */
 /* @@functions:launch@@ (insert launch-group functions above this line) */
 /* @@functions:graph@@ (insert graph-group functions above this line) */
+/* ============================================================================================
+ * Profiler ranges
+ *
+ * cuabi marks its own phases (compile, cache lookups, module load, launch, graph capture /
+ * instantiate / update / launch, ...) with NVTX ranges in the "cuabi" domain, so Nsight Systems
+ * and Nsight Compute show them; the catalog below lists every one. NVTX is header-only: nothing
+ * is loaded unless a profiler injects itself, and with none attached a range costs a flag check.
+ * Ranges are on by default; CUABI_NVTX=0 (read once, at the first range) switches them off.
+ *
+ * Users mark their own ranges two ways, in the "cuabi" domain (domain NULL) or one they name:
+ * thread-scoped push/pop, which nest on the calling thread, and start/end ranges held by a
+ * cuabi_range handle, which may end on another thread and overlap freely. Names are
+ * NUL-terminated UTF-8 and are copied by the profiler during the call. All functions here are
+ * thread-safe and need no GPU. The checks (names, push depth, ending twice) apply the same way
+ * with or without a profiler attached.
+ * ========================================================================================== */
+
+/* 1 when cuabi emits NVTX ranges (the default), 0 when CUABI_NVTX=0 switched them off.
+ * Thread-free after the first call. */
+CUABI_API uint32_t cuabi_ranges_enabled(void);
+
+/* 1 when ranges are enabled and a profiler (an NVTX tool such as Nsight Systems) is attached to
+ * this process, else 0. A process that starts without one never gets one later. */
+CUABI_API uint32_t cuabi_ranges_profiler_attached(void);
+
+/* The number of entries in the catalog of cuabi's own ranges. */
+CUABI_API cuabi_status cuabi_range_catalog_count(size_t* out_count);
+
+/* Entry `index` of the catalog: its NVTX message ("cuabi.compile", unique, always "cuabi."-
+ * prefixed; a range that carries a detail reads "cuabi.launch: saxpy") and a description of the
+ * phase it covers. Returns CUABI_ERROR_NOT_FOUND for index >= the count. The strings are static:
+ * never freed, valid for the life of the process. */
+CUABI_API cuabi_status cuabi_range_catalog_entry(size_t index, const char** out_name, const char** out_description);
+
+/* Opens range `name` on the calling thread, in `domain` (NULL: "cuabi"). Each domain is created
+ * once per process, at its first use. Close it with cuabi_range_pop() on the same thread.
+ * Returns CUABI_ERROR_INVALID_ARGUMENT for a NULL, empty or invalid-UTF-8 name or domain, and
+ * CUABI_ERROR_RANGE when the process would use more than 256 domains. */
+CUABI_API cuabi_status cuabi_range_push(const char* name, const char* domain);
+
+/* Closes the innermost range the calling thread opened with cuabi_range_push(). Returns
+ * CUABI_ERROR_RANGE when the thread has none open (cuabi's own ranges never count). */
+CUABI_API cuabi_status cuabi_range_pop(void);
+
+/* Starts range `name` in `domain` (NULL: "cuabi") and returns its handle; any thread may end it.
+ * Same name and domain checks as cuabi_range_push(). The caller owns *out_range until it passes
+ * it to cuabi_range_end(). */
+CUABI_API cuabi_status cuabi_range_start(const char* name, const char* domain, cuabi_range** out_range);
+
+/* Ends the range and frees its handle. Ending a range twice (or a NULL, made-up or other-type
+ * handle) returns CUABI_ERROR_INVALID_HANDLE and changes nothing. */
+CUABI_API cuabi_status cuabi_range_end(cuabi_range* range);
+
 /* @@functions:range@@ (insert range-group functions above this line) */
 
 #endif /* CUABI_NO_PROTOTYPES */
@@ -526,6 +579,14 @@ typedef cuabi_status (*PFN_cuabi_buffer_fill)(cuabi_buffer* buffer, size_t offse
 /* @@pfn:cache@@ (insert cache-group pfn above this line) */
 /* @@pfn:launch@@ (insert launch-group pfn above this line) */
 /* @@pfn:graph@@ (insert graph-group pfn above this line) */
+typedef uint32_t (*PFN_cuabi_ranges_enabled)(void);
+typedef uint32_t (*PFN_cuabi_ranges_profiler_attached)(void);
+typedef cuabi_status (*PFN_cuabi_range_catalog_count)(size_t* out_count);
+typedef cuabi_status (*PFN_cuabi_range_catalog_entry)(size_t index, const char** out_name, const char** out_description);
+typedef cuabi_status (*PFN_cuabi_range_push)(const char* name, const char* domain);
+typedef cuabi_status (*PFN_cuabi_range_pop)(void);
+typedef cuabi_status (*PFN_cuabi_range_start)(const char* name, const char* domain, cuabi_range** out_range);
+typedef cuabi_status (*PFN_cuabi_range_end)(cuabi_range* range);
 /* @@pfn:range@@ (insert range-group pfn above this line) */
 
 #ifdef __cplusplus

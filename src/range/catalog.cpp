@@ -4,7 +4,8 @@ namespace cuabi {
 namespace range {
 namespace {
 
-// In Phase order.
+// In Phase order. Each description says what the range covers, so that a reader of a profile
+// knows what its length measures.
 const CatalogEntry kCatalog[] = {
     {"cuabi.compile", "NVRTC compiles one program (source to PTX/CUBIN), lowered names included"},
     {"cuabi.cache.lookup.memory", "looks a compile up in the in-process cache"},
@@ -16,9 +17,11 @@ const CatalogEntry kCatalog[] = {
     {"cuabi.graph.instantiate", "instantiates a captured graph into an executable graph"},
     {"cuabi.graph.update", "updates an executable graph: kernel-node arguments, geometry or whole graph"},
     {"cuabi.graph.launch", "replays an executable graph on a stream"},
+    {"cuabi.cache.evict", "evicts least-recently-used entries until the on-disk cache is under its size cap"},
+    {"cuabi.graph.upload", "uploads an executable graph to the device ahead of its first launch"},
+    {"cuabi.driver.load", "loads libcuda, resolves its entry points and runs cuInit (once per process)"},
 };
-static_assert(sizeof kCatalog / sizeof kCatalog[0] == static_cast<size_t>(Phase::Count),
-              "every range::Phase needs a catalog entry");
+static_assert(sizeof kCatalog / sizeof kCatalog[0] == kCatalogSize, "every range::Phase needs a catalog entry");
 
 }  // namespace
 

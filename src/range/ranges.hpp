@@ -1,10 +1,16 @@
 // NVTX v3 ranges around cuabi's own phases (DESIGN §8).
 //
 // Usage on any path, hot ones included:   range::Scope scope(range::Phase::Launch);
-// or with a payload shown in the profiler: range::Scope scope(range::Phase::Compile, kernel_name);
-// With no profiler attached NVTX v3 costs a pointer check per push/pop; CUABI_NVTX=0 switches the
-// ranges off entirely. Every phase is listed in the catalog (range/catalog.cpp) with its public
-// name ("cuabi.compile") and a description; add a phase there when you add one here.
+// or with a detail shown in the profiler: range::Scope scope(range::Phase::Launch, kernel_name);
+//
+// Cost: when no profiler is attached a Scope is one load of a flag that never changes after the
+// first range (NVTX looks for a tool once, at its first call; no tool then means none for the
+// life of the process). The detail is formatted into the message ("cuabi.launch: saxpy") only
+// when a tool is attached. CUABI_NVTX=0 switches the ranges off entirely.
+//
+// Every phase is listed in the catalog (range/catalog.cpp) with its public name ("cuabi.compile")
+// and a description. To add a phase: append it here just before Count (never reorder: the
+// category numbers profilers show are the enum values + 1) and add its catalog entry.
 #pragma once
 
 #include <cstdint>
@@ -23,10 +29,14 @@ enum class Phase : uint16_t {
     GraphInstantiate,   // graph instantiation
     GraphUpdate,        // executable-graph update (node or whole graph)
     GraphLaunch,        // graph replay
+    CacheEvict,         // on-disk cache eviction down to the size cap
+    GraphUpload,        // uploading an executable graph to the device ahead of its first launch
+    DriverLoad,         // loading libcuda and cuInit (first use in a process)
     Count
 };
 
 // Pushes the phase's range on construction and pops it on destruction (same thread).
+// `detail` (may be NULL) is read only during the constructor.
 class Scope {
 public:
     explicit Scope(Phase phase) noexcept;
@@ -39,8 +49,11 @@ private:
     bool active_;
 };
 
-// False when CUABI_NVTX=0 was set at start-up.
+// False when CUABI_NVTX=0 (or off/false/no) was set when the first range was made.
 bool enabled() noexcept;
+
+// True when ranges are enabled and a profiler (an NVTX tool) is attached to this process.
+bool tool_attached() noexcept;
 
 }  // namespace range
 }  // namespace cuabi

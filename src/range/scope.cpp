@@ -1,69 +1,50 @@
-#include <nvtx3/nvToolsExt.h>
-
-#include <cstdlib>
-#include <cstring>
+#include <cstdio>
 
 #include "range/catalog.hpp"
+#include "range/nvtx_state.hpp"
 #include "range/ranges.hpp"
 
 namespace cuabi {
 namespace range {
 namespace {
 
-// The domain and one registered string per phase, made once. Registered strings let a profiler
-// show the name without copying it on every push.
-struct Domain {
-    nvtxDomainHandle_t handle = nullptr;
-    nvtxStringHandle_t names[static_cast<size_t>(Phase::Count)] = {};
-    bool on = true;
-
-    Domain() {
-        const char* setting = std::getenv("CUABI_NVTX");
-        on = !(setting != nullptr && std::strcmp(setting, "0") == 0);
-        if (!on) return;
-        handle = nvtxDomainCreateA("cuabi");
-        for (size_t i = 0; i < static_cast<size_t>(Phase::Count); ++i)
-            names[i] = nvtxDomainRegisterStringA(handle, catalog_entry(static_cast<Phase>(i)).name);
-    }
-};
-
-Domain& domain() {
-    static Domain* instance = new Domain();  // never destroyed: ranges may close during exit
-    return *instance;
-}
-
-void push(Phase phase, const char* detail) {
-    Domain& d = domain();
+// Only called with a tool attached.
+void push(const NvtxState& state, Phase phase, const char* detail) {
+    size_t index = static_cast<size_t>(phase);
     nvtxEventAttributes_t attributes{};
     attributes.version = NVTX_VERSION;
     attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    attributes.category = static_cast<uint32_t>(index) + 1;
+    // A registered string costs the tool nothing per push; a detail needs a message of its own,
+    // formatted here on the stack (the tool copies it before the push returns).
+    char message[256];
     if (detail != nullptr) {
-        // The payload carries the detail (kernel name, hit/miss) only when a tool asked for it.
+        std::snprintf(message, sizeof message, "%s: %s", catalog_entry(phase).name, detail);
         attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
-        attributes.message.ascii = detail;
-        attributes.category = static_cast<uint32_t>(phase) + 1;
+        attributes.message.ascii = message;
     } else {
         attributes.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
-        attributes.message.registered = d.names[static_cast<size_t>(phase)];
-        attributes.category = static_cast<uint32_t>(phase) + 1;
+        attributes.message.registered = state.names[index];
     }
-    nvtxDomainRangePushEx(d.handle, &attributes);
+    nvtxDomainRangePushEx(state.domain, &attributes);
 }
 
 }  // namespace
 
-bool enabled() noexcept { return domain().on; }
+bool enabled() noexcept { return nvtx_state().on; }
 
-Scope::Scope(Phase phase) noexcept : active_(enabled()) {
-    if (active_) push(phase, nullptr);
+bool tool_attached() noexcept { return nvtx_state().tool; }
+
+Scope::Scope(Phase phase) noexcept : active_(nvtx_state().tool) {
+    if (active_) push(nvtx_state(), phase, nullptr);
 }
 
-Scope::Scope(Phase phase, const char* detail) noexcept : active_(enabled()) {
-    if (active_) push(phase, detail);
+Scope::Scope(Phase phase, const char* detail) noexcept : active_(nvtx_state().tool) {
+    if (active_) push(nvtx_state(), phase, detail);
 }
 
 Scope::~Scope() {
-    if (active_) nvtxDomainRangePop(domain().handle);
+    if (active_) nvtxDomainRangePop(nvtx_state().domain);
 }
 
 }  // namespace range
