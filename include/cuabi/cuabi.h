@@ -250,6 +250,51 @@ typedef struct cuabi_counters {
 /* @@types:launch@@ (insert launch-group types above this line) */
 /* @@types:graph@@ (insert graph-group types above this line) */
 /* @@types:range@@ (insert range-group types above this line) */
+/* Statistics of the kernel cache (see the Cache group). An output struct: set struct_size.
+ * Hit, miss, store and failure counts are this process's since it started; disk_entries and
+ * disk_bytes are what the cache directory holds now, written by any process. */
+typedef struct cuabi_cache_stats {
+    uint32_t struct_size;
+    uint32_t disk_enabled;            /* boolean: entries are looked up on disk */
+    uint32_t disk_writable;           /* boolean: new entries are written to disk */
+    uint32_t reserved;
+    uint64_t memory_hits;
+    uint64_t memory_misses;
+    uint64_t memory_entries;
+    uint64_t memory_bytes;            /* approximate heap bytes held by memory entries */
+    uint64_t memory_max_bytes;        /* CUABI_CACHE_MEMORY_MAX_BYTES, default 256 MiB */
+    uint64_t memory_evictions;
+    uint64_t disk_hits;
+    uint64_t disk_misses;
+    uint64_t disk_entries;
+    uint64_t disk_bytes;
+    uint64_t disk_max_bytes;          /* CUABI_CACHE_MAX_BYTES, default 1 GiB */
+    uint64_t disk_stores;             /* entries this process published */
+    uint64_t disk_store_failures;     /* failed writes (full or read-only disk); see the reason */
+    uint64_t disk_corrupt_recovered;  /* truncated or corrupt entries found and removed */
+    uint64_t disk_evictions;          /* entries this process evicted to respect the size cap */
+} cuabi_cache_stats;
+#define CUABI_CACHE_STATS_INIT {sizeof(cuabi_cache_stats)}
+
+/* Who chose a CUDA driver JIT cache setting (cuabi_driver_jit_cache_info). */
+#define CUABI_SETTING_DRIVER_DEFAULT 0 /* nobody: the driver's default applies */
+#define CUABI_SETTING_ENVIRONMENT 1    /* the operator, through the environment */
+#define CUABI_SETTING_CUABI 2          /* cuabi, because the operator had not */
+
+/* The CUDA driver's JIT cache settings in effect in this process. An output struct: set
+ * struct_size. */
+typedef struct cuabi_driver_jit_cache_info {
+    uint32_t struct_size;
+    uint32_t enabled;              /* boolean: 0 when CUDA_CACHE_DISABLE=1 */
+    int32_t path_source;           /* CUABI_SETTING_*: who chose CUDA_CACHE_PATH */
+    int32_t max_bytes_source;      /* CUABI_SETTING_*: who chose CUDA_CACHE_MAXSIZE */
+    uint64_t max_bytes;            /* CUDA_CACHE_MAXSIZE in effect; 0 = the driver's default */
+    uint32_t driver_started_first; /* boolean: the driver was initialized in this process before
+                                      cuabi (e.g. by the CUDA runtime), so cuabi changed nothing */
+    uint32_t reserved;
+} cuabi_driver_jit_cache_info;
+#define CUABI_DRIVER_JIT_CACHE_INFO_INIT {sizeof(cuabi_driver_jit_cache_info)}
+
 /* @@types:cache@@ (insert cache-group types above this line) */
 
 #ifndef CUABI_NO_PROTOTYPES
@@ -469,6 +514,57 @@ CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, ui
 
 /* @@functions:module@@ (insert module-group functions above this line) */
 /* @@functions:kernel@@ (insert kernel-group functions above this line) */
+/* ============================================================================================
+ * Cache
+ *
+ * Compiled kernels are cached per process in memory and, across processes, on disk in
+ * $CUABI_CACHE_DIR, else $XDG_CACHE_HOME/cuabi, else ~/.cache/cuabi (docs/cache.md has the
+ * format and policy). The cache never fails a compile: when its directory is refused (owned by
+ * another user, writable by group or others), read-only or full, it keeps entries in memory
+ * only and says why in cuabi_cache_degradation_reason(). CUABI_CACHE_DISABLE=1 keeps it in
+ * memory on purpose. All functions here are thread-safe and may run while other threads and
+ * processes compile; those that change the directory take its lock.
+ * ========================================================================================== */
+
+/* Reads the cache statistics into *stats (struct_size must be set). Lists the cache directory
+ * to count disk_entries / disk_bytes, so the call costs a directory scan. */
+CUABI_API cuabi_status cuabi_cache_stats_get(cuabi_cache_stats* stats);
+
+/* The cache directory (absolute, NUL-terminated) through the two-call pattern; *out_size counts
+ * the terminating NUL. The path is reported even when the disk cache is off or refused. An empty
+ * string means no location could be found (CUABI_CACHE_DIR, XDG_CACHE_HOME and HOME unset). */
+CUABI_API cuabi_status cuabi_cache_directory(char* buffer, size_t capacity, size_t* out_size);
+
+/* Why the disk cache is off, refused or not taking writes, with a "Fix: ..." (two-call pattern,
+ * *out_size counts the NUL). The empty string while the disk cache works normally. */
+CUABI_API cuabi_status cuabi_cache_degradation_reason(char* buffer, size_t capacity, size_t* out_size);
+
+/* Removes least recently used disk entries until the directory holds at most max_bytes.
+ * *out_removed_entries / *out_removed_bytes (each may be NULL) receive what was removed.
+ * Returns CUABI_ERROR_CACHE_UNSAFE for a refused directory, CUABI_ERROR_CACHE_IO when entries
+ * cannot be removed. With CUABI_CACHE_DISABLE=1 it succeeds and removes nothing. */
+CUABI_API cuabi_status cuabi_cache_prune(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
+
+/* Empties this process's memory cache and removes every disk entry (of every process: other
+ * processes then miss and compile again). Modules already loaded are unaffected. Statuses and
+ * NULL-able outputs as for cuabi_cache_prune(). */
+CUABI_API cuabi_status cuabi_cache_clear(uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
+
+/* Reads and checks every disk entry (header, sizes, checksum, key) and removes the bad ones.
+ * *out_checked_entries and *out_removed_entries may be NULL. Statuses as for cuabi_cache_prune(). */
+CUABI_API cuabi_status cuabi_cache_verify(uint64_t* out_checked_entries, uint64_t* out_removed_entries);
+
+/* The CUDA driver JIT cache settings in effect (info->struct_size must be set). Before the
+ * driver starts, cuabi sets CUDA_CACHE_PATH to <cache directory>/driver-jit and
+ * CUDA_CACHE_MAXSIZE to 1 GiB where the operator has not set them, and changes nothing when
+ * CUDA_CACHE_DISABLE=1 or the cuabi disk cache is off or refused. Loads the driver if it is not
+ * loaded yet (so that what is shown is what the driver uses); works without one. */
+CUABI_API cuabi_status cuabi_cache_driver_jit_info(cuabi_driver_jit_cache_info* info);
+
+/* The CUDA driver JIT cache directory in effect (two-call pattern, *out_size counts the NUL):
+ * CUDA_CACHE_PATH, or the driver's default ($HOME/.nv/ComputeCache) when it is unset. */
+CUABI_API cuabi_status cuabi_cache_driver_jit_path(char* buffer, size_t capacity, size_t* out_size);
+
 /* @@functions:cache@@ (insert cache-group functions above this line) */
 /* @@functions:launch@@ (insert launch-group functions above this line) */
 /* @@functions:graph@@ (insert graph-group functions above this line) */
@@ -576,6 +672,14 @@ typedef cuabi_status (*PFN_cuabi_buffer_copy)(cuabi_buffer* dst, size_t dst_offs
 typedef cuabi_status (*PFN_cuabi_buffer_fill)(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, cuabi_stream* stream);
 /* @@pfn:module@@ (insert module-group pfn above this line) */
 /* @@pfn:kernel@@ (insert kernel-group pfn above this line) */
+typedef cuabi_status (*PFN_cuabi_cache_stats_get)(cuabi_cache_stats* stats);
+typedef cuabi_status (*PFN_cuabi_cache_directory)(char* buffer, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_cache_degradation_reason)(char* buffer, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_cache_prune)(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
+typedef cuabi_status (*PFN_cuabi_cache_clear)(uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
+typedef cuabi_status (*PFN_cuabi_cache_verify)(uint64_t* out_checked_entries, uint64_t* out_removed_entries);
+typedef cuabi_status (*PFN_cuabi_cache_driver_jit_info)(cuabi_driver_jit_cache_info* info);
+typedef cuabi_status (*PFN_cuabi_cache_driver_jit_path)(char* buffer, size_t capacity, size_t* out_size);
 /* @@pfn:cache@@ (insert cache-group pfn above this line) */
 /* @@pfn:launch@@ (insert launch-group pfn above this line) */
 /* @@pfn:graph@@ (insert graph-group pfn above this line) */

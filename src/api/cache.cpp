@@ -1,0 +1,125 @@
+// Entry points of the "Cache" group of cuabi.h: argument checks, then the kernel cache.
+#include <cstring>
+#include <string>
+
+#include "api/arguments.hpp"
+#include "cache/driver_jit_cache.hpp"
+#include "cache/kernel_cache.hpp"
+#include "core/options.hpp"
+#include "cuabi/cuabi.h"
+
+using namespace cuabi;
+
+namespace {
+
+static_assert(static_cast<int32_t>(cache::Source::DriverDefault) == CUABI_SETTING_DRIVER_DEFAULT &&
+                  static_cast<int32_t>(cache::Source::Environment) == CUABI_SETTING_ENVIRONMENT &&
+                  static_cast<int32_t>(cache::Source::Cuabi) == CUABI_SETTING_CUABI,
+              "cache::Source must spell the CUABI_SETTING_* values");
+
+// Two-call string output: *out_size = length + 1 (the NUL) always; the text is copied only when
+// it fits.
+Status copy_string_out(const std::string& text, char* buffer, size_t capacity, size_t* out_size) {
+    Status status = require_pointer(out_size, "out_size");
+    if (status != CUABI_SUCCESS) return status;
+    *out_size = text.size() + 1;
+    if (buffer == nullptr) return CUABI_SUCCESS;
+    if (capacity < text.size() + 1)
+        return fail(CUABI_ERROR_BUFFER_TOO_SMALL, "pass a buffer of at least *out_size bytes (call once with NULL to learn it)",
+                    "the buffer holds %zu bytes; the text needs %zu", capacity, text.size() + 1);
+    std::memcpy(buffer, text.c_str(), text.size() + 1);
+    return CUABI_SUCCESS;
+}
+
+void set_if(uint64_t* out, uint64_t value) {
+    if (out != nullptr) *out = value;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUABI_API cuabi_status cuabi_cache_stats_get(cuabi_cache_stats* stats) {
+    Status status = require_pointer(stats, "stats");
+    if (status == CUABI_SUCCESS) status = require_output_struct(stats->struct_size, "cuabi_cache_stats", "CUABI_CACHE_STATS_INIT");
+    if (status != CUABI_SUCCESS) return status;
+    cache::Stats s = cache::KernelCache::instance().stats();
+    cuabi_cache_stats out{};
+    out.struct_size = sizeof out;
+    out.disk_enabled = s.disk_enabled;
+    out.disk_writable = s.disk_writable;
+    out.memory_hits = s.memory_hits;
+    out.memory_misses = s.memory_misses;
+    out.memory_entries = s.memory_entries;
+    out.memory_bytes = s.memory_bytes;
+    out.memory_max_bytes = s.memory_max_bytes;
+    out.memory_evictions = s.memory_evictions;
+    out.disk_hits = s.disk_hits;
+    out.disk_misses = s.disk_misses;
+    out.disk_entries = s.disk_entries;
+    out.disk_bytes = s.disk_bytes;
+    out.disk_max_bytes = s.disk_max_bytes;
+    out.disk_stores = s.disk_stores;
+    out.disk_store_failures = s.disk_store_failures;
+    out.disk_corrupt_recovered = s.disk_corrupt_recovered;
+    out.disk_evictions = s.disk_evictions;
+    return write_output(out, stats, "cuabi_cache_stats", "CUABI_CACHE_STATS_INIT");
+}
+
+CUABI_API cuabi_status cuabi_cache_directory(char* buffer, size_t capacity, size_t* out_size) {
+    return copy_string_out(cache::KernelCache::instance().directory(), buffer, capacity, out_size);
+}
+
+CUABI_API cuabi_status cuabi_cache_degradation_reason(char* buffer, size_t capacity, size_t* out_size) {
+    return copy_string_out(cache::KernelCache::instance().degradation_reason(), buffer, capacity, out_size);
+}
+
+CUABI_API cuabi_status cuabi_cache_prune(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes) {
+    cache::Removal removal;
+    Status status = cache::KernelCache::instance().prune(max_bytes, &removal);
+    if (status != CUABI_SUCCESS) return status;
+    set_if(out_removed_entries, removal.removed_entries);
+    set_if(out_removed_bytes, removal.removed_bytes);
+    return CUABI_SUCCESS;
+}
+
+CUABI_API cuabi_status cuabi_cache_clear(uint64_t* out_removed_entries, uint64_t* out_removed_bytes) {
+    cache::Removal removal;
+    Status status = cache::KernelCache::instance().clear(&removal);
+    if (status != CUABI_SUCCESS) return status;
+    set_if(out_removed_entries, removal.removed_entries);
+    set_if(out_removed_bytes, removal.removed_bytes);
+    return CUABI_SUCCESS;
+}
+
+CUABI_API cuabi_status cuabi_cache_verify(uint64_t* out_checked_entries, uint64_t* out_removed_entries) {
+    cache::Removal removal;
+    Status status = cache::KernelCache::instance().verify(&removal);
+    if (status != CUABI_SUCCESS) return status;
+    set_if(out_checked_entries, removal.checked_entries);
+    set_if(out_removed_entries, removal.removed_entries);
+    return CUABI_SUCCESS;
+}
+
+CUABI_API cuabi_status cuabi_cache_driver_jit_info(cuabi_driver_jit_cache_info* info) {
+    Status status = require_pointer(info, "info");
+    if (status == CUABI_SUCCESS)
+        status = require_output_struct(info->struct_size, "cuabi_driver_jit_cache_info", "CUABI_DRIVER_JIT_CACHE_INFO_INIT");
+    if (status != CUABI_SUCCESS) return status;
+    const cache::DriverJitSettings& settings = cache::driver_jit_settings();
+    cuabi_driver_jit_cache_info out{};
+    out.struct_size = sizeof out;
+    out.enabled = settings.enabled;
+    out.path_source = static_cast<int32_t>(settings.path_source);
+    out.max_bytes_source = static_cast<int32_t>(settings.max_bytes_source);
+    out.max_bytes = settings.max_bytes;
+    out.driver_started_first = settings.driver_started_first;
+    return write_output(out, info, "cuabi_driver_jit_cache_info", "CUABI_DRIVER_JIT_CACHE_INFO_INIT");
+}
+
+CUABI_API cuabi_status cuabi_cache_driver_jit_path(char* buffer, size_t capacity, size_t* out_size) {
+    if (out_size == nullptr) return require_pointer(out_size, "out_size");
+    return copy_string_out(cache::driver_jit_settings().path, buffer, capacity, out_size);
+}
+
+}  // extern "C"
