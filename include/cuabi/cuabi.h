@@ -246,8 +246,217 @@ typedef struct cuabi_counters {
 } cuabi_counters;
 #define CUABI_COUNTERS_INIT {sizeof(cuabi_counters), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
+/* Image kinds: what a module was loaded from, and what cuabi_module_get_image() returns. */
+#define CUABI_IMAGE_PTX 1    /* PTX text (NUL-terminated), JIT-compiled by the driver at load */
+#define CUABI_IMAGE_CUBIN 2  /* an ELF binary for one GPU architecture: loads without a JIT */
+#define CUABI_IMAGE_FATBIN 3 /* a fat binary (nvcc -fatbin): CUBINs and/or PTX for several targets */
+
+/* Compile flags (cuabi_compile_options.flags). */
+#define CUABI_COMPILE_DEFAULT 0x0u
+#define CUABI_COMPILE_NO_CACHE 0x1u /* neither look up nor store in the kernel cache: always run NVRTC */
+#define CUABI_COMPILE_PTX 0x2u      /* emit PTX for the target's compute_XY instead of a CUBIN */
+
+/* Tri-state settings (cuabi_compile_options.ftz, prec_div, prec_sqrt, fmad). */
+#define CUABI_TRISTATE_DEFAULT (-1) /* NVRTC's default, which fast_math changes */
+#define CUABI_TRISTATE_OFF 0
+#define CUABI_TRISTATE_ON 1
+
+/* Options for cuabi_module_compile() and cuabi_module_compile_offline(). Fill with
+ * CUABI_COMPILE_OPTIONS_INIT or cuabi_compile_options_init(): the tri-state fields default to -1,
+ * so a zero-filled struct asks for "off" rather than "default". Arrays are (pointer, count) pairs;
+ * a count of 0 allows a NULL pointer. cuabi copies what it needs: nothing here must outlive the call.
+ * docs/compile.md lists each option's NVRTC flag and what the cache key does with it. */
+typedef struct cuabi_compile_options {
+    uint32_t struct_size;       /* sizeof(cuabi_compile_options) */
+    uint32_t flags;             /* CUABI_COMPILE_*; default 0 */
+    const char* target;         /* "sm_90" (CUBIN), "compute_90" (PTX), with optional 'a'/'f' suffix;
+                                   NULL or "": the context device (see cuabi_module_compile) */
+    const char* cpp_standard;   /* "c++17", "c++20" (or "17", "20"); NULL: NVRTC's default */
+    const char* program_name;   /* file name used in the log and line info; NULL: "kernel.cu" */
+    uint32_t fast_math;         /* boolean: --use_fast_math (implies ftz, approximate div/sqrt, fmad) */
+    int32_t ftz;                /* CUABI_TRISTATE_*: flush denormals to zero */
+    int32_t prec_div;           /* CUABI_TRISTATE_*: IEEE-rounded division */
+    int32_t prec_sqrt;          /* CUABI_TRISTATE_*: IEEE-rounded square root */
+    int32_t fmad;               /* CUABI_TRISTATE_*: contract multiply-add into FMA */
+    uint32_t max_registers;     /* --maxrregcount; 0: no limit */
+    uint32_t line_info;         /* boolean: --generate-line-info (source lines for profilers) */
+    uint32_t device_debug;      /* boolean: --device-debug (-G: unoptimized, debuggable) */
+    const char* const* defines; /* "NAME" or "NAME=VALUE" (as -D) */
+    size_t define_count;
+    const char* const* include_dirs; /* searched in order for #include "..." (not tracked by the cache) */
+    size_t include_dir_count;
+    const char* const* header_names;   /* in-memory headers: the name #include uses ... */
+    const char* const* header_sources; /* ... and its contents */
+    size_t header_count;
+    const char* const* name_expressions; /* C++ names of kernels to look up later: "reduce<float, 256>" */
+    size_t name_expression_count;
+    const char* const* extra_flags;      /* further NVRTC options, passed as given */
+    size_t extra_flag_count;
+    const void* salt;                    /* caller bytes mixed into the cache key (e.g. a hash of the
+                                            files reached through include_dirs) */
+    size_t salt_size;
+} cuabi_compile_options;
+#define CUABI_COMPILE_OPTIONS_INIT                                                                          \
+    {sizeof(cuabi_compile_options), CUABI_COMPILE_DEFAULT, NULL, NULL, NULL, 0, CUABI_TRISTATE_DEFAULT,    \
+     CUABI_TRISTATE_DEFAULT, CUABI_TRISTATE_DEFAULT, CUABI_TRISTATE_DEFAULT, 0, 0, 0, NULL, 0, NULL, 0, NULL, \
+     NULL, 0, NULL, 0, NULL, 0, NULL, 0}
+
+/* Where a module's image came from (cuabi_module_info.origin). */
+#define CUABI_MODULE_ORIGIN_COMPILED 0     /* NVRTC ran for this call */
+#define CUABI_MODULE_ORIGIN_MEMORY_CACHE 1 /* the in-process cache: no NVRTC, no disk */
+#define CUABI_MODULE_ORIGIN_DISK_CACHE 2   /* the on-disk cache: no NVRTC */
+#define CUABI_MODULE_ORIGIN_IMAGE 3        /* cuabi_module_load_image(): the caller's bytes */
+
+/* Facts about a module. An output struct: set struct_size (CUABI_MODULE_INFO_INIT does). */
+typedef struct cuabi_module_info {
+    uint32_t struct_size;
+    uint32_t image_kind;            /* CUABI_IMAGE_* */
+    uint32_t origin;                /* CUABI_MODULE_ORIGIN_* */
+    uint32_t loaded;                /* boolean: 0 for cuabi_module_compile_offline() modules */
+    uint32_t ptx_fallback;          /* boolean: NVRTC does not know the device's architecture, so the
+                                       module is PTX for the newest compute_XY it supports (JIT at load) */
+    uint32_t name_expression_count; /* entries of the lowered-name map */
+    uint64_t image_size;            /* bytes, as cuabi_module_get_image() returns them */
+    char target[32];                /* "sm_90", "compute_90"; "" when unknown (a fatbin) */
+    char cache_key[40];             /* 32 hex digits of the kernel-cache key; "" for loaded images */
+} cuabi_module_info;
+#define CUABI_MODULE_INFO_INIT {sizeof(cuabi_module_info), 0, 0, 0, 0, 0, 0, {0}, {0}}
+
+/* Facts about a kernel on its context's device (cuFuncGetAttribute). An output struct: set
+ * struct_size (CUABI_KERNEL_ATTRIBUTES_INIT does). */
+typedef struct cuabi_kernel_attributes {
+    uint32_t struct_size;
+    int32_t registers_per_thread;
+    int32_t max_threads_per_block;           /* the kernel's own limit: <= the device's */
+    int32_t static_shared_memory_bytes;
+    int32_t constant_memory_bytes;
+    int32_t local_memory_bytes;              /* per thread */
+    int32_t max_dynamic_shared_memory_bytes; /* current limit for dynamic shared memory */
+    int32_t ptx_version;                     /* virtual architecture it was compiled for: 90 = compute_90 */
+    int32_t binary_version;                  /* architecture of the binary: 90 = sm_90 */
+    uint32_t reserved;
+} cuabi_kernel_attributes;
+#define CUABI_KERNEL_ATTRIBUTES_INIT {sizeof(cuabi_kernel_attributes), 0, 0, 0, 0, 0, 0, 0, 0, 0}
+
 /* @@types:module@@ (insert module-group types above this line) */
+/* Launch flags (cuabi_launch_config.flags). */
+#define CUABI_LAUNCH_DEFAULT 0x0u
+#define CUABI_LAUNCH_COOPERATIVE 0x1u /* all blocks resident at once, so the kernel may sync the whole grid */
+#define CUABI_LAUNCH_SYNCHRONIZE 0x2u /* wait until the kernel has finished before returning */
+
+/* How to launch a kernel: geometry, shared memory, stream and flags. Fill it with
+ * CUABI_LAUNCH_CONFIG_INIT or cuabi_launch_config_init() (one block of one thread, no cluster, no
+ * dynamic shared memory, NULL stream), then set what you need. */
+typedef struct cuabi_launch_config {
+    uint32_t struct_size;         /* sizeof(cuabi_launch_config) */
+    uint32_t flags;               /* CUABI_LAUNCH_* ; default 0 */
+    uint32_t grid[3];             /* blocks in x, y, z; every dimension >= 1 */
+    uint32_t block[3];            /* threads per block in x, y, z; every dimension >= 1 */
+    uint32_t cluster[3];          /* blocks per thread block cluster (sm_90+); {0,0,0} = no cluster */
+    uint32_t shared_memory_bytes; /* dynamic shared memory per block; above 48 KiB cuabi opts the kernel in */
+    cuabi_stream* stream;         /* NULL: run on the calling thread's per-thread stream and wait */
+} cuabi_launch_config;
+#define CUABI_LAUNCH_CONFIG_INIT {sizeof(cuabi_launch_config), 0, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 0, NULL}
+
+/* One kernel argument for cuabi_launch(): the address of the value and its size in bytes (a
+ * device pointer is passed as the address of a variable holding it, size 8). */
+typedef struct cuabi_kernel_arg {
+    const void* value;
+    size_t size;
+} cuabi_kernel_arg;
+
 /* @@types:launch@@ (insert launch-group types above this line) */
+/* Capture modes (cuabi_graph_capture_begin): which CUDA calls that are unsafe while a stream
+ * captures (synchronous allocation, synchronizing the device, ...) are refused, and where. */
+#define CUABI_CAPTURE_MODE_GLOBAL 0       /* refused on every thread of the process */
+#define CUABI_CAPTURE_MODE_THREAD_LOCAL 1 /* refused on the thread that began the capture */
+#define CUABI_CAPTURE_MODE_RELAXED 2      /* never refused; the capture may end on any thread */
+
+/* Graph flags (cuabi_graph_options.flags). */
+#define CUABI_GRAPH_DEFAULT 0x0u
+#define CUABI_GRAPH_AUTO_FREE_ON_LAUNCH 0x1u   /* memory allocated in the graph and not freed is freed before a relaunch */
+#define CUABI_GRAPH_USE_NODE_PRIORITY 0x2u     /* run kernel nodes at their captured stream priorities */
+#define CUABI_GRAPH_UPLOAD 0x4u                /* upload to the device on the capturing stream right after instantiation */
+
+/* Options for cuabi_graph_capture_end(). */
+typedef struct cuabi_graph_options {
+    uint32_t struct_size; /* sizeof(cuabi_graph_options) */
+    uint32_t flags;       /* CUABI_GRAPH_* ; default 0 */
+} cuabi_graph_options;
+#define CUABI_GRAPH_OPTIONS_INIT {sizeof(cuabi_graph_options), 0}
+
+/* Node kinds (cuabi_graph_node_info.kind). */
+#define CUABI_GRAPH_NODE_OTHER 0              /* a kind this version of cuabi does not know */
+#define CUABI_GRAPH_NODE_KERNEL 1
+#define CUABI_GRAPH_NODE_MEMCPY 2
+#define CUABI_GRAPH_NODE_MEMSET 3
+#define CUABI_GRAPH_NODE_HOST 4
+#define CUABI_GRAPH_NODE_CHILD_GRAPH 5
+#define CUABI_GRAPH_NODE_EMPTY 6
+#define CUABI_GRAPH_NODE_EVENT_WAIT 7
+#define CUABI_GRAPH_NODE_EVENT_RECORD 8
+#define CUABI_GRAPH_NODE_EXT_SEMAPHORE_SIGNAL 9
+#define CUABI_GRAPH_NODE_EXT_SEMAPHORE_WAIT 10
+#define CUABI_GRAPH_NODE_MEM_ALLOC 11
+#define CUABI_GRAPH_NODE_MEM_FREE 12
+#define CUABI_GRAPH_NODE_BATCH_MEM_OP 13
+#define CUABI_GRAPH_NODE_CONDITIONAL 14
+
+/* Sentinel for cuabi_graph_node_info.param_count when the driver cannot tell the layout
+ * (cuFuncGetParamInfo needs a CUDA 12.4 driver), and for "no node" indices. */
+#define CUABI_GRAPH_UNKNOWN UINT32_MAX
+#define CUABI_GRAPH_NO_NODE UINT64_MAX
+
+/* One node of a graph (cuabi_graph_node_info_get). An output struct: set struct_size
+ * (CUABI_GRAPH_NODE_INFO_INIT does) and cuabi fills as much as fits. Fields that do not apply to
+ * the node's kind are zero. */
+typedef struct cuabi_graph_node_info {
+    uint32_t struct_size;
+    int32_t kind;                 /* CUABI_GRAPH_NODE_* */
+    /* Kernel nodes: */
+    cuabi_kernel* kernel;         /* the cuabi kernel it launches, or NULL when it did not come from cuabi
+                                     (borrowed: valid while the graph lives; do not destroy it) */
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t shared_memory_bytes; /* dynamic shared memory per block */
+    uint32_t param_count;         /* CUABI_GRAPH_UNKNOWN when the driver cannot tell */
+    uint64_t param_bytes;         /* size of the packed argument buffer (cuabi_graph_update_kernel_args_packed) */
+    /* Memset nodes: */
+    uint32_t memset_value;
+    uint32_t memset_element_size; /* 1, 2 or 4 bytes */
+} cuabi_graph_node_info;
+#define CUABI_GRAPH_NODE_INFO_INIT {sizeof(cuabi_graph_node_info), 0, NULL, {0, 0, 0}, {0, 0, 0}, 0, 0, 0, 0, 0}
+
+/* Whole-graph update flags (cuabi_graph_capture_end_update). */
+#define CUABI_GRAPH_UPDATE_DEFAULT 0x0u
+#define CUABI_GRAPH_UPDATE_NO_REINSTANTIATE 0x1u /* fail with CUABI_ERROR_GRAPH_UPDATE instead of rebuilding */
+
+/* What a whole-graph update did (cuabi_graph_capture_end_update). An output struct: set
+ * struct_size (CUABI_GRAPH_UPDATE_INFO_INIT does). */
+typedef struct cuabi_graph_update_info {
+    uint32_t struct_size;
+    uint32_t reinstantiated;   /* boolean: the executable could not be updated in place and was rebuilt */
+    int32_t driver_result;     /* the driver's CUgraphExecUpdateResult; 0 when updated in place, or when
+                                  cuabi refused before asking the driver (node kinds differ) */
+    uint32_t reserved;
+    uint64_t error_node_index; /* the node of the new capture the refusal names, or CUABI_GRAPH_NO_NODE */
+    char reason[512];          /* why it was not updated in place (NUL-terminated), "" when it was */
+} cuabi_graph_update_info;
+#define CUABI_GRAPH_UPDATE_INFO_INIT {sizeof(cuabi_graph_update_info), 0, 0, 0, 0, {0}}
+
+/* Graph cache statistics (cuabi_graph_cache_get_stats). An output struct: set struct_size. */
+typedef struct cuabi_graph_cache_stats {
+    uint32_t struct_size;
+    uint32_t reserved;
+    uint64_t entries;    /* graphs held now */
+    uint64_t capacity;   /* the bound (cuabi_graph_cache_set_capacity) */
+    uint64_t hits;
+    uint64_t misses;
+    uint64_t insertions;
+    uint64_t evictions;  /* entries dropped to stay within the capacity */
+} cuabi_graph_cache_stats;
+#define CUABI_GRAPH_CACHE_STATS_INIT {sizeof(cuabi_graph_cache_stats), 0, 0, 0, 0, 0, 0, 0}
+
 /* @@types:graph@@ (insert graph-group types above this line) */
 /* @@types:range@@ (insert range-group types above this line) */
 /* Statistics of the kernel cache (see the Cache group). An output struct: set struct_size.
@@ -512,7 +721,111 @@ CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, c
  * CUABI_ERROR_OUT_OF_BOUNDS when the range exceeds the buffer. */
 CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, cuabi_stream* stream);
 
+/* ============================================================================================
+ * Module
+ *
+ * A module is one compiled or loaded image (CUBIN, PTX or fatbin) with its NVRTC log and the
+ * lowered names of the name expressions it was compiled with. Compiling goes through the kernel
+ * cache (see the Cache group): a memory hit costs a hash and a lookup; a disk hit runs no NVRTC.
+ * Modules of the same image share one loaded copy in the driver (cuLibraryLoadData), in every
+ * context. A module keeps its context alive; its kernels keep it alive. Thread-safe: a module may
+ * be used and compiled from any thread; compiles of different sources run concurrently.
+ * docs/compile.md describes options, targets, cache keys and loading.
+ * ========================================================================================== */
+
+/* Fills *options with defaults (the tri-states to CUABI_TRISTATE_DEFAULT, everything else 0/NULL).
+ * Use instead of CUABI_COMPILE_OPTIONS_INIT. */
+CUABI_API void cuabi_compile_options_init(cuabi_compile_options* options);
+
+/* Compiles CUDA C++ `source` (NUL-terminated) with NVRTC for the context's device and loads it.
+ * Without options->target the image is a CUBIN for the device's sm_XY, or -- when NVRTC is older
+ * than the device -- PTX for the newest compute_XY NVRTC supports (cuabi_module_info.ptx_fallback).
+ * Identical requests are served by the kernel cache. Returns CUABI_ERROR_COMPILE for errors in the
+ * source (the message quotes the first error; cuabi_last_compile_log() has the whole log),
+ * CUABI_ERROR_INVALID_ARGUMENT for a bad option (including options NVRTC refuses),
+ * CUABI_ERROR_NVRTC_NOT_FOUND when libnvrtc cannot be loaded, CUABI_ERROR_INVALID_IMAGE when an
+ * explicit target cannot run on the device, CUABI_ERROR_NVRTC for other NVRTC failures.
+ * The caller owns *out_module. */
+CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
+
+/* Compiles `source` for options->target (required) without a context, driver or GPU: for
+ * ahead-of-time builds. The module is not loaded: read it with cuabi_module_get_image(),
+ * cuabi_module_get_log() and cuabi_module_get_lowered_name(); cuabi_module_get_kernel() refuses it.
+ * Goes through the kernel cache too, so it warms the cache for later cuabi_module_compile() calls
+ * with the same options on a device of that architecture. Statuses as cuabi_module_compile(). */
+CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
+
+/* Loads `size` bytes of PTX (text; a terminating NUL is optional), a CUBIN or a fatbin into the
+ * context. The bytes are copied: the caller may free them on return. Returns
+ * CUABI_ERROR_INVALID_IMAGE for bytes that are none of these, for a CUBIN of another architecture
+ * or PTX newer than the device, and when the driver refuses the image (the message carries the JIT
+ * error log). The caller owns *out_module. */
+CUABI_API cuabi_status cuabi_module_load_image(cuabi_context* context, const void* image, size_t size, cuabi_module** out_module);
+
+/* Releases the module. Kernels taken from it stay usable until they are destroyed. NULL is accepted. */
+CUABI_API void cuabi_module_destroy(cuabi_module* module);
+
+/* Facts about the module: image kind and size, target, where it came from, the cache key.
+ * info->struct_size must be set. */
+CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_info* info);
+
+/* The module's image (two-call: *out_size bytes): the CUBIN, the PTX including its terminating NUL,
+ * or the fatbin. Write it to a file and load it later with cuabi_module_load_image(). */
+CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* buffer, size_t capacity, size_t* out_size);
+
+/* The NVRTC log of the compile that produced the module (warnings), "" for loaded images and for
+ * clean compiles. Two-call: *out_size counts the terminating NUL. On a cache hit it is the log
+ * stored with the image. */
+CUABI_API cuabi_status cuabi_module_get_log(cuabi_module* module, char* buffer, size_t capacity, size_t* out_size);
+
+/* The mangled symbol that the name expression `expression` (as given in
+ * cuabi_compile_options.name_expressions, e.g. "reduce<float, 256>") lowered to, as NVRTC's
+ * nvrtcGetLoweredName reported it. Two-call, *out_size counts the NUL. Returns
+ * CUABI_ERROR_KERNEL_NOT_FOUND for an expression the module was not compiled with. */
+CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const char* expression, char* buffer, size_t capacity, size_t* out_size);
+
+/* The NVRTC log of the last cuabi_module_compile() / cuabi_module_compile_offline() on this
+ * thread, failed or not: the one way to read the log of a compile that produced no module.
+ * "" when that call failed before NVRTC ran. Two-call, *out_size counts the NUL. Thread-local,
+ * like cuabi_last_error_message(). */
+CUABI_API cuabi_status cuabi_last_compile_log(char* buffer, size_t capacity, size_t* out_size);
+
+/* The version of the NVRTC cuabi loaded (libnvrtc.so.13, else .so.12, or $CUABI_NVRTC_PATH).
+ * Returns CUABI_ERROR_NVRTC_NOT_FOUND, saying where cuabi looked, when there is none. */
+CUABI_API cuabi_status cuabi_nvrtc_version(int32_t* out_major, int32_t* out_minor);
+
+/* The architectures NVRTC compiles for, ascending (75 for sm_75, ...). Two-call counted in
+ * elements: *out_count receives the number; `archs` holds `capacity` elements.
+ * Returns CUABI_ERROR_NVRTC_NOT_FOUND when NVRTC cannot be loaded. */
+CUABI_API cuabi_status cuabi_nvrtc_supported_archs(int32_t* archs, size_t capacity, size_t* out_count);
+
 /* @@functions:module@@ (insert module-group functions above this line) */
+/* ============================================================================================
+ * Kernel
+ *
+ * A kernel is one __global__ function of a loaded module, in the module's context. It keeps its
+ * module alive. Thread-safe: one kernel may be launched from several threads at once.
+ * ========================================================================================== */
+
+/* Finds a kernel by symbol name ("saxpy" for an extern "C" kernel, or a mangled name) or by a
+ * C++ name expression the module was compiled with ("reduce<float, 256>"), resolved through the
+ * module's stored lowered-name map -- without NVRTC, also on a cache hit. Returns
+ * CUABI_ERROR_KERNEL_NOT_FOUND, listing the module's expressions and kernels, when there is no
+ * such kernel; CUABI_ERROR_INVALID_ARGUMENT for a module compiled offline; CUABI_ERROR_INVALID_IMAGE
+ * when the driver cannot load the image on the device. The caller owns *out_kernel. */
+CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char* name_or_expression, cuabi_kernel** out_kernel);
+
+/* Releases the kernel. NULL is accepted. */
+CUABI_API void cuabi_kernel_destroy(cuabi_kernel* kernel);
+
+/* The kernel's registers, thread limit, static shared/constant/local memory and PTX/binary
+ * versions on its device. attributes->struct_size must be set. */
+CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_kernel_attributes* attributes);
+
+/* The underlying CUfunction (of the kernel's context), for interoperating with other CUDA code.
+ * Not owned by the caller; valid while the kernel handle lives. */
+CUABI_API cuabi_status cuabi_kernel_native(cuabi_kernel* kernel, void** out_cu_function);
+
 /* @@functions:kernel@@ (insert kernel-group functions above this line) */
 /* ============================================================================================
  * Cache
@@ -566,7 +879,216 @@ CUABI_API cuabi_status cuabi_cache_driver_jit_info(cuabi_driver_jit_cache_info* 
 CUABI_API cuabi_status cuabi_cache_driver_jit_path(char* buffer, size_t capacity, size_t* out_size);
 
 /* @@functions:cache@@ (insert cache-group functions above this line) */
+/* ============================================================================================
+ * Launch
+ *
+ * A launch is checked before the driver sees it: grid, block and cluster dimensions against the
+ * device, threads per block against the kernel's own limit (launch bounds, registers), shared
+ * memory against the device's opt-in maximum, cooperative grids against co-residency, and every
+ * argument against the kernel's real parameter layout. Each failed check has its own status and a
+ * message naming the kernel, the values and the limit. The check uses facts cached per kernel on
+ * its first launch, so later launches allocate nothing and take no lock. Launches are thread-safe:
+ * any number of threads may launch the same kernel, each on its own stream or on a shared one.
+ *
+ * Statuses of the launch functions beyond the common ones:
+ *   CUABI_ERROR_LAUNCH_GRID / _BLOCK      a dimension is 0 or above the device's limit
+ *   CUABI_ERROR_LAUNCH_KERNEL_THREADS     more threads per block than this kernel allows
+ *   CUABI_ERROR_LAUNCH_SHARED_MEMORY      static + dynamic shared memory above the device's maximum
+ *   CUABI_ERROR_LAUNCH_COOPERATIVE        cooperative launch unsupported, or the grid cannot be resident
+ *   CUABI_ERROR_LAUNCH_CLUSTER            cluster unsupported, malformed, or too large for the kernel
+ *   CUABI_ERROR_ARGUMENT_COUNT / _SIZE    arguments do not match the kernel's parameters
+ *   CUABI_ERROR_CONTEXT_MISMATCH          the stream belongs to another device than the kernel
+ *   CUABI_ERROR_LAUNCH_FAILED             the driver refused the launch (cuabi_last_cu_result() has the
+ *                                         CUresult; an earlier kernel's fault also surfaces here)
+ * Without cuFuncGetParamInfo (drivers before CUDA 12.4) argument counts and sizes cannot be
+ * checked; only NULL values and zero sizes are.
+ * ========================================================================================== */
+
+/* Fills *config with the defaults of CUABI_LAUNCH_CONFIG_INIT. */
+CUABI_API void cuabi_launch_config_init(cuabi_launch_config* config);
+
+/* Launches `kernel` with one cuabi_kernel_arg per kernel parameter, in declaration order
+ * (arg_count <= 256; use cuabi_launch_packed for more). config NULL means the defaults. The values
+ * are copied before the call returns. With a NULL config->stream, or CUABI_LAUNCH_SYNCHRONIZE, the
+ * call waits for the kernel to finish. */
+CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t arg_count);
+
+/* Like cuabi_launch(), with all arguments in one buffer of packed_size bytes, each at the offset
+ * cuabi_kernel_param_info() reports; packed_size is where the last parameter ends. For callers that
+ * cannot build pointer tables (cgo). The buffer is copied before the call returns. */
+CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed, size_t packed_size);
+
+/* The number of parameters `kernel` takes. CUABI_ERROR_UNSUPPORTED when the driver is older than
+ * CUDA 12.4 (no cuFuncGetParamInfo). */
+CUABI_API cuabi_status cuabi_kernel_param_count(cuabi_kernel* kernel, size_t* out_count);
+
+/* Where parameter `index` lies in the kernel's parameter buffer: its byte offset and size (the
+ * layout cuabi_launch_packed() expects). CUABI_ERROR_OUT_OF_BOUNDS for index >= the parameter count,
+ * CUABI_ERROR_UNSUPPORTED as for cuabi_kernel_param_count(). */
+CUABI_API cuabi_status cuabi_kernel_param_info(cuabi_kernel* kernel, size_t index, size_t* out_offset, size_t* out_size);
+
+/* How many blocks of `block_threads` threads with `shared_memory_bytes` of dynamic shared memory
+ * can be resident on one multiprocessor at once (the driver's occupancy calculator; 0 when none
+ * fits). A cooperative grid may have at most this times the multiprocessor count blocks.
+ * CUABI_ERROR_LAUNCH_BLOCK / _KERNEL_THREADS / _SHARED_MEMORY for values no launch could use. */
+CUABI_API cuabi_status cuabi_kernel_max_active_blocks_per_sm(cuabi_kernel* kernel, uint32_t block_threads, uint32_t shared_memory_bytes, uint32_t* out_blocks);
+
+/* The block size (threads) that gives `kernel` the highest occupancy with `shared_memory_bytes` of
+ * dynamic shared memory per block, and the smallest grid (blocks) that fills the device with it. */
+CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uint32_t shared_memory_bytes, uint32_t* out_block_threads, uint32_t* out_min_grid_blocks);
+
 /* @@functions:launch@@ (insert launch-group functions above this line) */
+/* ============================================================================================
+ * Graph
+ *
+ * Capture a sequence of cuabi (or raw CUDA) calls on a stream once, then replay it with one call:
+ *
+ *     cuabi_graph_capture_begin(stream, CUABI_CAPTURE_MODE_THREAD_LOCAL);
+ *     cuabi_launch(...); cuabi_buffer_fill(...); ...      (enqueued, not run: the stream captures)
+ *     cuabi_graph_capture_end(stream, NULL, &graph);      (the captured graph, instantiated)
+ *     cuabi_graph_launch(graph, stream);                  (replay, as often as needed)
+ *
+ * A cuabi_graph owns both the captured graph and its executable. Launches into a capturing stream
+ * are validated exactly as always. When any cuabi call on a capturing stream fails -- a launch
+ * refused by validation, an invalid capture, a bad argument to capture_end -- cuabi ends the capture
+ * and discards it, so the stream never stays capturing, and the message says so. (The one exception
+ * is a global or thread-local capture ended from another thread: the driver allows only the thread
+ * that began it to end it.)
+ *
+ * Nodes are numbered in the order the driver lists them, which is the order they were captured;
+ * every node comes after the nodes it depends on, and two captures of the same sequence number
+ * their nodes alike. The executable can be updated in place: a kernel node's arguments and
+ * geometry (validated like a launch; cuabi keeps a copy of the arguments, since the executable
+ * cannot report them), a memset node's value, or everything at once from a new capture.
+ *
+ * A graph keeps its context, and the cuabi kernels it launches, alive. Kernels from other
+ * libraries stay their owner's responsibility. Thread safety: any thread may use a graph; calls
+ * on one graph are serialized by a per-graph lock (uncontended unless threads really share it).
+ * ========================================================================================== */
+
+/* Fills *options with defaults (no flags). */
+CUABI_API void cuabi_graph_options_init(cuabi_graph_options* options);
+
+/* Starts capturing `stream` in `mode` (CUABI_CAPTURE_MODE_*): work enqueued on it is recorded,
+ * not run. Returns CUABI_ERROR_INVALID_ARGUMENT for an unknown mode, CUABI_ERROR_CAPTURE when the
+ * stream already captures. */
+CUABI_API cuabi_status cuabi_graph_capture_begin(cuabi_stream* stream, int32_t mode);
+
+/* Ends the capture on `stream` and instantiates it into *out_graph (owned by the caller; release
+ * it with cuabi_graph_destroy). On every failure the capture is ended and discarded. Returns
+ * CUABI_ERROR_CAPTURE when the stream was not capturing, when the capture was invalidated by an
+ * operation not allowed during capture, when forked streams never joined back, or when called on
+ * another thread than a global / thread-local capture began on (the stream then still captures).
+ * CUABI_ERROR_STRUCT_SIZE / INVALID_ARGUMENT for bad options. */
+CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi_graph_options* options, cuabi_graph** out_graph);
+
+/* Ends the capture on `stream` and updates `graph`'s executable from it in place when the new
+ * capture has the same topology (cuGraphExecUpdate); otherwise instantiates the new capture and
+ * makes it the graph, unless flags has CUABI_GRAPH_UPDATE_NO_REINSTANTIATE. out_info (may be NULL;
+ * set its struct_size) says whether it re-instantiated and why it could not update in place.
+ * Existing handles of the graph see the result. Returns CUABI_ERROR_GRAPH_UPDATE when it could not
+ * update in place and was told not to re-instantiate (the graph is unchanged; out_info says why),
+ * CUABI_ERROR_CONTEXT_MISMATCH when stream and graph belong to different contexts, and the
+ * statuses of cuabi_graph_capture_end. */
+CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuabi_graph* graph, uint32_t flags, cuabi_graph_update_info* out_info);
+
+/* Ends and discards the capture on `stream`, if any (for when the caller's own code fails between
+ * begin and end). Succeeds when the stream was not capturing. */
+CUABI_API cuabi_status cuabi_graph_capture_abort(cuabi_stream* stream);
+
+/* *out_active = 1 while `stream` captures (also when the capture was invalidated and still needs
+ * ending), else 0. */
+CUABI_API cuabi_status cuabi_graph_capture_active(cuabi_stream* stream, uint32_t* out_active);
+
+/* Releases the handle. The graph dies with its last handle and graph-cache entry; replays still
+ * running finish first. NULL is accepted. */
+CUABI_API void cuabi_graph_destroy(cuabi_graph* graph);
+
+/* Enqueues one replay of the graph on `stream`, any stream of the graph's context.
+ * CUABI_ERROR_CONTEXT_MISMATCH for a stream of another context, CUABI_ERROR_LAUNCH_FAILED when the
+ * driver refuses. Allocates nothing. */
+CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, cuabi_stream* stream);
+
+/* Prepares the graph's device resources on `stream` ahead of its first launch, so that launch is
+ * as fast as later ones. CUABI_ERROR_CONTEXT_MISMATCH as for cuabi_graph_launch. */
+CUABI_API cuabi_status cuabi_graph_upload(cuabi_graph* graph, cuabi_stream* stream);
+
+/* The underlying CUgraph (out_cu_graph may be NULL) and CUgraphExec, for interoperating with
+ * other CUDA code; owned by the graph, valid until it dies or a capture_end_update re-instantiates
+ * it. Changes made through the driver are not seen by cuabi's inventory. */
+CUABI_API cuabi_status cuabi_graph_native(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec);
+
+/* The number of nodes in the graph. */
+CUABI_API cuabi_status cuabi_graph_node_count(cuabi_graph* graph, size_t* out_count);
+
+/* Describes node `index` (see the order above) in *info (set info->struct_size). Reflects updates
+ * made through cuabi. CUABI_ERROR_OUT_OF_BOUNDS for index >= the node count. */
+CUABI_API cuabi_status cuabi_graph_node_info_get(cuabi_graph* graph, size_t index, cuabi_graph_node_info* info);
+
+/* Two-call: the name of kernel node `index`'s kernel -- for a cuabi kernel the name or expression
+ * it was looked up by, otherwise the driver's (mangled) function name. CUABI_ERROR_OUT_OF_BOUNDS
+ * for a bad index, CUABI_ERROR_GRAPH_NODE when the node is not a kernel node. */
+CUABI_API cuabi_status cuabi_graph_node_kernel_name(cuabi_graph* graph, size_t index, char* buffer, size_t capacity, size_t* out_size);
+
+/* Offset and size in bytes of parameter `param_index` of kernel node `index`: the layout
+ * cuabi_graph_update_kernel_args_packed expects. CUABI_ERROR_OUT_OF_BOUNDS for a bad node or
+ * parameter index, CUABI_ERROR_GRAPH_NODE for a node that is not a kernel node,
+ * CUABI_ERROR_UNSUPPORTED when the driver cannot tell the layout (before CUDA 12.4). */
+CUABI_API cuabi_status cuabi_graph_node_param_info(cuabi_graph* graph, size_t index, size_t param_index, size_t* out_offset, size_t* out_size);
+
+/* Replaces every argument of kernel node `index` for the following replays, checked against the
+ * kernel's parameters exactly as cuabi_launch checks them (CUABI_ERROR_ARGUMENT_COUNT,
+ * CUABI_ERROR_ARGUMENT_SIZE). The values are copied; replays already enqueued are not affected.
+ * CUABI_ERROR_OUT_OF_BOUNDS for a bad index, CUABI_ERROR_GRAPH_NODE for a node that is not a
+ * kernel node, CUABI_ERROR_UNSUPPORTED when the driver cannot tell the layout, CUABI_ERROR_GRAPH_UPDATE
+ * when the driver refuses (the node keeps its previous arguments). Allocates nothing. */
+CUABI_API cuabi_status cuabi_graph_update_kernel_args(cuabi_graph* graph, size_t index, const cuabi_kernel_arg* args, size_t arg_count);
+
+/* Like cuabi_graph_update_kernel_args, with all arguments in one buffer laid out as
+ * cuabi_graph_node_param_info says (packed_size must be the node's param_bytes). */
+CUABI_API cuabi_status cuabi_graph_update_kernel_args_packed(cuabi_graph* graph, size_t index, const void* packed, size_t packed_size);
+
+/* Changes kernel node `index`'s grid, block (3 values each) and dynamic shared memory for the
+ * following replays, checked as a launch checks them (CUABI_ERROR_LAUNCH_GRID, _BLOCK,
+ * _KERNEL_THREADS, _SHARED_MEMORY, _CLUSTER); above 48 KiB of shared memory cuabi opts the kernel
+ * in. Other statuses as for cuabi_graph_update_kernel_args. */
+CUABI_API cuabi_status cuabi_graph_update_kernel_geometry(cuabi_graph* graph, size_t index, const uint32_t* grid, const uint32_t* block, uint32_t shared_memory_bytes);
+
+/* Changes the value memset node `index` writes (it must fit the node's element size:
+ * CUABI_ERROR_INVALID_ARGUMENT otherwise). CUABI_ERROR_GRAPH_NODE for a node that is not a memset
+ * node, CUABI_ERROR_OUT_OF_BOUNDS for a bad index, CUABI_ERROR_GRAPH_UPDATE when the driver refuses. */
+CUABI_API cuabi_status cuabi_graph_update_memset_value(cuabi_graph* graph, size_t index, uint32_t value);
+
+/* The capacity class the graph cache files `size` under: the next power of two (0 and 1 give 1;
+ * sizes above 2^63 all give UINT64_MAX). Thread-free. */
+CUABI_API uint64_t cuabi_graph_capacity_class(uint64_t size);
+
+/* The graph cache: one per process, bounded (256 graphs by default), least recently used graphs
+ * evicted first. Entries are found by (context, key bytes, capacity class of size): sizes in one
+ * class share a graph, whose size arguments the caller then updates. The cache holds its own
+ * reference: lookup returns a NEW handle to the cached graph, which the caller destroys as any
+ * other; insert leaves the caller's handle to the caller. Entries keep their context alive until
+ * evicted or cleared. Thread-safe. */
+
+/* Finds the graph cached under (context, key[0..key_size), capacity class of size) and returns a
+ * new handle to it in *out_graph (owned by the caller). CUABI_ERROR_NOT_FOUND on a miss. */
+CUABI_API cuabi_status cuabi_graph_cache_lookup(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph** out_graph);
+
+/* Caches `graph` under (context, key[0..key_size), capacity class of size), replacing an entry
+ * with the same key, and evicts beyond the capacity. CUABI_ERROR_CONTEXT_MISMATCH when the graph
+ * belongs to another device's context. */
+CUABI_API cuabi_status cuabi_graph_cache_insert(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph* graph);
+
+/* Sets the most graphs the cache holds, evicting down to it now (0 disables caching). */
+CUABI_API void cuabi_graph_cache_set_capacity(size_t max_entries);
+
+/* Drops the entries inserted under `context`, or every entry when context is NULL. Call it before
+ * destroying a context whose graphs should not outlive it. */
+CUABI_API cuabi_status cuabi_graph_cache_clear(cuabi_context* context);
+
+/* Reads the cache's counters into *stats (set stats->struct_size). */
+CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* stats);
+
 /* @@functions:graph@@ (insert graph-group functions above this line) */
 /* ============================================================================================
  * Profiler ranges
@@ -670,7 +1192,23 @@ typedef cuabi_status (*PFN_cuabi_buffer_write)(cuabi_buffer* buffer, size_t offs
 typedef cuabi_status (*PFN_cuabi_buffer_read)(cuabi_buffer* buffer, size_t offset, void* dst, size_t size, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_buffer_copy)(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_buffer_fill)(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, cuabi_stream* stream);
+typedef void (*PFN_cuabi_compile_options_init)(cuabi_compile_options* options);
+typedef cuabi_status (*PFN_cuabi_module_compile)(cuabi_context* context, const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
+typedef cuabi_status (*PFN_cuabi_module_compile_offline)(const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
+typedef cuabi_status (*PFN_cuabi_module_load_image)(cuabi_context* context, const void* image, size_t size, cuabi_module** out_module);
+typedef void (*PFN_cuabi_module_destroy)(cuabi_module* module);
+typedef cuabi_status (*PFN_cuabi_module_get_info)(cuabi_module* module, cuabi_module_info* info);
+typedef cuabi_status (*PFN_cuabi_module_get_image)(cuabi_module* module, void* buffer, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_module_get_log)(cuabi_module* module, char* buffer, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_module_get_lowered_name)(cuabi_module* module, const char* expression, char* buffer, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_last_compile_log)(char* buffer, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_nvrtc_version)(int32_t* out_major, int32_t* out_minor);
+typedef cuabi_status (*PFN_cuabi_nvrtc_supported_archs)(int32_t* archs, size_t capacity, size_t* out_count);
 /* @@pfn:module@@ (insert module-group pfn above this line) */
+typedef cuabi_status (*PFN_cuabi_module_get_kernel)(cuabi_module* module, const char* name_or_expression, cuabi_kernel** out_kernel);
+typedef void (*PFN_cuabi_kernel_destroy)(cuabi_kernel* kernel);
+typedef cuabi_status (*PFN_cuabi_kernel_get_attributes)(cuabi_kernel* kernel, cuabi_kernel_attributes* attributes);
+typedef cuabi_status (*PFN_cuabi_kernel_native)(cuabi_kernel* kernel, void** out_cu_function);
 /* @@pfn:kernel@@ (insert kernel-group pfn above this line) */
 typedef cuabi_status (*PFN_cuabi_cache_stats_get)(cuabi_cache_stats* stats);
 typedef cuabi_status (*PFN_cuabi_cache_directory)(char* buffer, size_t capacity, size_t* out_size);
@@ -681,7 +1219,38 @@ typedef cuabi_status (*PFN_cuabi_cache_verify)(uint64_t* out_checked_entries, ui
 typedef cuabi_status (*PFN_cuabi_cache_driver_jit_info)(cuabi_driver_jit_cache_info* info);
 typedef cuabi_status (*PFN_cuabi_cache_driver_jit_path)(char* buffer, size_t capacity, size_t* out_size);
 /* @@pfn:cache@@ (insert cache-group pfn above this line) */
+typedef void (*PFN_cuabi_launch_config_init)(cuabi_launch_config* config);
+typedef cuabi_status (*PFN_cuabi_launch)(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t arg_count);
+typedef cuabi_status (*PFN_cuabi_launch_packed)(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed, size_t packed_size);
+typedef cuabi_status (*PFN_cuabi_kernel_param_count)(cuabi_kernel* kernel, size_t* out_count);
+typedef cuabi_status (*PFN_cuabi_kernel_param_info)(cuabi_kernel* kernel, size_t index, size_t* out_offset, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_kernel_max_active_blocks_per_sm)(cuabi_kernel* kernel, uint32_t block_threads, uint32_t shared_memory_bytes, uint32_t* out_blocks);
+typedef cuabi_status (*PFN_cuabi_kernel_suggest_block_size)(cuabi_kernel* kernel, uint32_t shared_memory_bytes, uint32_t* out_block_threads, uint32_t* out_min_grid_blocks);
 /* @@pfn:launch@@ (insert launch-group pfn above this line) */
+typedef void (*PFN_cuabi_graph_options_init)(cuabi_graph_options* options);
+typedef cuabi_status (*PFN_cuabi_graph_capture_begin)(cuabi_stream* stream, int32_t mode);
+typedef cuabi_status (*PFN_cuabi_graph_capture_end)(cuabi_stream* stream, const cuabi_graph_options* options, cuabi_graph** out_graph);
+typedef cuabi_status (*PFN_cuabi_graph_capture_end_update)(cuabi_stream* stream, cuabi_graph* graph, uint32_t flags, cuabi_graph_update_info* out_info);
+typedef cuabi_status (*PFN_cuabi_graph_capture_abort)(cuabi_stream* stream);
+typedef cuabi_status (*PFN_cuabi_graph_capture_active)(cuabi_stream* stream, uint32_t* out_active);
+typedef void (*PFN_cuabi_graph_destroy)(cuabi_graph* graph);
+typedef cuabi_status (*PFN_cuabi_graph_launch)(cuabi_graph* graph, cuabi_stream* stream);
+typedef cuabi_status (*PFN_cuabi_graph_upload)(cuabi_graph* graph, cuabi_stream* stream);
+typedef cuabi_status (*PFN_cuabi_graph_native)(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec);
+typedef cuabi_status (*PFN_cuabi_graph_node_count)(cuabi_graph* graph, size_t* out_count);
+typedef cuabi_status (*PFN_cuabi_graph_node_info_get)(cuabi_graph* graph, size_t index, cuabi_graph_node_info* info);
+typedef cuabi_status (*PFN_cuabi_graph_node_kernel_name)(cuabi_graph* graph, size_t index, char* buffer, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_graph_node_param_info)(cuabi_graph* graph, size_t index, size_t param_index, size_t* out_offset, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_graph_update_kernel_args)(cuabi_graph* graph, size_t index, const cuabi_kernel_arg* args, size_t arg_count);
+typedef cuabi_status (*PFN_cuabi_graph_update_kernel_args_packed)(cuabi_graph* graph, size_t index, const void* packed, size_t packed_size);
+typedef cuabi_status (*PFN_cuabi_graph_update_kernel_geometry)(cuabi_graph* graph, size_t index, const uint32_t* grid, const uint32_t* block, uint32_t shared_memory_bytes);
+typedef cuabi_status (*PFN_cuabi_graph_update_memset_value)(cuabi_graph* graph, size_t index, uint32_t value);
+typedef uint64_t (*PFN_cuabi_graph_capacity_class)(uint64_t size);
+typedef cuabi_status (*PFN_cuabi_graph_cache_lookup)(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph** out_graph);
+typedef cuabi_status (*PFN_cuabi_graph_cache_insert)(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph* graph);
+typedef void (*PFN_cuabi_graph_cache_set_capacity)(size_t max_entries);
+typedef cuabi_status (*PFN_cuabi_graph_cache_clear)(cuabi_context* context);
+typedef cuabi_status (*PFN_cuabi_graph_cache_get_stats)(cuabi_graph_cache_stats* stats);
 /* @@pfn:graph@@ (insert graph-group pfn above this line) */
 typedef uint32_t (*PFN_cuabi_ranges_enabled)(void);
 typedef uint32_t (*PFN_cuabi_ranges_profiler_attached)(void);

@@ -56,10 +56,47 @@
     X(cuMemcpyDtoDAsync)                      \
     X(cuMemsetD8Async)                        \
     X(cuMemsetD16Async)                       \
-    X(cuMemsetD32Async)
+    X(cuMemsetD32Async)                       \
+    X(cuLibraryLoadData)                      \
+    X(cuLibraryUnload)                        \
+    X(cuLibraryGetModule)                     \
+    X(cuLibraryGetKernel)                     \
+    X(cuKernelGetFunction)                    \
+    X(cuLaunchKernel)                         \
+    X(cuLaunchKernelEx)                       \
+    X(cuFuncGetAttribute)                     \
+    X(cuFuncSetAttribute)                     \
+    X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
+    X(cuOccupancyMaxPotentialBlockSize)       \
+    X(cuOccupancyMaxPotentialClusterSize)     \
+    X(cuStreamBeginCapture)                   \
+    X(cuStreamEndCapture)                     \
+    X(cuStreamIsCapturing)                    \
+    X(cuGraphInstantiateWithFlags)            \
+    X(cuGraphLaunch)                          \
+    X(cuGraphUpload)                          \
+    X(cuGraphGetNodes)                        \
+    X(cuGraphNodeGetType)                     \
+    X(cuGraphKernelNodeGetParams)             \
+    X(cuGraphMemsetNodeGetParams)             \
+    X(cuGraphExecKernelNodeSetParams)         \
+    X(cuGraphExecMemsetNodeSetParams)         \
+    X(cuGraphExecUpdate)                      \
+    X(cuGraphDestroy)                         \
+    X(cuGraphExecDestroy)
 
 // Entry points that newer features need; NULL when the driver lacks them.
-#define CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(X)
+//   cuFuncGetParamInfo (CUDA 12.4): kernel parameter layout; without it launch arguments are
+//   checked less (launch/arguments.hpp says how).
+//   cuFuncGetName (CUDA 12.3): names of graph kernel nodes that did not come from cuabi.
+//   cuLibraryGetKernelCount, cuLibraryEnumerateKernels (CUDA 12.4), cuKernelGetName (CUDA 12.3):
+//   the kernel names listed when a module lookup finds no kernel of the name asked for.
+#define CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(X) \
+    X(cuLibraryGetKernelCount)                \
+    X(cuLibraryEnumerateKernels)              \
+    X(cuKernelGetName)                        \
+    X(cuFuncGetParamInfo)                     \
+    X(cuFuncGetName)
 
 namespace cuabi {
 

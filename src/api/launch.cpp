@@ -1,0 +1,121 @@
+// Entry points of the "Launch" group of cuabi.h: launches, parameter layout, occupancy.
+#include "api/arguments.hpp"
+#include "compile/kernel.hpp"
+#include "core/options.hpp"
+#include "cuabi/cuabi.h"
+#include "device/stream.hpp"
+#include "launch/kernel_facts.hpp"
+#include "launch/launcher.hpp"
+#include "launch/occupancy.hpp"
+
+using namespace cuabi;
+
+namespace {
+
+constexpr uint32_t kKnownLaunchFlags = CUABI_LAUNCH_COOPERATIVE | CUABI_LAUNCH_SYNCHRONIZE;
+
+Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, const launch::Arguments& arguments) {
+    cuabi_launch_config read;
+    Status status = read_options(config, cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT, "cuabi_launch_config",
+                                 "cuabi_launch_config_init", &read);
+    if (status != CUABI_SUCCESS) return status;
+    if ((status = require_known_flags(read.flags, kKnownLaunchFlags, "cuabi_launch_config.flags", "CUABI_LAUNCH_*")) !=
+        CUABI_SUCCESS)
+        return status;
+    Pinned<Kernel> pinned(kernel, "kernel");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    OptionalPinned<Stream> stream(read.stream, "cuabi_launch_config.stream");
+    if (!stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return launch::launch(*pinned, read, stream.get(), arguments);
+}
+
+// The kernel's parameter layout, or UNSUPPORTED when the driver cannot tell it.
+Status layout_of(Kernel& kernel, const launch::ParamLayout** out) {
+    Status status = kernel.context().make_current();
+    if (status != CUABI_SUCCESS) return status;
+    launch::KernelFacts* facts = nullptr;
+    if ((status = launch::kernel_facts(kernel, &facts)) != CUABI_SUCCESS) return status;
+    if (!facts->layout.known)
+        return fail(CUABI_ERROR_UNSUPPORTED, "install an NVIDIA driver for CUDA 12.4 or newer",
+                    "the CUDA driver (version %d.%d) has no cuFuncGetParamInfo, so kernel '%s' cannot report its "
+                    "parameter layout",
+                    kernel.context().api().version / 1000, (kernel.context().api().version % 1000) / 10,
+                    kernel.name().c_str());
+    *out = &facts->layout;
+    return CUABI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+CUABI_API void cuabi_launch_config_init(cuabi_launch_config* config) {
+    if (config != nullptr) *config = cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT;
+}
+
+CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config,
+                                    const cuabi_kernel_arg* args, size_t arg_count) {
+    launch::Arguments arguments;
+    arguments.table = args;
+    arguments.count = arg_count;
+    return launch_with(kernel, config, arguments);
+}
+
+CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_launch_config* config,
+                                           const void* packed, size_t packed_size) {
+    launch::Arguments arguments;
+    arguments.packed_form = true;
+    arguments.packed = packed;
+    arguments.packed_size = packed_size;
+    return launch_with(kernel, config, arguments);
+}
+
+CUABI_API cuabi_status cuabi_kernel_param_count(cuabi_kernel* kernel, size_t* out_count) {
+    Status status = require_pointer(out_count, "out_count");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Kernel> pinned(kernel, "kernel");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    const launch::ParamLayout* layout = nullptr;
+    if ((status = layout_of(*pinned, &layout)) != CUABI_SUCCESS) return status;
+    *out_count = layout->count;
+    return CUABI_SUCCESS;
+}
+
+CUABI_API cuabi_status cuabi_kernel_param_info(cuabi_kernel* kernel, size_t index, size_t* out_offset,
+                                               size_t* out_size) {
+    Status status = require_pointer(out_offset, "out_offset");
+    if (status == CUABI_SUCCESS) status = require_pointer(out_size, "out_size");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Kernel> pinned(kernel, "kernel");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    const launch::ParamLayout* layout = nullptr;
+    if ((status = layout_of(*pinned, &layout)) != CUABI_SUCCESS) return status;
+    if (index >= layout->count)
+        return fail(CUABI_ERROR_OUT_OF_BOUNDS, "pass an index below cuabi_kernel_param_count()",
+                    "parameter index %zu is out of range; kernel '%s' has %u parameter%s", index,
+                    pinned->name().c_str(), layout->count, layout->count == 1 ? "" : "s");
+    *out_offset = layout->slots[index].offset;
+    *out_size = layout->slots[index].size;
+    return CUABI_SUCCESS;
+}
+
+CUABI_API cuabi_status cuabi_kernel_max_active_blocks_per_sm(cuabi_kernel* kernel, uint32_t block_threads,
+                                                             uint32_t shared_memory_bytes, uint32_t* out_blocks) {
+    Status status = require_pointer(out_blocks, "out_blocks");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Kernel> pinned(kernel, "kernel");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return launch::max_active_blocks(*pinned, block_threads, shared_memory_bytes, out_blocks);
+}
+
+CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uint32_t shared_memory_bytes,
+                                                       uint32_t* out_block_threads, uint32_t* out_min_grid_blocks) {
+    Status status = require_pointer(out_block_threads, "out_block_threads");
+    if (status == CUABI_SUCCESS) status = require_pointer(out_min_grid_blocks, "out_min_grid_blocks");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Kernel> pinned(kernel, "kernel");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return launch::suggest_block_size(*pinned, shared_memory_bytes, out_block_threads, out_min_grid_blocks);
+}
+
+}  // extern "C"

@@ -1,0 +1,160 @@
+#include "launch/launcher.hpp"
+
+#include "launch/geometry.hpp"
+#include "launch/kernel_facts.hpp"
+#include "launch/occupancy.hpp"
+#include "range/ranges.hpp"
+
+namespace cuabi {
+namespace launch {
+namespace {
+
+Shape shape_of(const cuabi_launch_config& config) {
+    Shape shape;
+    for (int i = 0; i < 3; ++i) {
+        shape.grid[i] = config.grid[i];
+        shape.block[i] = config.block[i];
+        shape.cluster[i] = config.cluster[i];
+    }
+    shape.dynamic_shared_bytes = config.shared_memory_bytes;
+    shape.cooperative = (config.flags & CUABI_LAUNCH_COOPERATIVE) != 0;
+    return shape;
+}
+
+// Every check that needs no driver call, cheapest first.
+Status check_request(const char* name, const KernelFacts& facts, const Shape& shape, const Arguments& arguments,
+                     Geometry* geometry) {
+    Status status = check_geometry(name, facts.device, facts.limits, shape, geometry);
+    if (status == CUABI_SUCCESS) status = check_shared_memory(name, facts.device, facts.limits, shape.dynamic_shared_bytes);
+    if (status == CUABI_SUCCESS) status = check_cluster_shape(name, facts.device, facts.limits, shape);
+    if (status == CUABI_SUCCESS && shape.cooperative) status = check_cooperative_support(name, facts.device);
+    if (status == CUABI_SUCCESS && shape.cooperative) status = check_cooperative_threads(name, facts.device, shape, *geometry);
+    if (status != CUABI_SUCCESS) return status;
+    return arguments.packed_form ? check_packed(name, facts.layout, arguments.packed, arguments.packed_size)
+                                 : check_arguments(name, facts.layout, arguments.table, arguments.count);
+}
+
+// The checks that ask the driver (answers cached per kernel): opt-in to large shared memory, and
+// residency of cooperative and cluster launches.
+Status prepare_kernel(const Kernel& kernel, KernelFacts& facts, const Shape& shape, const Geometry& geometry) {
+    const char* name = kernel.name().c_str();
+    Status status = ensure_dynamic_shared(kernel, facts, shape.dynamic_shared_bytes);
+    if (status == CUABI_SUCCESS && shape.cooperative) {
+        uint32_t blocks = 0;
+        status = blocks_per_multiprocessor(kernel, facts, geometry.threads_per_block, shape.dynamic_shared_bytes, &blocks);
+        if (status == CUABI_SUCCESS) status = check_cooperative_occupancy(name, facts.device, shape, geometry, blocks);
+    }
+    if (status == CUABI_SUCCESS && shape.has_cluster()) {
+        uint32_t blocks = 0;
+        status = max_cluster_blocks(kernel, facts, shape, &blocks);
+        if (status == CUABI_SUCCESS) status = check_cluster_size(name, facts.device, shape, blocks);
+    }
+    return status;
+}
+
+// The driver call. Plain launches use cuLaunchKernel; cooperative and cluster launches need launch
+// attributes and so cuLaunchKernelEx.
+CUresult submit(const Kernel& kernel, const Shape& shape, CUstream stream, void** params, void** extra) {
+    const DriverApi& api = kernel.context().api();
+    if (!shape.cooperative && !shape.has_cluster())
+        return api.cuLaunchKernel(kernel.function(), shape.grid[0], shape.grid[1], shape.grid[2], shape.block[0],
+                                  shape.block[1], shape.block[2], shape.dynamic_shared_bytes, stream, params, extra);
+    CUlaunchAttribute attributes[2] = {};
+    unsigned count = 0;
+    if (shape.cooperative) {
+        attributes[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+        attributes[count].value.cooperative = 1;
+        ++count;
+    }
+    if (shape.has_cluster()) {
+        attributes[count].id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+        attributes[count].value.clusterDim.x = shape.cluster[0];
+        attributes[count].value.clusterDim.y = shape.cluster[1];
+        attributes[count].value.clusterDim.z = shape.cluster[2];
+        ++count;
+    }
+    CUlaunchConfig config{};
+    config.gridDimX = shape.grid[0];
+    config.gridDimY = shape.grid[1];
+    config.gridDimZ = shape.grid[2];
+    config.blockDimX = shape.block[0];
+    config.blockDimY = shape.block[1];
+    config.blockDimZ = shape.block[2];
+    config.sharedMemBytes = shape.dynamic_shared_bytes;
+    config.hStream = stream;
+    config.attrs = attributes;
+    config.numAttrs = count;
+    return api.cuLaunchKernelEx(&config, kernel.function(), params, extra);
+}
+
+Status launch_failed(const Kernel& kernel, const Shape& shape, CUresult result) {
+    const uint32_t* g = shape.grid;
+    const uint32_t* b = shape.block;
+    return fail_with_cu_result(
+        CUABI_ERROR_LAUNCH_FAILED, static_cast<int32_t>(result),
+        "if the error is CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_FAILED or another sticky error, an earlier "
+        "kernel faulted and the process must recreate its CUDA context; otherwise check the arguments against the "
+        "kernel's parameters",
+        "%s failed with %s for kernel '%s': grid (%u,%u,%u), block (%u,%u,%u), %u bytes of dynamic shared memory%s%s",
+        (shape.cooperative || shape.has_cluster()) ? "cuLaunchKernelEx" : "cuLaunchKernel",
+        cu_result_text(result).c_str(), kernel.name().c_str(), g[0], g[1], g[2], b[0], b[1], b[2],
+        shape.dynamic_shared_bytes, shape.cooperative ? ", cooperative" : "", shape.has_cluster() ? ", cluster" : "");
+}
+
+void count_launch(const Context& context, const Shape& shape, bool packed) {
+    Counters& counters = context.counters();
+    Counters::bump(counters.launches);
+    if (packed) Counters::bump(counters.launches_packed);
+    if (shape.cooperative) Counters::bump(counters.launches_cooperative);
+    if (shape.has_cluster()) Counters::bump(counters.launches_cluster);
+}
+
+}  // namespace
+
+Status launch(Kernel& kernel, const cuabi_launch_config& config, const Stream* stream, const Arguments& arguments) {
+    range::Scope scope(range::Phase::Launch);
+    const Context& context = kernel.context();
+    const char* name = kernel.name().c_str();
+    Status status = context.make_current();
+    if (status != CUABI_SUCCESS) return status;
+    KernelFacts* facts = nullptr;
+    if ((status = kernel_facts(kernel, &facts)) != CUABI_SUCCESS) return status;
+    if (stream != nullptr && stream->context().cu_context() != context.cu_context())
+        return check_stream_context(context, stream, format("kernel '%s'", name).c_str());
+
+    const Shape shape = shape_of(config);
+    Geometry geometry;
+    if ((status = check_request(name, *facts, shape, arguments, &geometry)) != CUABI_SUCCESS) return status;
+    if ((status = prepare_kernel(kernel, *facts, shape, geometry)) != CUABI_SUCCESS) return status;
+
+    // The pointer table cuLaunchKernel reads: the caller's values, or addresses inside the packed
+    // buffer. Without a known layout (or beyond the table's size) the packed buffer goes to the
+    // driver whole instead.
+    void* table[kMaxTableArguments];
+    void** params = table;
+    size_t packed_size = arguments.packed_size;
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, const_cast<void*>(arguments.packed), CU_LAUNCH_PARAM_BUFFER_SIZE,
+                     &packed_size, CU_LAUNCH_PARAM_END};
+    void** extra_or_null = nullptr;
+    const ParamLayout& layout = facts->layout;
+    if (!arguments.packed_form) {
+        for (size_t i = 0; i < arguments.count; ++i) table[i] = const_cast<void*>(arguments.table[i].value);
+    } else if (layout.known && layout.count <= kMaxTableArguments) {
+        char* base = static_cast<char*>(const_cast<void*>(arguments.packed));
+        for (uint32_t i = 0; i < layout.count; ++i) table[i] = base + layout.slots[i].offset;
+    } else {
+        params = nullptr;
+        if (packed_size > 0) extra_or_null = extra;
+    }
+
+    CUresult result = submit(kernel, shape, submission_stream(stream), params, extra_or_null);
+    if (result != CUDA_SUCCESS) return launch_failed(kernel, shape, result);
+    count_launch(context, shape, arguments.packed_form);
+
+    if (stream == nullptr) return complete_if_synchronous(context, nullptr, name);
+    if ((config.flags & CUABI_LAUNCH_SYNCHRONIZE) != 0) return stream->synchronize();
+    return CUABI_SUCCESS;
+}
+
+}  // namespace launch
+}  // namespace cuabi

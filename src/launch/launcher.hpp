@@ -1,0 +1,32 @@
+// The validated launch (DESIGN §6): every check of launch/geometry and launch/arguments, the
+// shared memory opt-in, the occupancy checks of cooperative and cluster launches, then one driver
+// call, the counters and, for synchronous launches, the wait.
+//
+// The hot path allocates nothing and takes no lock: kernel facts are read once, the argument
+// pointer table lives on the stack, counters are relaxed atomics.
+#pragma once
+
+#include <cstddef>
+
+#include "compile/kernel.hpp"
+#include "cuabi/cuabi.h"
+#include "device/stream.hpp"
+
+namespace cuabi {
+namespace launch {
+
+// The arguments in one of the two forms the ABI takes.
+struct Arguments {
+    bool packed_form = false;
+    const cuabi_kernel_arg* table = nullptr;  // table form: one entry per parameter
+    size_t count = 0;
+    const void* packed = nullptr;  // packed form: one buffer at the parameter offsets
+    size_t packed_size = 0;
+};
+
+// Launches `kernel` on `stream` (NULL: the per-thread stream, then waits). `config` has been read
+// with read_options and its flags checked.
+Status launch(Kernel& kernel, const cuabi_launch_config& config, const Stream* stream, const Arguments& arguments);
+
+}  // namespace launch
+}  // namespace cuabi

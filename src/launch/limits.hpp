@@ -1,0 +1,58 @@
+// The numbers a launch is checked against, as plain data.
+//
+// DeviceLimits and KernelLimits are copied from the driver once per kernel (launch/kernel_facts)
+// and then only read, so the checks in launch/geometry and launch/arguments are pure functions
+// that unit tests drive with synthetic limits, no GPU needed.
+#pragma once
+
+#include <cstdint>
+
+#include "cuabi/cuabi.h"
+
+namespace cuabi {
+namespace launch {
+
+// The default ceiling of dynamic shared memory per block before a kernel opts in
+// (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES), on every architecture since Volta.
+constexpr uint32_t kDefaultSharedMemoryBytes = 48u * 1024u;
+
+// Facts of the device a kernel runs on.
+struct DeviceLimits {
+    uint32_t max_grid[3] = {0, 0, 0};
+    uint32_t max_block[3] = {0, 0, 0};
+    uint32_t max_threads_per_block = 0;
+    uint32_t shared_per_block = 0;        // without opt-in (48 KiB)
+    uint32_t shared_per_block_optin = 0;  // the most a kernel can opt in to
+    uint32_t multiprocessor_count = 0;
+    uint32_t max_threads_per_multiprocessor = 0;
+    int32_t cc_major = 0;
+    int32_t cc_minor = 0;
+    bool cooperative_launch = false;
+    bool cluster_launch = false;
+    char arch[16] = {};  // "sm_90", for messages
+};
+
+// Facts of one loaded kernel (cuFuncGetAttribute).
+struct KernelLimits {
+    uint32_t max_threads_per_block = 0;  // CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: launch bounds, registers
+    uint32_t registers_per_thread = 0;   // CU_FUNC_ATTRIBUTE_NUM_REGS, to explain the above
+    uint32_t static_shared_bytes = 0;    // CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES
+    uint32_t required_cluster[3] = {0, 0, 0};  // __cluster_dims__, {0,0,0} when the kernel has none
+};
+
+// What the caller asked for, read from cuabi_launch_config.
+struct Shape {
+    uint32_t grid[3] = {1, 1, 1};
+    uint32_t block[3] = {1, 1, 1};
+    uint32_t cluster[3] = {0, 0, 0};  // {0,0,0}: no cluster
+    uint32_t dynamic_shared_bytes = 0;
+    bool cooperative = false;
+
+    bool has_cluster() const { return cluster[0] != 0 || cluster[1] != 0 || cluster[2] != 0; }
+};
+
+// Copies the launch limits out of a device's info (see query_device_info).
+DeviceLimits device_limits_from(const cuabi_device_info& info);
+
+}  // namespace launch
+}  // namespace cuabi
