@@ -1,0 +1,180 @@
+// A separate process for the cache tests. Every command uses a KernelCache configured from the
+// environment (CUABI_CACHE_DIR, ...) exactly as a compile would, and prints "key=value" lines.
+//
+//   cache_helper [--as-nobody] [--file-size-limit BYTES] COMMAND ...
+//     store FIRST COUNT [IMAGE_BYTES]   store entries FIRST..FIRST+COUNT-1
+//     lookup FIRST COUNT                look them up; count hits per layer and wrong contents
+//     stress SEED ITERATIONS THREADS KEYS [IMAGE_BYTES]
+//                                       threads look up random keys, storing each miss
+//     api                               the public cache functions of cuabi.h
+//     jit                               configure the driver JIT cache, print the environment
+//
+// --as-nobody drops root privileges (uid/gid 65534) first, so that file permissions apply: the
+// only honest way for a root test to meet a read-only directory. --file-size-limit sets
+// RLIMIT_FSIZE (with SIGXFSZ ignored, writes past it fail with EFBIG): a full disk.
+#include <grp.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cache/driver_jit_cache.hpp"
+#include "cache/kernel_cache.hpp"
+#include "cuabi/cuabi.h"
+#include "test_images.hpp"
+
+using namespace cuabi::cache;
+
+namespace {
+
+void print_stats(KernelCache& cache) {
+    Stats s = cache.stats();
+    std::printf("disk_enabled=%d\ndisk_writable=%d\n", s.disk_enabled, s.disk_writable);
+    std::printf("memory_hits=%llu\nmemory_misses=%llu\ndisk_hits=%llu\ndisk_misses=%llu\n",
+                (unsigned long long)s.memory_hits, (unsigned long long)s.memory_misses,
+                (unsigned long long)s.disk_hits, (unsigned long long)s.disk_misses);
+    std::printf("disk_entries=%llu\ndisk_bytes=%llu\ndisk_stores=%llu\ndisk_store_failures=%llu\n",
+                (unsigned long long)s.disk_entries, (unsigned long long)s.disk_bytes,
+                (unsigned long long)s.disk_stores, (unsigned long long)s.disk_store_failures);
+    std::printf("disk_corrupt_recovered=%llu\ndisk_evictions=%llu\n", (unsigned long long)s.disk_corrupt_recovered,
+                (unsigned long long)s.disk_evictions);
+    std::printf("reason=%s\n", cache.degradation_reason().c_str());
+}
+
+int store(KernelCache& cache, uint64_t first, uint64_t count, size_t image_bytes) {
+    for (uint64_t i = first; i < first + count; ++i)
+        cache.store(cache_test::make_key(i), cache_test::make_image(i, image_bytes), nullptr);
+    print_stats(cache);
+    return 0;
+}
+
+int lookup(KernelCache& cache, uint64_t first, uint64_t count) {
+    uint64_t memory = 0, disk = 0, missing = 0, wrong = 0;
+    for (uint64_t i = first; i < first + count; ++i) {
+        Layer layer;
+        auto image = cache.lookup(cache_test::make_key(i), nullptr, &layer);
+        if (image == nullptr) ++missing;
+        else if (!cache_test::same_image(*image, *cache_test::make_image(i))) ++wrong;
+        memory += layer == Layer::Memory;
+        disk += layer == Layer::Disk;
+    }
+    std::printf("found_memory=%llu\nfound_disk=%llu\nmissing=%llu\nwrong=%llu\n", (unsigned long long)memory,
+                (unsigned long long)disk, (unsigned long long)missing, (unsigned long long)wrong);
+    print_stats(cache);
+    return 0;
+}
+
+int stress(KernelCache& cache, unsigned seed, int iterations, int threads, int keys, size_t image_bytes) {
+    std::atomic<uint64_t> wrong{0}, hits{0}, stores{0};
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([&, t] {
+            std::mt19937 random(seed * 131 + static_cast<unsigned>(t));
+            for (int i = 0; i < iterations; ++i) {
+                uint64_t index = random() % static_cast<unsigned>(keys);
+                Layer layer;
+                auto image = cache.lookup(cache_test::make_key(index), nullptr, &layer);
+                if (image == nullptr) {
+                    cache.store(cache_test::make_key(index), cache_test::make_image(index, image_bytes), nullptr);
+                    ++stores;
+                } else {
+                    ++hits;
+                    if (!cache_test::same_image(*image, *cache_test::make_image(index, image_bytes))) ++wrong;
+                }
+            }
+        });
+    }
+    for (std::thread& worker : workers) worker.join();
+    std::printf("wrong=%llu\nhits=%llu\nstored=%llu\n", (unsigned long long)wrong.load(),
+                (unsigned long long)hits.load(), (unsigned long long)stores.load());
+    print_stats(cache);
+    return 0;
+}
+
+std::string read_two_call(cuabi_status (*get)(char*, size_t, size_t*)) {
+    size_t size = 0;
+    if (get(nullptr, 0, &size) != CUABI_SUCCESS) return "<error>";
+    std::string text(size, '\0');
+    if (get(&text[0], size, &size) != CUABI_SUCCESS) return "<error>";
+    text.resize(size - 1);
+    return text;
+}
+
+int api() {
+    cuabi_cache_stats stats = CUABI_CACHE_STATS_INIT;
+    cuabi_status status = cuabi_cache_stats_get(&stats);
+    std::printf("stats_status=%d\ndisk_enabled=%u\ndisk_entries=%llu\n", status, stats.disk_enabled,
+                (unsigned long long)stats.disk_entries);
+    std::printf("directory=%s\nreason=%s\n", read_two_call(cuabi_cache_directory).c_str(),
+                read_two_call(cuabi_cache_degradation_reason).c_str());
+    uint64_t checked = 0, removed = 0;
+    status = cuabi_cache_verify(&checked, &removed);
+    std::printf("verify_status=%d\nverify_checked=%llu\nverify_removed=%llu\n", status, (unsigned long long)checked,
+                (unsigned long long)removed);
+    std::printf("message=%s\n", status != CUABI_SUCCESS ? cuabi_last_error_message() : "");
+    cuabi_driver_jit_cache_info info = CUABI_DRIVER_JIT_CACHE_INFO_INIT;
+    status = cuabi_cache_driver_jit_info(&info);
+    std::printf("jit_status=%d\njit_enabled=%u\njit_path_source=%d\njit_max_bytes=%llu\njit_path=%s\n", status,
+                info.enabled, info.path_source, (unsigned long long)info.max_bytes,
+                read_two_call(cuabi_cache_driver_jit_path).c_str());
+    return 0;
+}
+
+int jit() {
+    configure_driver_jit_cache(nullptr);
+    const DriverJitSettings& settings = driver_jit_settings();
+    auto env = [](const char* name) {
+        const char* value = std::getenv(name);
+        return value != nullptr ? value : "<unset>";
+    };
+    std::printf("CUDA_CACHE_PATH=%s\nCUDA_CACHE_MAXSIZE=%s\nCUDA_CACHE_DISABLE=%s\n", env("CUDA_CACHE_PATH"),
+                env("CUDA_CACHE_MAXSIZE"), env("CUDA_CACHE_DISABLE"));
+    std::printf("path=%s\npath_source=%d\nmax_bytes=%llu\nmax_bytes_source=%d\nenabled=%d\n", settings.path.c_str(),
+                static_cast<int>(settings.path_source), (unsigned long long)settings.max_bytes,
+                static_cast<int>(settings.max_bytes_source), settings.enabled);
+    return 0;
+}
+
+bool drop_root() {
+    if (geteuid() != 0) return true;
+    return setgroups(0, nullptr) == 0 && setgid(65534) == 0 && setuid(65534) == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int at = 1;
+    while (at < argc && argv[at][0] == '-') {
+        if (std::strcmp(argv[at], "--as-nobody") == 0) {
+            if (!drop_root()) return 3;
+            ++at;
+        } else if (std::strcmp(argv[at], "--file-size-limit") == 0 && at + 1 < argc) {
+            signal(SIGXFSZ, SIG_IGN);
+            struct rlimit limit = {std::strtoull(argv[at + 1], nullptr, 10), std::strtoull(argv[at + 1], nullptr, 10)};
+            if (setrlimit(RLIMIT_FSIZE, &limit) != 0) return 3;
+            at += 2;
+        } else {
+            return 2;
+        }
+    }
+    if (at >= argc) return 2;
+    std::string command = argv[at];
+    auto arg = [&](int i, uint64_t fallback) { return at + i < argc ? std::strtoull(argv[at + i], nullptr, 10) : fallback; };
+    if (command == "api") return api();
+    if (command == "jit") return jit();
+    KernelCache cache(Config::from_environment());
+    if (command == "store") return store(cache, arg(1, 0), arg(2, 1), arg(3, 0));
+    if (command == "lookup") return lookup(cache, arg(1, 0), arg(2, 1));
+    if (command == "stress")
+        return stress(cache, static_cast<unsigned>(arg(1, 1)), static_cast<int>(arg(2, 100)),
+                      static_cast<int>(arg(3, 4)), static_cast<int>(arg(4, 16)), arg(5, 0));
+    return 2;
+}
