@@ -39,6 +39,9 @@ CUABI_API cuabi_status cuabi_device_info_get(int32_t ordinal, cuabi_device_info*
     if (status != CUABI_SUCCESS) return status;
     status = require_output_struct(info->struct_size, "cuabi_device_info", "CUABI_DEVICE_INFO_INIT");
     if (status != CUABI_SUCCESS) return status;
+    if (ordinal < 0)
+        return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_count() - 1",
+                    "device ordinal %d is negative", ordinal);
     const DriverApi* api = driver(&status);
     if (api == nullptr) return status;
     cuabi_device_info facts{};

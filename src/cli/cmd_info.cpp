@@ -1,0 +1,217 @@
+// `cuabi info [--json]`: what this machine offers cuabi -- the library, the CUDA driver (or why
+// there is none, and how to fix it) and every device with the limits launches are checked
+// against. Always exits 0 when it could report, GPU or not: "no driver" is an answer, not an error.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "command.hpp"
+#include "cuabi/cuabi.h"
+#include "json.hpp"
+
+namespace {
+
+// Everything `info` reports, gathered once and then printed as text or JSON.
+struct Facts {
+    uint32_t version = 0;
+    uint32_t abi = 0;
+    cuabi_status driver_status = CUABI_SUCCESS;
+    std::string driver_message;  // why the driver is unusable, when it is
+    int32_t driver_version = 0;
+    cuabi_status device_status = CUABI_SUCCESS;
+    std::string device_message;  // why devices could not be listed, when they could not
+    std::vector<cuabi_device_info> devices;
+};
+
+Facts gather() {
+    Facts facts;
+    facts.version = cuabi_version_number();
+    facts.abi = cuabi_abi_version();
+    facts.driver_status = cuabi_driver_version(&facts.driver_version);
+    if (facts.driver_status != CUABI_SUCCESS) {
+        facts.driver_message = cuabi_last_error_message();
+        return facts;
+    }
+    int32_t count = 0;
+    facts.device_status = cuabi_device_count(&count);
+    if (facts.device_status != CUABI_SUCCESS) {
+        facts.device_message = cuabi_last_error_message();
+        return facts;
+    }
+    for (int32_t ordinal = 0; ordinal < count; ++ordinal) {
+        cuabi_device_info info{};
+        info.struct_size = sizeof info;
+        cuabi_status status = cuabi_device_info_get(ordinal, &info);
+        if (status != CUABI_SUCCESS) {
+            facts.device_status = status;
+            facts.device_message = cuabi_last_error_message();
+            break;
+        }
+        facts.devices.push_back(info);
+    }
+    return facts;
+}
+
+std::string version_text(uint32_t number) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%u.%u.%u", number / 10000, number / 100 % 100, number % 100);
+    return text;
+}
+
+std::string cuda_version_text(int32_t version) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%d.%d", version / 1000, version % 1000 / 10);
+    return text;
+}
+
+// nvidia-smi's spelling: GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx
+std::string uuid_text(const uint8_t uuid[16]) {
+    std::string text = "GPU-";
+    char hex[3];
+    for (int i = 0; i < 16; ++i) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) text += '-';
+        std::snprintf(hex, sizeof hex, "%02x", uuid[i]);
+        text += hex;
+    }
+    return text;
+}
+
+std::string pci_text(const cuabi_device_info& info) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%04x:%02x:%02x.0", info.pci_domain_id, info.pci_bus_id, info.pci_device_id);
+    return text;
+}
+
+void print_device_text(const cuabi_device_info& d) {
+    std::printf("\ndevice %d: %s\n", d.ordinal, d.name);
+    std::printf("  uuid                 %s\n", uuid_text(d.uuid).c_str());
+    std::printf("  pci                  %s\n", pci_text(d).c_str());
+    std::printf("  compute capability   %d.%d (sm_%d%d)\n", d.compute_capability_major, d.compute_capability_minor,
+                d.compute_capability_major, d.compute_capability_minor);
+    std::printf("  multiprocessors      %d\n", d.multiprocessor_count);
+    std::printf("  memory               %.1f GiB (%llu bytes), %d-bit bus\n",
+                static_cast<double>(d.total_memory_bytes) / (1024.0 * 1024.0 * 1024.0),
+                static_cast<unsigned long long>(d.total_memory_bytes), d.memory_bus_width_bits);
+    std::printf("  L2 cache             %d KiB\n", d.l2_cache_bytes / 1024);
+    std::printf("  clock                %d MHz\n", d.clock_rate_khz / 1000);
+    std::printf("  warp size            %d\n", d.warp_size);
+    std::printf("  threads per block    %d\n", d.max_threads_per_block);
+    std::printf("  block dimensions     (%d, %d, %d)\n", d.max_block_dim[0], d.max_block_dim[1], d.max_block_dim[2]);
+    std::printf("  grid dimensions      (%d, %d, %d)\n", d.max_grid_dim[0], d.max_grid_dim[1], d.max_grid_dim[2]);
+    std::printf("  shared memory        %d bytes per block, %d with opt-in, %d per multiprocessor\n",
+                d.max_shared_memory_per_block, d.max_shared_memory_per_block_optin,
+                d.max_shared_memory_per_multiprocessor);
+    std::printf("  registers            %d per block, %d per multiprocessor\n", d.max_registers_per_block,
+                d.max_registers_per_multiprocessor);
+    std::printf("  per multiprocessor   %d threads, %d blocks\n", d.max_threads_per_multiprocessor,
+                d.max_blocks_per_multiprocessor);
+    std::printf("  cooperative launch   %s\n", d.cooperative_launch ? "yes" : "no");
+    std::printf("  cluster launch       %s\n", d.cluster_launch ? "yes" : "no");
+}
+
+void print_text(const Facts& facts) {
+    std::printf("cuabi %s (ABI %u)\n", version_text(facts.version).c_str(), facts.abi);
+    if (facts.driver_status != CUABI_SUCCESS) {
+        std::printf("driver               not usable (%s)\n", cuabi_status_name(facts.driver_status));
+        std::printf("  %s\n", facts.driver_message.c_str());
+        std::printf("devices              none: cuabi can compile and cache kernels here, but not run them\n");
+        return;
+    }
+    std::printf("driver               CUDA %s (%d)\n", cuda_version_text(facts.driver_version).c_str(),
+                facts.driver_version);
+    if (facts.device_status != CUABI_SUCCESS) {
+        std::printf("devices              not usable (%s)\n  %s\n", cuabi_status_name(facts.device_status),
+                    facts.device_message.c_str());
+    } else {
+        std::printf("devices              %zu\n", facts.devices.size());
+    }
+    for (const cuabi_device_info& device : facts.devices) print_device_text(device);
+}
+
+void write_device_json(cli::JsonWriter& json, const cuabi_device_info& d) {
+    json.begin_object();
+    json.number("ordinal", d.ordinal);
+    json.string("name", d.name);
+    json.string("uuid", uuid_text(d.uuid).c_str());
+    json.string("pci_bus_id", pci_text(d).c_str());
+    json.number("compute_capability_major", d.compute_capability_major);
+    json.number("compute_capability_minor", d.compute_capability_minor);
+    json.number("multiprocessor_count", d.multiprocessor_count);
+    json.number("warp_size", d.warp_size);
+    json.unsigned_number("total_memory_bytes", d.total_memory_bytes);
+    json.number("memory_bus_width_bits", d.memory_bus_width_bits);
+    json.number("l2_cache_bytes", d.l2_cache_bytes);
+    json.number("clock_rate_khz", d.clock_rate_khz);
+    json.number("max_threads_per_block", d.max_threads_per_block);
+    json.begin_array("max_block_dim");
+    for (int32_t dim : d.max_block_dim) json.number(nullptr, dim);
+    json.end_array();
+    json.begin_array("max_grid_dim");
+    for (int32_t dim : d.max_grid_dim) json.number(nullptr, dim);
+    json.end_array();
+    json.number("max_shared_memory_per_block", d.max_shared_memory_per_block);
+    json.number("max_shared_memory_per_block_optin", d.max_shared_memory_per_block_optin);
+    json.number("max_shared_memory_per_multiprocessor", d.max_shared_memory_per_multiprocessor);
+    json.number("max_registers_per_block", d.max_registers_per_block);
+    json.number("max_registers_per_multiprocessor", d.max_registers_per_multiprocessor);
+    json.number("max_threads_per_multiprocessor", d.max_threads_per_multiprocessor);
+    json.number("max_blocks_per_multiprocessor", d.max_blocks_per_multiprocessor);
+    json.boolean("cooperative_launch", d.cooperative_launch != 0);
+    json.boolean("cluster_launch", d.cluster_launch != 0);
+    json.end_object();
+}
+
+void print_json(const Facts& facts) {
+    cli::JsonWriter json(stdout);
+    json.begin_object();
+    json.begin_object("library");
+    json.string("version", version_text(facts.version).c_str());
+    json.unsigned_number("version_number", facts.version);
+    json.unsigned_number("abi_version", facts.abi);
+    json.end_object();
+    json.begin_object("driver");
+    json.boolean("found", facts.driver_status == CUABI_SUCCESS);
+    json.string("status", cuabi_status_name(facts.driver_status));
+    if (facts.driver_status == CUABI_SUCCESS) {
+        json.number("version", facts.driver_version);
+        json.string("cuda_version", cuda_version_text(facts.driver_version).c_str());
+    } else {
+        json.string("message", facts.driver_message.c_str());
+    }
+    json.end_object();
+    json.begin_object("device_query");
+    json.string("status", cuabi_status_name(facts.driver_status != CUABI_SUCCESS ? facts.driver_status
+                                                                                 : facts.device_status));
+    if (facts.driver_status == CUABI_SUCCESS && facts.device_status != CUABI_SUCCESS)
+        json.string("message", facts.device_message.c_str());
+    json.end_object();
+    json.begin_array("devices");
+    for (const cuabi_device_info& device : facts.devices) write_device_json(json, device);
+    json.end_array();
+    json.end_object();
+    json.finish();
+}
+
+int run_info(int argc, char** argv) {
+    bool as_json = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--json") == 0) {
+            as_json = true;
+        } else {
+            std::fprintf(stderr, "cuabi info: unknown argument '%s'\nusage: cuabi info [--json]\n", argv[i]);
+            return 2;
+        }
+    }
+    Facts facts = gather();
+    if (as_json)
+        print_json(facts);
+    else
+        print_text(facts);
+    return 0;
+}
+
+}  // namespace
+
+CUABI_CLI_COMMAND(info, "info", "info [--json]", "show the library, the CUDA driver and every device's limits",
+                  run_info)

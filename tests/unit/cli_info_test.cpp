@@ -1,0 +1,54 @@
+// `cuabi info` on a machine without a usable driver says so, says how to fix it, and exits 0;
+// `--json` says the same for machines. Runs the real CLI binary in a child process with the
+// driver path pointed at nothing, so it holds on GPU machines too.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <string>
+
+#include "child_process.hpp"
+
+namespace {
+
+std::string cli_path() { return std::string(CUABI_TEST_BINARY_DIR) + "/../src/cli/cuabi"; }
+
+test_support::ChildResult run_cli(const std::vector<std::string>& args) {
+    std::vector<std::string> argv = {cli_path()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return test_support::run_child(argv, {{"CUABI_LIBCUDA_PATH", "/nonexistent/libcuda.so.1"}});
+}
+
+class CliInfo : public ::testing::Test {
+protected:
+    void SetUp() override {
+        ASSERT_EQ(access(cli_path().c_str(), X_OK), 0)
+            << "the cuabi CLI is not built at " << cli_path() << "; build the cuabi_cli target";
+    }
+};
+
+TEST_F(CliInfo, WithoutADriverSaysWhatIsMissingAndHowToFixItAndExitsZero) {
+    test_support::ChildResult result = run_cli({"info"});
+    EXPECT_EQ(result.exit_status, 0) << result.output;
+    EXPECT_NE(result.output.find("cuabi 1."), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("not usable (CUABI_ERROR_DRIVER_NOT_FOUND)"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("/nonexistent/libcuda.so.1"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("Fix: "), std::string::npos) << result.output;
+}
+
+TEST_F(CliInfo, JsonReportsTheMissingDriverForMachines) {
+    test_support::ChildResult result = run_cli({"info", "--json"});
+    EXPECT_EQ(result.exit_status, 0) << result.output;
+    EXPECT_EQ(result.output.front(), '{') << result.output;
+    EXPECT_NE(result.output.find("\"abi_version\":1"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("\"found\":false"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("\"status\":\"CUABI_ERROR_DRIVER_NOT_FOUND\""), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("\"devices\":[]"), std::string::npos) << result.output;
+}
+
+TEST_F(CliInfo, UnknownArgumentIsAUsageError) {
+    test_support::ChildResult result = run_cli({"info", "--bogus"});
+    EXPECT_EQ(result.exit_status, 2);
+}
+
+}  // namespace

@@ -1,0 +1,67 @@
+// The last-error message (DESIGN §3.3): thread-local, never NULL, names the values, ends in a fix.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <thread>
+
+#include "core/error.hpp"
+#include "cuabi/cuabi.h"
+
+namespace cuabi {
+namespace {
+
+TEST(ErrorMessages, AFreshThreadReadsNoErrorNeverNull) {
+    std::string seen;
+    int32_t cu_result = -1, nvrtc_result = -1;
+    std::thread([&] {
+        const char* message = cuabi_last_error_message();
+        seen = message != nullptr ? message : "<NULL>";
+        cu_result = cuabi_last_cu_result();
+        nvrtc_result = cuabi_last_nvrtc_result();
+    }).join();
+    EXPECT_EQ(seen, "no error");
+    EXPECT_EQ(cu_result, 0);
+    EXPECT_EQ(nvrtc_result, 0);
+}
+
+TEST(ErrorMessages, FailFormatsValuesAndAppendsTheFix) {
+    Status status = fail(CUABI_ERROR_INVALID_ARGUMENT, "pass fewer widgets", "got %d widgets, at most %d fit", 7, 4);
+    EXPECT_EQ(status, CUABI_ERROR_INVALID_ARGUMENT);
+    EXPECT_STREQ(cuabi_last_error_message(), "got 7 widgets, at most 4 fit. Fix: pass fewer widgets");
+}
+
+TEST(ErrorMessages, AMessageAlreadyEndingInAPeriodGetsNoSecondOne) {
+    fail(CUABI_ERROR_INTERNAL, "report it", "sentence.");
+    EXPECT_STREQ(cuabi_last_error_message(), "sentence. Fix: report it");
+}
+
+TEST(ErrorMessages, LongMessagesAreKeptWhole) {
+    std::string long_value(2000, 'x');
+    fail(CUABI_ERROR_INVALID_ARGUMENT, "shorten it", "value '%s' is too long", long_value.c_str());
+    std::string message = cuabi_last_error_message();
+    EXPECT_NE(message.find(long_value), std::string::npos);
+    EXPECT_EQ(message.substr(message.size() - 15), "Fix: shorten it");
+}
+
+TEST(ErrorMessages, EachThreadKeepsItsOwnLastError) {
+    fail(CUABI_ERROR_OUT_OF_BOUNDS, "fix main", "main thread failure");
+    std::string other;
+    std::thread([&] {
+        fail(CUABI_ERROR_NOT_FOUND, "fix other", "other thread failure");
+        other = cuabi_last_error_message();
+    }).join();
+    EXPECT_EQ(other, "other thread failure. Fix: fix other");
+    EXPECT_STREQ(cuabi_last_error_message(), "main thread failure. Fix: fix main");
+}
+
+TEST(ErrorMessages, TheDriverAndNvrtcResultsBehindAFailureAreKept) {
+    fail_with_cu_result(CUABI_ERROR_CUDA, 700, "restart the process", "an illegal address");
+    EXPECT_EQ(cuabi_last_cu_result(), 700);
+    EXPECT_EQ(cuabi_last_nvrtc_result(), 0);
+    fail_with_nvrtc_result(CUABI_ERROR_NVRTC, 6, "fix the source", "compilation failed");
+    EXPECT_EQ(cuabi_last_nvrtc_result(), 6);
+    EXPECT_EQ(cuabi_last_cu_result(), 0) << "a later failure that did not come from the driver clears it";
+}
+
+}  // namespace
+}  // namespace cuabi

@@ -1,0 +1,187 @@
+// Versioned options and output structs (DESIGN §3.5): a too small struct_size is refused, a
+// larger struct is accepted only when its unknown tail is zero, an older smaller struct gets
+// defaults for the fields it lacks, and the _init() functions equal the _INIT macros.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <cstring>
+#include <vector>
+
+#include "core/options.hpp"
+#include "cuabi/cuabi.h"
+#include "expect_status.hpp"
+
+namespace cuabi {
+namespace {
+
+// Statuses a call may return on a machine without a usable GPU once its arguments were accepted.
+bool environment_status(cuabi_status status) {
+    return status == CUABI_ERROR_DRIVER_NOT_FOUND || status == CUABI_ERROR_DRIVER_TOO_OLD ||
+           status == CUABI_ERROR_NO_DEVICE;
+}
+
+// An options struct of `T` placed in a bigger zeroed block, as a newer header would lay it out.
+template <typename T>
+struct Oversized {
+    explicit Oversized(const T& value, size_t extra) : bytes(sizeof(T) + extra, 0) {
+        std::memcpy(bytes.data(), &value, sizeof(T));
+        as()->struct_size = static_cast<uint32_t>(bytes.size());
+    }
+    T* as() { return reinterpret_cast<T*>(bytes.data()); }
+    std::vector<unsigned char> bytes;
+};
+
+TEST(OptionsStructs, InitFunctionsEqualTheInitMacros) {
+    cuabi_context_options context = {}, context_macro = CUABI_CONTEXT_OPTIONS_INIT;
+    cuabi_context_options_init(&context);
+    EXPECT_EQ(std::memcmp(&context, &context_macro, sizeof context), 0);
+    cuabi_stream_options stream = {}, stream_macro = CUABI_STREAM_OPTIONS_INIT;
+    cuabi_stream_options_init(&stream);
+    EXPECT_EQ(std::memcmp(&stream, &stream_macro, sizeof stream), 0);
+    cuabi_event_options event = {}, event_macro = CUABI_EVENT_OPTIONS_INIT;
+    cuabi_event_options_init(&event);
+    EXPECT_EQ(std::memcmp(&event, &event_macro, sizeof event), 0);
+    cuabi_buffer_options buffer = {}, buffer_macro = CUABI_BUFFER_OPTIONS_INIT;
+    cuabi_buffer_options_init(&buffer);
+    EXPECT_EQ(std::memcmp(&buffer, &buffer_macro, sizeof buffer), 0);
+    EXPECT_EQ(stream.struct_size, sizeof(cuabi_stream_options));
+}
+
+TEST(OptionsStructs, InitFunctionsAcceptNull) {
+    cuabi_context_options_init(nullptr);
+    cuabi_stream_options_init(nullptr);
+    cuabi_event_options_init(nullptr);
+    cuabi_buffer_options_init(nullptr);
+}
+
+TEST(OptionsStructs, TooSmallStructSizeIsRefusedBeforeAnythingElse) {
+    cuabi_context_options context = CUABI_CONTEXT_OPTIONS_INIT;
+    context.struct_size = 4;
+    cuabi_context* out_context = nullptr;
+    EXPECT_FAILS_WITH(cuabi_context_create(&context, &out_context), CUABI_ERROR_STRUCT_SIZE,
+                      "cuabi_context_options.struct_size is 4");
+    EXPECT_EQ(out_context, nullptr);
+
+    cuabi_stream_options stream = CUABI_STREAM_OPTIONS_INIT;
+    stream.struct_size = 0;
+    cuabi_stream* out_stream = nullptr;
+    EXPECT_FAILS_WITH(cuabi_stream_create(nullptr, &stream, &out_stream), CUABI_ERROR_STRUCT_SIZE,
+                      "cuabi_stream_options.struct_size is 0");
+    cuabi_event_options event = CUABI_EVENT_OPTIONS_INIT;
+    event.struct_size = 7;
+    cuabi_event* out_event = nullptr;
+    EXPECT_FAILS_WITH(cuabi_event_create(nullptr, &event, &out_event), CUABI_ERROR_STRUCT_SIZE,
+                      "cuabi_event_options_init()");
+    cuabi_buffer_options buffer = CUABI_BUFFER_OPTIONS_INIT;
+    buffer.struct_size = 1;
+    cuabi_buffer* out_buffer = nullptr;
+    EXPECT_FAILS_WITH(cuabi_buffer_create(nullptr, 16, &buffer, &out_buffer), CUABI_ERROR_STRUCT_SIZE,
+                      "cuabi_buffer_options.struct_size is 1");
+}
+
+TEST(OptionsStructs, LargerStructWithNonZeroTailIsRefusedNamingTheByte) {
+    Oversized<cuabi_context_options> context(cuabi_context_options CUABI_CONTEXT_OPTIONS_INIT, 16);
+    context.bytes[sizeof(cuabi_context_options) + 5] = 0x7f;
+    cuabi_context* out_context = nullptr;
+    std::string expected = "byte " + std::to_string(sizeof(cuabi_context_options) + 5) + " of the unknown tail is 0x7f";
+    EXPECT_FAILS_WITH(cuabi_context_create(context.as(), &out_context), CUABI_ERROR_STRUCT_SIZE, expected);
+
+    Oversized<cuabi_stream_options> stream(cuabi_stream_options CUABI_STREAM_OPTIONS_INIT, 4);
+    stream.bytes.back() = 1;
+    cuabi_stream* out_stream = nullptr;
+    EXPECT_FAILS_WITH(cuabi_stream_create(nullptr, stream.as(), &out_stream), CUABI_ERROR_STRUCT_SIZE,
+                      "upgrade libcuabi");
+}
+
+TEST(OptionsStructs, LargerStructWithZeroTailIsAccepted) {
+    Oversized<cuabi_context_options> context(cuabi_context_options CUABI_CONTEXT_OPTIONS_INIT, 64);
+    cuabi_context* out_context = nullptr;
+    cuabi_status status = cuabi_context_create(context.as(), &out_context);
+    EXPECT_TRUE(status == CUABI_SUCCESS || environment_status(status))
+        << cuabi_status_name(status) << ": " << cuabi_last_error_message();
+    cuabi_context_destroy(out_context);
+
+    // With the options accepted, the next check (the NULL context) is what fails.
+    Oversized<cuabi_buffer_options> buffer(cuabi_buffer_options CUABI_BUFFER_OPTIONS_INIT, 8);
+    cuabi_buffer* out_buffer = nullptr;
+    EXPECT_FAILS_WITH(cuabi_buffer_create(nullptr, 16, buffer.as(), &out_buffer), CUABI_ERROR_INVALID_HANDLE,
+                      "context is NULL");
+}
+
+TEST(OptionsStructs, OlderSmallerStructGetsDefaultsForTheFieldsItLacks) {
+    // An "older header" stream options struct: struct_size and flags only. The bytes after it
+    // belong to the caller and must not be read as priority.
+    struct {
+        uint32_t struct_size = 8;
+        uint32_t flags = 0;
+        int32_t not_ours = -99;
+        uint32_t also_not_ours = 0xdeadbeef;
+    } older;
+    cuabi_stream_options defaults = CUABI_STREAM_OPTIONS_INIT;
+    defaults.priority = -3;
+    cuabi_stream_options read{};
+    ASSERT_EQ(read_options(reinterpret_cast<const cuabi_stream_options*>(&older), defaults, "cuabi_stream_options",
+                           "cuabi_stream_options_init", &read),
+              CUABI_SUCCESS);
+    EXPECT_EQ(read.priority, -3);
+    EXPECT_EQ(read.reserved, 0u);
+    EXPECT_EQ(read.struct_size, sizeof(cuabi_stream_options));
+}
+
+TEST(OptionsStructs, UnknownFlagsAndReservedFieldsAreRefused) {
+    cuabi_stream_options stream = CUABI_STREAM_OPTIONS_INIT;
+    stream.flags = 0x10;
+    cuabi_stream* out_stream = nullptr;
+    EXPECT_FAILS_WITH(cuabi_stream_create(nullptr, &stream, &out_stream), CUABI_ERROR_INVALID_ARGUMENT, "0x10");
+    stream = cuabi_stream_options CUABI_STREAM_OPTIONS_INIT;
+    stream.reserved = 3;
+    EXPECT_FAILS_WITH(cuabi_stream_create(nullptr, &stream, &out_stream), CUABI_ERROR_INVALID_ARGUMENT,
+                      "reserved is 3");
+    cuabi_event_options event = CUABI_EVENT_OPTIONS_INIT;
+    event.flags = CUABI_EVENT_DISABLE_TIMING | 0x80u;
+    cuabi_event* out_event = nullptr;
+    EXPECT_FAILS_WITH(cuabi_event_create(nullptr, &event, &out_event), CUABI_ERROR_INVALID_ARGUMENT,
+                      "bits 0x80 are not defined");
+    cuabi_buffer_options buffer = CUABI_BUFFER_OPTIONS_INIT;
+    buffer.flags = 0x100;
+    cuabi_buffer* out_buffer = nullptr;
+    EXPECT_FAILS_WITH(cuabi_buffer_create(nullptr, 16, &buffer, &out_buffer), CUABI_ERROR_INVALID_ARGUMENT,
+                      "cuabi_buffer_options.flags is 0x100");
+    cuabi_context_options context = CUABI_CONTEXT_OPTIONS_INIT;
+    context.flags = 1;
+    cuabi_context* out_context = nullptr;
+    EXPECT_FAILS_WITH(cuabi_context_create(&context, &out_context), CUABI_ERROR_INVALID_ARGUMENT,
+                      "cuabi_context_options.flags is 0x1");
+    context = cuabi_context_options CUABI_CONTEXT_OPTIONS_INIT;
+    context.reserved = 9;
+    EXPECT_FAILS_WITH(cuabi_context_create(&context, &out_context), CUABI_ERROR_INVALID_ARGUMENT, "reserved is 9");
+}
+
+TEST(OptionsStructs, OutputStructTooSmallForStructSizeIsRefused) {
+    cuabi_device_info info = CUABI_DEVICE_INFO_INIT;
+    info.struct_size = 4;
+    EXPECT_FAILS_WITH(cuabi_device_info_get(0, &info), CUABI_ERROR_STRUCT_SIZE,
+                      "cuabi_device_info.struct_size is 4");
+    EXPECT_FAILS_WITH(cuabi_context_device_info(nullptr, &info), CUABI_ERROR_STRUCT_SIZE, "CUABI_DEVICE_INFO_INIT");
+    cuabi_counters counters = CUABI_COUNTERS_INIT;
+    counters.struct_size = 0;
+    EXPECT_FAILS_WITH(cuabi_context_counters(nullptr, &counters), CUABI_ERROR_STRUCT_SIZE,
+                      "cuabi_counters.struct_size is 0");
+}
+
+TEST(OptionsStructs, OlderSmallerOutputStructIsFilledOnlyAsFarAsItReaches) {
+    cuabi_device_info facts = CUABI_DEVICE_INFO_INIT;
+    facts.ordinal = 3;
+    std::memset(facts.name, 'n', sizeof facts.name - 1);
+    std::vector<unsigned char> caller(sizeof(cuabi_device_info), 0xEE);
+    auto* user = reinterpret_cast<cuabi_device_info*>(caller.data());
+    user->struct_size = offsetof(cuabi_device_info, name);  // an "older" struct ending before name
+    ASSERT_EQ(write_output(facts, user, "cuabi_device_info", "CUABI_DEVICE_INFO_INIT"), CUABI_SUCCESS);
+    EXPECT_EQ(user->ordinal, 3);
+    EXPECT_EQ(user->struct_size, offsetof(cuabi_device_info, name));
+    for (size_t i = offsetof(cuabi_device_info, name); i < caller.size(); ++i)
+        ASSERT_EQ(caller[i], 0xEE) << "byte " << i << " lies beyond the caller's struct and must stay untouched";
+}
+
+}  // namespace
+}  // namespace cuabi
