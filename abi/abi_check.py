@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Writes a libabigail ABI dump of libcuabi, and compares the built library with the committed one
+(DESIGN §3.8, after OpenZFS's config/Abigail.am).
+
+  dump      abidw of the exported interface, restricted to the types declared under the headers
+            directory, without corpus path, compilation directory or source locations, and with
+            translation-unit paths made relative to the source root: the same tree gives the same
+            file on any machine.
+  compare   dumps the built library the same way and runs abidiff against the baseline. abidiff's
+            exit status is a bit mask: 1 error, 2 usage error, 4 ABI change, 8 incompatible change.
+              no change                         pass
+              only added functions              pass, and the additions are printed
+              any other change (incompatible,   fail -- unless the SONAME differs from the
+              or one abidiff cannot classify,   baseline's, i.e. the ABI major was raised, which
+              such as a changed parameter type  allows any change; then the baseline must be
+              or a moved field)                 refreshed (scripts/abi-baseline.sh).
+
+usage: abi_check.py dump --library L --headers-dir D --source-root R --out F
+       abi_check.py compare --baseline F --library L --headers-dir D --source-root R
+"""
+import argparse
+import os
+import re
+import shutil
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import abi_tools  # noqa: E402
+
+ABIDIFF_ERROR, ABIDIFF_USAGE_ERROR, ABIDIFF_CHANGE, ABIDIFF_INCOMPATIBLE = 1, 2, 4, 8
+
+ABIDW_OPTIONS = ["--no-corpus-path", "--no-comp-dir-path", "--no-show-locs", "--type-id-style",
+                 "hash", "--drop-private-types", "--exported-interfaces-only"]
+
+
+def require_debug_info(library):
+    readelf = abi_tools.require_tool("readelf", "check that the library has debug info")
+    if ".debug_info" not in abi_tools.run([readelf, "-S", "-W", library]).stdout:
+        print("FAIL: %s has no DWARF debug info, so abidw cannot see its types. Fix: build with "
+              "-DCMAKE_BUILD_TYPE=RelWithDebInfo (the default) or Debug." % library)
+        sys.exit(1)
+
+
+def dump(library, headers_dir, source_root, out):
+    abidw = abi_tools.require_tool("abidw", "write the ABI dump")
+    require_debug_info(library)
+    result = abi_tools.run([abidw] + ABIDW_OPTIONS + ["--headers-dir", headers_dir, library])
+    root = os.path.abspath(source_root).rstrip("/") + "/"
+    text = result.stdout.replace("path='%s" % root, "path='")
+    with open(out, "w") as handle:
+        handle.write(text)
+    return text
+
+
+def soname(abi_text):
+    match = re.search(r"<abi-corpus [^>]*soname='([^']*)'", abi_text)
+    return match.group(1) if match else None
+
+
+def symbol_versions(abi_text):
+    """{function symbol: version node} of an ABI dump."""
+    return dict(re.findall(r"<elf-symbol name='([^']*)' version='([^']*)'", abi_text))
+
+
+def added_to_released_nodes(baseline_text, current_text):
+    """Problems for functions added to a version node the baseline already has: a released node
+    is frozen, so a program that asks for CUABI_1.0 finds exactly what 1.0 had."""
+    before, after = symbol_versions(baseline_text), symbol_versions(current_text)
+    released = set(before.values())
+    return ["%s was added to %s, a version node the baseline already has. Fix: list it in a new "
+            "node for this release in abi/cuabi.map, e.g. CUABI_1.1 { global: %s; } %s;"
+            % (name, node, name, node) for name, node in sorted(after.items())
+            if name not in before and node in released]
+
+
+def abidiff(baseline, current, *extra):
+    tool = abi_tools.require_tool("abidiff", "compare the ABI with the baseline")
+    return abi_tools.run([tool] + list(extra) + [baseline, current], check=False)
+
+
+def compare(baseline, library, headers_dir, source_root):
+    workdir = tempfile.mkdtemp(prefix="cuabi-abi-")
+    try:
+        current = os.path.join(workdir, "current.abi")
+        current_text = dump(library, headers_dir, source_root, current)
+        with open(baseline) as handle:
+            baseline_text = handle.read()
+        baseline_soname = soname(baseline_text)
+        result = abidiff(baseline, current)
+        print(result.stdout + result.stderr)
+        if result.returncode & (ABIDIFF_ERROR | ABIDIFF_USAGE_ERROR):
+            print("FAIL: abidiff could not compare %s with %s (exit %d)" % (baseline, library,
+                                                                           result.returncode))
+            return 1
+        if result.returncode == 0:
+            print("OK: the ABI of %s is identical to %s" % (library, baseline))
+            return 0
+        if soname(current_text) != baseline_soname:
+            print("OK: the ABI major changed (%s -> %s), so incompatible changes are allowed. "
+                  "Refresh the baseline: scripts/abi-baseline.sh" % (baseline_soname,
+                                                                     soname(current_text)))
+            return 0
+        if result.returncode & ABIDIFF_INCOMPATIBLE:
+            print("FAIL: incompatible ABI change against %s (see above): a program built against "
+                  "%s would break. Fix: restore the removed or changed interface; new behaviour "
+                  "goes into new functions (DESIGN §3, docs/abi-policy.md)." % (baseline, baseline_soname))
+            return 1
+        if abidiff(baseline, current, "--no-added-syms").returncode == 0:
+            misplaced = added_to_released_nodes(baseline_text, current_text)
+            for problem in misplaced:
+                print("FAIL: " + problem)
+            if misplaced:
+                return 1
+            print("OK: compatible ABI change: only additions, in new version nodes (listed "
+                  "above). Refresh the baseline when the release is made: scripts/abi-baseline.sh.")
+            return 0
+        print("FAIL: the ABI changed beyond additions (see above): a changed parameter, return "
+              "type or struct layout breaks programs built against %s. Fix: restore it and add a "
+              "new function instead; if the change is one docs/abi-policy.md allows (a field "
+              "appended to a struct_size struct), refresh with scripts/abi-baseline.sh."
+              % baseline_soname)
+        return 1
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=["dump", "compare"])
+    parser.add_argument("--library", required=True)
+    parser.add_argument("--headers-dir", required=True)
+    parser.add_argument("--source-root", required=True)
+    parser.add_argument("--baseline")
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    if args.command == "dump":
+        dump(args.library, args.headers_dir, args.source_root, args.out)
+        print("wrote %s" % args.out)
+        return 0
+    if not os.path.exists(args.baseline):
+        print("FAIL: no baseline %s. Fix: scripts/abi-baseline.sh writes it; commit it." % args.baseline)
+        return 1
+    return compare(args.baseline, args.library, args.headers_dir, args.source_root)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Freezes the memory layout and constant values of the public header (DESIGN §3.8).
+
+A binding built against 1.x hard-codes where each field of each struct lives and what each
+constant is worth. This tool writes a C program from the header -- one line per struct, per
+field, per constant and per CUABI_*_INIT initializer -- compiles it with the C compiler, runs it,
+and compares the lines with a committed golden file:
+
+  struct cuabi_x size=16 align=4
+  field cuabi_x.flags offset=4 size=4 align=4
+  constant CUABI_ERROR_CUDA value=30 size=4 signed
+  constant CUABI_VERSION_STRING value="1.0.0"
+  initializer CUABI_X_INIT bytes=10000000        (the initialized struct, up to its last non-zero byte)
+
+Every difference is a failing line naming the struct.field or constant. So is a struct, field or
+constant that is in the header but not in the golden file, so that a new one is frozen on
+purpose the moment it is added (scripts/abi-baseline.sh regenerates the file).
+
+usage: layout.py generate --header H --cc CC --out GOLDEN
+       layout.py check --header H --cc CC --golden GOLDEN
+"""
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import abi_tools  # noqa: E402
+from cuabi_header import Header, HeaderError, initializer_struct_name  # noqa: E402
+
+PRELUDE = r"""
+#include <stddef.h>
+#include <stdio.h>
+#include "%(header)s"
+
+#define IS_SIGNED(x) (((x) - (x) - 1) < 0)
+
+static void number(const char* name, int is_signed, long long as_signed,
+                   unsigned long long as_unsigned, size_t size) {
+    if (is_signed)
+        printf("constant %%s value=%%lld size=%%zu signed\n", name, as_signed, size);
+    else
+        printf("constant %%s value=%%llu size=%%zu unsigned\n", name, as_unsigned, size);
+}
+
+static void bytes(const char* name, const void* data, size_t size) {
+    const unsigned char* p = (const unsigned char*)data;
+    size_t used = size, i;
+    while (used > 0 && p[used - 1] == 0) --used;
+    printf("initializer %%s bytes=", name);
+    for (i = 0; i < used; ++i) printf("%%02x", p[i]);
+    printf("%%s\n", used == 0 ? "(all zero)" : "");
+}
+
+int main(void) {
+"""
+
+
+def program(header, header_path):
+    lines = [PRELUDE % {"header": os.path.abspath(header_path)}]
+    for struct in header.structs:
+        t = struct.name
+        lines.append('    printf("struct %s size=%%zu align=%%zu\\n", sizeof(%s), _Alignof(%s));'
+                     % (t, t, t))
+        for field in struct.fields:
+            member = "((%s*)0)->%s" % (t, field.name)
+            lines.append('    printf("field %s.%s offset=%%zu size=%%zu align=%%zu\\n", '
+                         'offsetof(%s, %s), sizeof(%s), (size_t)__alignof__(%s));'
+                         % (t, field.name, t, field.name, member, member))
+    for define in header.constants():
+        name = define.name
+        if define.value.startswith("{"):
+            struct = initializer_struct_name(name)
+            if header.struct(struct) is None:
+                raise HeaderError("%s:%d: %s initializes no struct %s" % (
+                    header.path, define.line, name, struct))
+            lines.append('    { static const %s v = %s; bytes("%s", &v, sizeof v); }'
+                         % (struct, name, name))
+        elif define.value.startswith('"'):
+            lines.append('    printf("constant %s value=\\"%%s\\"\\n", %s);' % (name, name))
+        else:
+            lines.append('    number("%s", IS_SIGNED(%s), (long long)(%s), (unsigned long long)(%s), '
+                         'sizeof(%s));' % (name, name, name, name, name))
+    lines.append("    return 0;\n}\n")
+    return "\n".join(lines)
+
+
+def measure(header_path, cc):
+    """Runs the generated program and returns its lines."""
+    header = Header(header_path)
+    source = program(header, header_path)
+    workdir = tempfile.mkdtemp(prefix="cuabi-layout-")
+    try:
+        with open(os.path.join(workdir, "layout.c"), "w") as handle:
+            handle.write(source)
+        binary = os.path.join(workdir, "layout")
+        abi_tools.run([cc, "-std=c11", "-o", binary, os.path.join(workdir, "layout.c")])
+        return abi_tools.run([binary]).stdout.splitlines()
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def keyed(lines):
+    """'field cuabi_x.y offset=0 ...' -> {('field', 'cuabi_x.y'): 'offset=0 ...'}, in order."""
+    result = {}
+    for line in lines:
+        if line.strip() and not line.startswith("#"):
+            kind, name, rest = (line.split(None, 2) + ["", ""])[:3]
+            result[(kind, name)] = rest
+    return result
+
+
+def compare(golden_lines, current_lines, golden_name):
+    golden, current = keyed(golden_lines), keyed(current_lines)
+    problems = []
+    for key, now in current.items():
+        kind, name = key
+        if key not in golden:
+            problems.append("%s %s is in the header but not in %s. Fix: if it is meant to be "
+                            "public, freeze it with scripts/abi-baseline.sh and commit the result"
+                            % (kind, name, golden_name))
+        elif golden[key] != now:
+            problems.append("%s %s changed: %s in %s, %s now. A 1.x binding relies on it "
+                            "(DESIGN §3.8). Fix: restore it, or for an intended compatible change "
+                            "(a field appended to a struct_size struct) refresh with "
+                            "scripts/abi-baseline.sh" % (kind, name, golden[key], golden_name, now))
+    for key in golden:
+        if key not in current:
+            problems.append("%s %s is in %s but no longer in the header: removing a public "
+                            "struct, field or constant breaks 1.x users" % (key[0], key[1], golden_name))
+    return problems
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("command", choices=["generate", "check"])
+    parser.add_argument("--header", required=True)
+    parser.add_argument("--cc", default="cc")
+    parser.add_argument("--golden")
+    parser.add_argument("--out")
+    args = parser.parse_args()
+    cc = abi_tools.require_tool(args.cc, "compile the layout probe")
+    try:
+        current = measure(args.header, cc)
+    except HeaderError as error:
+        abi_tools.report([str(error)], "")
+    if args.command == "generate":
+        with open(args.out, "w") as handle:
+            handle.write("# Layout of the public structs and values of the public constants of "
+                         "include/cuabi/cuabi.h\n# (x86-64 / LP64). Checked by ctest -L abi; "
+                         "regenerate only on purpose: scripts/abi-baseline.sh\n")
+            handle.write("\n".join(current) + "\n")
+        print("wrote %s (%d lines)" % (args.out, len(current)))
+        return 0
+    with open(args.golden) as handle:
+        golden = handle.read().splitlines()
+    abi_tools.report(compare(golden, current, os.path.basename(args.golden)),
+                     "%d struct/field/constant lines match %s" % (len(current), args.golden))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
