@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Installs cuabi into a fresh prefix and uses it the ways the README promises (label packaging).
+
+  install       cmake --install into an emptied prefix (the fixture for the steps below)
+  layout        header, library with SONAME links, CMake package files, pkg-config file with
+                absolute directories, and a `cuabi` tool that runs from the prefix
+  cmake         builds tests/packaging/consumer with find_package(cuabi 1 CONFIG REQUIRED) and runs it
+  pkg-config    builds the same consumer with `pkg-config --cflags --libs cuabi` and runs it
+
+The consumer checks that it loaded the installed library, not the build tree's; it runs with
+LD_LIBRARY_PATH removed, so it can only find the library through what the package provides.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "abi"))
+import abi_tools  # noqa: E402
+
+
+def clean_env(**extra):
+    env = dict(os.environ)
+    env.pop("LD_LIBRARY_PATH", None)
+    env.update(extra)
+    return env
+
+
+def run_consumer(binary, libdir):
+    result = abi_tools.run([binary, libdir], check=False, env=clean_env())
+    print(result.stdout + result.stderr)
+    return [] if result.returncode == 0 else ["the consumer %s failed (exit %d)" % (binary,
+                                                                                result.returncode)]
+
+
+def step_install(args):
+    shutil.rmtree(args.prefix, ignore_errors=True)
+    abi_tools.run([args.cmake, "--install", args.build_dir, "--prefix", args.prefix])
+    return []
+
+
+def step_layout(args):
+    problems = []
+    lib = os.path.join(args.prefix, args.libdir)
+    major, version = args.version.split(".")[0], args.version
+
+    def expect_file(relative):
+        if not os.path.isfile(os.path.join(args.prefix, relative)):
+            problems.append("%s is not installed" % relative)
+
+    def expect_link(name, target):
+        path = os.path.join(lib, name)
+        if not os.path.islink(path) or os.readlink(path) != target:
+            problems.append("%s/%s should be a symbolic link to %s" % (args.libdir, name, target))
+
+    expect_file(os.path.join(args.includedir, "cuabi", "cuabi.h"))
+    expect_file(os.path.join(args.libdir, "libcuabi.so." + version))
+    expect_link("libcuabi.so", "libcuabi.so." + major)
+    expect_link("libcuabi.so." + major, "libcuabi.so." + version)
+    for name in ("cuabiConfig.cmake", "cuabiConfigVersion.cmake", "cuabiTargets.cmake"):
+        expect_file(os.path.join(args.libdir, "cmake", "cuabi", name))
+    installed_headers = [os.path.join(d, f) for d, _, files in
+                         os.walk(os.path.join(args.prefix, args.includedir)) for f in files]
+    if len(installed_headers) != 1:
+        problems.append("only cuabi/cuabi.h is public, but these were installed: %s" % installed_headers)
+
+    pc = os.path.join(lib, "pkgconfig", "cuabi.pc")
+    if os.path.isfile(pc):
+        with open(pc) as handle:
+            variables = dict(re.findall(r"^(\w+)=(.*)$", handle.read(), re.M))
+        for name, expected in (("libdir", lib), ("includedir", os.path.join(args.prefix, args.includedir))):
+            if variables.get(name) != os.path.abspath(expected):
+                problems.append("cuabi.pc says %s=%s, expected the absolute %s" % (
+                    name, variables.get(name), os.path.abspath(expected)))
+    else:
+        problems.append("%s/pkgconfig/cuabi.pc is not installed" % args.libdir)
+
+    tool = os.path.join(args.prefix, args.bindir, "cuabi")
+    if not os.access(tool, os.X_OK):
+        problems.append("%s/cuabi (the CLI) is not installed" % args.bindir)
+    else:
+        result = abi_tools.run([tool, "--version"], check=False, env=clean_env())
+        if result.returncode != 0 or version not in result.stdout:
+            problems.append("the installed `cuabi --version` printed %r (exit %d), expected %s" % (
+                result.stdout + result.stderr, result.returncode, version))
+    return problems
+
+
+def step_cmake(args):
+    build = os.path.join(args.work_dir, "cmake-consumer")
+    shutil.rmtree(build, ignore_errors=True)
+    configure = [args.cmake, "-S", args.consumer_dir, "-B", build, "-G", args.generator,
+                 "-DCMAKE_PREFIX_PATH=" + args.prefix, "-DCMAKE_C_COMPILER=" + args.cc,
+                 "-DCMAKE_C_FLAGS=" + args.extra_flags, "-DCMAKE_EXE_LINKER_FLAGS=" + args.extra_flags]
+    if args.make_program:
+        configure.append("-DCMAKE_MAKE_PROGRAM=" + args.make_program)
+    abi_tools.run(configure, env=clean_env())
+    abi_tools.run([args.cmake, "--build", build], env=clean_env())
+    return run_consumer(os.path.join(build, "consumer"), os.path.join(args.prefix, args.libdir))
+
+
+def step_pkg_config(args):
+    pkg_config = abi_tools.require_tool("pkg-config", "build the pkg-config consumer")
+    env = clean_env(PKG_CONFIG_PATH=os.path.join(args.prefix, args.libdir, "pkgconfig"))
+    modversion = abi_tools.run([pkg_config, "--modversion", "cuabi"], env=env).stdout.strip()
+    if modversion != args.version:
+        return ["pkg-config --modversion cuabi is %s, expected %s" % (modversion, args.version)]
+    flags = abi_tools.run([pkg_config, "--cflags", "--libs", "cuabi"], env=env).stdout.split()
+    libdir = abi_tools.run([pkg_config, "--variable=libdir", "cuabi"], env=env).stdout.strip()
+    os.makedirs(args.work_dir, exist_ok=True)
+    binary = os.path.join(args.work_dir, "pkg-config-consumer")
+    abi_tools.run([args.cc] + args.extra_flags.split() + [
+        os.path.join(args.consumer_dir, "consumer.c"), "-o", binary] + flags + [
+        "-ldl", "-Wl,-rpath," + libdir], env=env)
+    return run_consumer(binary, os.path.join(args.prefix, args.libdir))
+
+
+STEPS = {"install": step_install, "layout": step_layout, "cmake": step_cmake,
+         "pkg-config": step_pkg_config}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("step", choices=sorted(STEPS))
+    for option in ("build-dir", "prefix", "work-dir", "consumer-dir", "cmake", "generator", "cc",
+                   "version", "libdir", "bindir", "includedir"):
+        parser.add_argument("--" + option, required=True)
+    parser.add_argument("--make-program", default="")
+    parser.add_argument("--extra-flags", default="", help="e.g. sanitizer flags of the build")
+    args = parser.parse_args()
+    abi_tools.report(STEPS[args.step](args), "packaging step '%s'" % args.step)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
