@@ -48,7 +48,7 @@ Config Config::from_environment() {
     if (disable != nullptr && std::strcmp(disable, "1") == 0) {
         config.disk_disabled = true;
         config.disabled_reason = "disk cache disabled by CUABI_CACHE_DISABLE=1: compiled kernels are cached in memory "
-                                 "only. Fix: unset CUABI_CACHE_DISABLE to cache them on disk.";
+                                 "only. Fix: unset CUABI_CACHE_DISABLE to cache them on disk";
     } else if (disable != nullptr && *disable != '\0' && std::strcmp(disable, "0") != 0) {
         config.warnings += format("CUABI_CACHE_DISABLE='%s' is neither 0 nor 1; the disk cache stays on. ", disable);
     }

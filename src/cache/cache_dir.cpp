@@ -45,7 +45,7 @@ std::string resolve_cache_directory(std::string* why) {
     std::string home = env("HOME");
     if (!home.empty()) return absolute(home) + "/.cache/cuabi";
     *why = "no cache location: CUABI_CACHE_DIR, XDG_CACHE_HOME and HOME are all unset. Fix: set CUABI_CACHE_DIR "
-           "to a private directory.";
+           "to a private directory";
     return "";
 }
 

@@ -19,7 +19,7 @@ struct Problem {
     std::string what;
     std::string fix;
     bool ok() const { return status == CUABI_SUCCESS; }
-    std::string message() const { return what + ". Fix: " + fix + "."; }
+    std::string message() const { return what + ". Fix: " + fix; }  // the shape fail() gives
 };
 
 Problem io_problem(const std::string& action, const std::string& path, int error_number);
