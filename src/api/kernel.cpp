@@ -1,0 +1,53 @@
+// Entry points of the "Kernel" group of cuabi.h: argument checks, then compile/module.hpp.
+#include "api/arguments.hpp"
+#include "compile/kernel_attributes.hpp"
+#include "compile/module.hpp"
+#include "core/options.hpp"
+#include "cuabi/cuabi.h"
+
+using namespace cuabi;
+
+extern "C" {
+
+CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char* name_or_expression,
+                                               cuabi_kernel** out_kernel) {
+    Status status = require_pointer(name_or_expression, "name_or_expression");
+    if (status == CUABI_SUCCESS) status = require_pointer(out_kernel, "out_kernel");
+    if (status != CUABI_SUCCESS) return status;
+    if (name_or_expression[0] == '\0')
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a kernel name or a compiled name expression",
+                    "name_or_expression is an empty string");
+    std::shared_ptr<Module> owner = acquire<Module>(module, "module");
+    if (!owner) return CUABI_ERROR_INVALID_HANDLE;
+    std::shared_ptr<Kernel> kernel;
+    status = Module::get_kernel(owner, name_or_expression, &kernel);
+    if (status != CUABI_SUCCESS) return status;
+    return publish(std::move(kernel), out_kernel);
+}
+
+CUABI_API void cuabi_kernel_destroy(cuabi_kernel* kernel) { destroy_handle<Kernel>(kernel); }
+
+CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_kernel_attributes* attributes) {
+    Status status = require_pointer(attributes, "attributes");
+    if (status == CUABI_SUCCESS)
+        status = require_output_struct(attributes->struct_size, "cuabi_kernel_attributes",
+                                       "CUABI_KERNEL_ATTRIBUTES_INIT");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Kernel> pinned(kernel, "kernel");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    cuabi_kernel_attributes facts{};
+    status = read_kernel_attributes(*pinned, &facts);
+    if (status != CUABI_SUCCESS) return status;
+    return write_output(facts, attributes, "cuabi_kernel_attributes", "CUABI_KERNEL_ATTRIBUTES_INIT");
+}
+
+CUABI_API cuabi_status cuabi_kernel_native(cuabi_kernel* kernel, void** out_cu_function) {
+    Status status = require_pointer(out_cu_function, "out_cu_function");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Kernel> pinned(kernel, "kernel");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    *out_cu_function = pinned->function();
+    return CUABI_SUCCESS;
+}
+
+}  // extern "C"

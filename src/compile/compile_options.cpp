@@ -1,0 +1,306 @@
+#include "compile/compile_options.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+
+#include "core/options.hpp"
+
+namespace cuabi {
+namespace {
+
+constexpr uint32_t kKnownFlags = CUABI_COMPILE_NO_CACHE | CUABI_COMPILE_PTX;
+
+// Indices 0..count-1 in a chosen order, on the stack for small counts so that a cache hit
+// allocates nothing.
+class Order {
+public:
+    template <typename Less>
+    Order(size_t count, Less less) : count_(count) {
+        if (count > kSmall) {
+            large_.resize(count);
+            data_ = large_.data();
+        }
+        for (size_t i = 0; i < count; ++i) data_[i] = static_cast<uint32_t>(i);
+        std::sort(data_, data_ + count, less);
+    }
+    Order(const Order&) = delete;  // data_ may point into small_; returned by guaranteed elision only
+    Order& operator=(const Order&) = delete;
+    size_t size() const { return count_; }
+    uint32_t operator[](size_t i) const { return data_[i]; }
+
+private:
+    static constexpr size_t kSmall = 32;
+    size_t count_;
+    uint32_t small_[kSmall];
+    std::vector<uint32_t> large_;
+    uint32_t* data_ = small_;
+};
+
+// The macro name of a define: up to '=' or '(' (function-like macros).
+std::string_view define_name(const char* define) {
+    size_t length = std::strcspn(define, "=(");
+    return std::string_view(define, length);
+}
+
+// Defines by macro name; equal names keep their given order (the last definition wins in NVRTC).
+Order define_order(const cuabi_compile_options& options) {
+    const char* const* defines = options.defines;
+    return Order(options.define_count, [defines](uint32_t a, uint32_t b) {
+        std::string_view name_a = define_name(defines[a]), name_b = define_name(defines[b]);
+        return name_a != name_b ? name_a < name_b : a < b;
+    });
+}
+
+Order header_order(const cuabi_compile_options& options) {
+    const char* const* names = options.header_names;
+    return Order(options.header_count, [names](uint32_t a, uint32_t b) { return std::strcmp(names[a], names[b]) < 0; });
+}
+
+Order expression_order(const cuabi_compile_options& options) {
+    const char* const* expressions = options.name_expressions;
+    return Order(options.name_expression_count,
+                 [expressions](uint32_t a, uint32_t b) { return std::strcmp(expressions[a], expressions[b]) < 0; });
+}
+
+bool resolved(int32_t tristate, bool default_value) {
+    return tristate == CUABI_TRISTATE_DEFAULT ? default_value : tristate == CUABI_TRISTATE_ON;
+}
+
+// Writes the canonical flag list to `sink(parts)`: each flag is the concatenation of its parts.
+template <typename Sink>
+void emit_flags(const CompileRequest& request, Sink&& sink) {
+    const cuabi_compile_options& options = request.options;
+    using parts = std::initializer_list<std::string_view>;
+    sink(parts{"--gpu-architecture=", request.target.name});
+    if (options.cpp_standard != nullptr) {
+        std::string_view standard = options.cpp_standard;
+        if (standard.size() == 2) sink(parts{"--std=c++", standard});
+        else sink(parts{"--std=", standard});
+    }
+    bool fast = options.fast_math != 0;
+    if (fast) sink(parts{"--use_fast_math"});
+    auto boolean = [](bool value) { return value ? std::string_view("true") : std::string_view("false"); };
+    sink(parts{"--ftz=", boolean(resolved(options.ftz, fast))});
+    sink(parts{"--prec-div=", boolean(resolved(options.prec_div, !fast))});
+    sink(parts{"--prec-sqrt=", boolean(resolved(options.prec_sqrt, !fast))});
+    sink(parts{"--fmad=", boolean(resolved(options.fmad, true))});
+    if (options.max_registers != 0) {
+        char number[16];
+        int length = std::snprintf(number, sizeof number, "%u", options.max_registers);
+        sink(parts{"--maxrregcount=", std::string_view(number, static_cast<size_t>(length))});
+    }
+    if (options.line_info != 0) sink(parts{"--generate-line-info"});
+    if (options.device_debug != 0) sink(parts{"--device-debug"});
+    Order defines = define_order(options);
+    for (size_t i = 0; i < defines.size(); ++i) {
+        const char* define = options.defines[defines[i]];
+        bool has_value = define[define_name(define).size()] != '\0';
+        if (has_value) sink(parts{"-D", define});
+        else sink(parts{"-D", define, "=1"});
+    }
+    for (size_t i = 0; i < options.include_dir_count; ++i) sink(parts{"--include-path=", options.include_dirs[i]});
+    for (size_t i = 0; i < options.extra_flag_count; ++i) sink(parts{options.extra_flags[i]});
+}
+
+Status require_array(const void* pointer, size_t count, const char* field) {
+    if (count == 0 || pointer != nullptr) return CUABI_SUCCESS;
+    return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass an array with that many entries, or a count of 0",
+                "cuabi_compile_options.%s is NULL but its count is %zu", field, count);
+}
+
+Status require_strings(const char* const* strings, size_t count, const char* field, bool allow_empty) {
+    Status status = require_array(strings, count, field);
+    if (status != CUABI_SUCCESS) return status;
+    for (size_t i = 0; i < count; ++i) {
+        if (strings[i] == nullptr)
+            return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a NUL-terminated string in every entry",
+                        "cuabi_compile_options.%s[%zu] is NULL", field, i);
+        if (!allow_empty && strings[i][0] == '\0')
+            return fail(CUABI_ERROR_INVALID_ARGUMENT, "remove the empty entry",
+                        "cuabi_compile_options.%s[%zu] is an empty string", field, i);
+    }
+    return CUABI_SUCCESS;
+}
+
+Status check_tristate(int32_t value, const char* field) {
+    if (value >= CUABI_TRISTATE_DEFAULT && value <= CUABI_TRISTATE_ON) return CUABI_SUCCESS;
+    return fail(CUABI_ERROR_INVALID_ARGUMENT,
+                "use CUABI_TRISTATE_DEFAULT (-1), CUABI_TRISTATE_OFF (0) or CUABI_TRISTATE_ON (1); "
+                "cuabi_compile_options_init() sets -1",
+                "cuabi_compile_options.%s is %d", field, value);
+}
+
+Status check_cpp_standard(const char* standard) {
+    if (standard == nullptr) return CUABI_SUCCESS;
+    const char* digits = std::strncmp(standard, "c++", 3) == 0 ? standard + 3 : standard;
+    if (std::strlen(digits) == 2 && std::isdigit(static_cast<unsigned char>(digits[0])) &&
+        std::isdigit(static_cast<unsigned char>(digits[1])))
+        return CUABI_SUCCESS;
+    return fail(CUABI_ERROR_INVALID_ARGUMENT, "spell it \"c++17\" or \"c++20\" (or \"17\", \"20\"), or pass NULL",
+                "cuabi_compile_options.cpp_standard is \"%s\", which is not a C++ standard", standard);
+}
+
+Status check_defines(const cuabi_compile_options& options) {
+    for (size_t i = 0; i < options.define_count; ++i) {
+        std::string_view name = define_name(options.defines[i]);
+        bool valid = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
+        for (char c : name) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+        if (!valid)
+            return fail(CUABI_ERROR_INVALID_ARGUMENT,
+                        "write defines as \"NAME\" or \"NAME=VALUE\" with a C identifier as NAME (no leading -D)",
+                        "cuabi_compile_options.defines[%zu] is \"%s\"; \"%.*s\" is not a macro name", i,
+                        options.defines[i], static_cast<int>(name.size()), name.data());
+    }
+    return CUABI_SUCCESS;
+}
+
+Status check_headers(const cuabi_compile_options& options) {
+    Status status = require_strings(options.header_names, options.header_count, "header_names", false);
+    if (status == CUABI_SUCCESS)
+        status = require_strings(options.header_sources, options.header_count, "header_sources", true);
+    if (status != CUABI_SUCCESS) return status;
+    Order order = header_order(options);
+    for (size_t i = 1; i < order.size(); ++i) {
+        const char* previous = options.header_names[order[i - 1]];
+        if (std::strcmp(previous, options.header_names[order[i]]) == 0)
+            return fail(CUABI_ERROR_INVALID_ARGUMENT, "give each in-memory header a distinct name",
+                        "cuabi_compile_options.header_names[%u] and [%u] are both \"%s\"", order[i - 1], order[i],
+                        previous);
+    }
+    return CUABI_SUCCESS;
+}
+
+// Flags that would make the image disagree with the target the key and the module record.
+Status check_extra_flags(const cuabi_compile_options& options) {
+    static const char* const kRefused[] = {"-arch", "--gpu-architecture", "-dlto", "--dlink-time-opt",
+                                           "-dlink-time-opt", "-gen-opt-lto", "--gen-opt-lto"};
+    for (size_t i = 0; i < options.extra_flag_count; ++i) {
+        const char* flag = options.extra_flags[i];
+        for (const char* refused : kRefused) {
+            size_t length = std::strlen(refused);
+            if (std::strncmp(flag, refused, length) == 0 && (flag[length] == '\0' || flag[length] == '='))
+                return fail(CUABI_ERROR_INVALID_ARGUMENT,
+                            "set the architecture with cuabi_compile_options.target (and CUABI_COMPILE_PTX for PTX); "
+                            "cuabi loads PTX, CUBIN and fatbin images, not LTO IR",
+                            "cuabi_compile_options.extra_flags[%zu] is \"%s\", which would change the target or the "
+                            "kind of image",
+                            i, flag);
+        }
+    }
+    return CUABI_SUCCESS;
+}
+
+}  // namespace
+
+Status read_compile_options(const cuabi_compile_options* user, cuabi_compile_options* out) {
+    cuabi_compile_options options{};
+    Status status = read_options(user, cuabi_compile_options CUABI_COMPILE_OPTIONS_INIT, "cuabi_compile_options",
+                                 "cuabi_compile_options_init", &options);
+    if (status != CUABI_SUCCESS) return status;
+    if ((options.flags & ~kKnownFlags) != 0)
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "use only the CUABI_COMPILE_* constants",
+                    "cuabi_compile_options.flags is 0x%x; bits 0x%x are not defined by this version of cuabi",
+                    options.flags, options.flags & ~kKnownFlags);
+    if (options.program_name != nullptr && options.program_name[0] == '\0')
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a file name such as \"saxpy.cu\", or NULL for \"kernel.cu\"",
+                    "cuabi_compile_options.program_name is an empty string");
+    const struct {
+        int32_t value;
+        const char* field;
+    } tristates[] = {{options.ftz, "ftz"}, {options.prec_div, "prec_div"}, {options.prec_sqrt, "prec_sqrt"},
+                     {options.fmad, "fmad"}};
+    for (const auto& tristate : tristates)
+        if ((status = check_tristate(tristate.value, tristate.field)) != CUABI_SUCCESS) return status;
+    if ((status = check_cpp_standard(options.cpp_standard)) != CUABI_SUCCESS) return status;
+    if ((status = require_strings(options.defines, options.define_count, "defines", false)) != CUABI_SUCCESS ||
+        (status = check_defines(options)) != CUABI_SUCCESS ||
+        (status = require_strings(options.include_dirs, options.include_dir_count, "include_dirs", false)) !=
+            CUABI_SUCCESS ||
+        (status = check_headers(options)) != CUABI_SUCCESS ||
+        (status = require_strings(options.name_expressions, options.name_expression_count, "name_expressions",
+                                  false)) != CUABI_SUCCESS ||
+        (status = require_strings(options.extra_flags, options.extra_flag_count, "extra_flags", false)) !=
+            CUABI_SUCCESS ||
+        (status = check_extra_flags(options)) != CUABI_SUCCESS ||
+        (status = require_array(options.salt, options.salt_size, "salt")) != CUABI_SUCCESS)
+        return status;
+    *out = options;
+    return CUABI_SUCCESS;
+}
+
+const char* program_name(const cuabi_compile_options& options) {
+    return options.program_name != nullptr ? options.program_name : "kernel.cu";
+}
+
+std::vector<std::string> nvrtc_flags(const CompileRequest& request) {
+    std::vector<std::string> flags;
+    emit_flags(request, [&flags](std::initializer_list<std::string_view> parts) {
+        std::string flag;
+        for (std::string_view part : parts) flag.append(part.data(), part.size());
+        flags.push_back(std::move(flag));
+    });
+    return flags;
+}
+
+std::vector<std::string_view> sorted_name_expressions(const cuabi_compile_options& options) {
+    Order order = expression_order(options);
+    std::vector<std::string_view> expressions;
+    expressions.reserve(order.size());
+    for (size_t i = 0; i < order.size(); ++i) {
+        std::string_view expression = options.name_expressions[order[i]];
+        if (expressions.empty() || expressions.back() != expression) expressions.push_back(expression);
+    }
+    return expressions;
+}
+
+cache::Key compile_key(const CompileRequest& request, const NvrtcApi& nvrtc) {
+    const cuabi_compile_options& options = request.options;
+    cache::KeyBuilder key;
+    key.add("source", request.source.data(), request.source.size());
+    key.add("program_name", program_name(options), std::strlen(program_name(options)));
+    emit_flags(request, [&key](std::initializer_list<std::string_view> parts) {
+        // Hashed as the joined flag, exactly as NVRTC sees it; on the stack unless very long.
+        size_t total = 0;
+        for (std::string_view part : parts) total += part.size();
+        char small[512];
+        std::string large;
+        char* joined = small;
+        if (total > sizeof small) {
+            large.resize(total);
+            joined = &large[0];
+        }
+        size_t offset = 0;
+        for (std::string_view part : parts) {
+            if (!part.empty()) std::memcpy(joined + offset, part.data(), part.size());
+            offset += part.size();
+        }
+        key.add("flag", joined, total);
+    });
+    Order headers = header_order(options);
+    key.add_u64("headers", headers.size());
+    for (size_t i = 0; i < headers.size(); ++i) {
+        const char* name = options.header_names[headers[i]];
+        const char* source = options.header_sources[headers[i]];
+        key.add("header.name", name, std::strlen(name));
+        key.add("header.source", source, std::strlen(source));
+    }
+    Order expressions = expression_order(options);
+    const char* previous = nullptr;
+    for (size_t i = 0; i < expressions.size(); ++i) {
+        const char* expression = options.name_expressions[expressions[i]];
+        if (previous != nullptr && std::strcmp(previous, expression) == 0) continue;
+        key.add("name_expression", expression, std::strlen(expression));
+        previous = expression;
+    }
+    key.add("target", request.target.name, std::strlen(request.target.name));
+    key.add_u64("nvrtc.major", static_cast<uint64_t>(nvrtc.major));
+    key.add_u64("nvrtc.minor", static_cast<uint64_t>(nvrtc.minor));
+    key.add("nvrtc.build_id", nvrtc.build_id);
+    key.add("salt", options.salt, options.salt_size);
+    return key.finish();
+}
+
+}  // namespace cuabi

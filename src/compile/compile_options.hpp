@@ -1,0 +1,58 @@
+// cuabi_compile_options, read, checked and normalized (DESIGN §5).
+//
+// Normalizing means: one canonical NVRTC flag list per meaning, so that equivalent requests share
+// a cache key and the key describes exactly what NVRTC was given:
+//   - the target is resolved first (the context default becomes "sm_90"), and goes in as
+//     --gpu-architecture;
+//   - "17" and "c++17" are the same standard;
+//   - tri-states are resolved against NVRTC's defaults (which fast_math changes), so "default"
+//     and the explicit value it stands for are the same request;
+//   - defines are ordered by macro name and "NAME" is "NAME=1"; the order of two defines of the
+//     same name is kept, because there the last one wins;
+//   - in-memory headers are ordered by name (duplicate names are refused), name expressions are
+//     sorted and de-duplicated;
+//   - include directories and extra flags keep their order: it is their meaning.
+// NVRTC receives the canonical list, not the caller's spelling, so key and compile cannot drift.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cache/cache_key.hpp"
+#include "compile/target.hpp"
+#include "core/error.hpp"
+#include "cuabi/cuabi.h"
+#include "driver/nvrtc_api.hpp"
+
+namespace cuabi {
+
+// Everything one compile needs, as views into the caller's memory: valid for the length of the
+// API call only.
+struct CompileRequest {
+    std::string_view source;
+    cuabi_compile_options options{};  // read and validated; struct_size is this library's
+    Target target;                    // resolved
+};
+
+// read_options() plus every check that needs neither NVRTC nor a device: known flag bits,
+// tri-state ranges, NULL array entries, define names, duplicate header names, extra flags that
+// would change the target or the image kind.
+Status read_compile_options(const cuabi_compile_options* user, cuabi_compile_options* out);
+
+// The program name NVRTC shows in its log ("kernel.cu" by default).
+const char* program_name(const cuabi_compile_options& options);
+
+// The canonical NVRTC flags for `request`, in order.
+std::vector<std::string> nvrtc_flags(const CompileRequest& request);
+
+// Name expressions sorted and de-duplicated (views into the caller's strings).
+std::vector<std::string_view> sorted_name_expressions(const cuabi_compile_options& options);
+
+// The kernel-cache key: source, program name, canonical flags (target included), in-memory
+// headers, name expressions, target, NVRTC version and build-id, salt. Allocates nothing for up
+// to 32 defines / headers / name expressions.
+cache::Key compile_key(const CompileRequest& request, const NvrtcApi& nvrtc);
+
+}  // namespace cuabi

@@ -1,0 +1,61 @@
+// A module: one compiled or loaded image, its lowered-name map and its log, loaded into a context
+// (through a shared Library, see library.hpp) -- or, when compiled offline for an explicit target,
+// loaded nowhere and kept only to be read back. The module keeps its image, library and context
+// alive; its kernels keep the module alive.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "cache/kernel_cache.hpp"
+#include "compile/kernel.hpp"
+#include "compile/library.hpp"
+#include "core/handle_table.hpp"
+#include "cuabi/cuabi.h"
+#include "device/context.hpp"
+
+namespace cuabi {
+
+class Module final : public Object {
+public:
+    static constexpr HandleType kHandleType = HandleType::Module;
+
+    // Compiles `source` for the context's device (or options.target) through the kernel cache and
+    // loads the result. `options` must come from read_compile_options().
+    static Status compile(std::shared_ptr<Context> context, const char* source, const cuabi_compile_options& options,
+                          std::shared_ptr<Module>* out);
+    // Compiles for options.target (required) without any context or GPU: ahead-of-time use.
+    static Status compile_offline(const char* source, const cuabi_compile_options& options,
+                                  std::shared_ptr<Module>* out);
+    // Loads a caller's PTX, CUBIN or fatbin (copied: the caller's buffer may go away).
+    static Status load_image(std::shared_ptr<Context> context, const void* image, size_t size,
+                             std::shared_ptr<Module>* out);
+
+    // The kernel called `name`: a name expression given at compile time (resolved through the
+    // stored lowered-name map, no NVRTC), or a symbol name ("saxpy", or a mangled name).
+    // KERNEL_NOT_FOUND lists the expressions and kernels the module has.
+    static Status get_kernel(const std::shared_ptr<Module>& module, const char* name, std::shared_ptr<Kernel>* out);
+
+    const cache::CachedImage& image() const { return *image_; }
+    bool loaded() const { return library_ != nullptr; }
+    // The mangled name for a compile-time name expression, or nullptr.
+    const std::string* lowered_name(std::string_view expression) const;
+    void info(cuabi_module_info* out) const;
+
+    Module(std::shared_ptr<const cache::CachedImage> image, std::shared_ptr<Context> context,
+           std::shared_ptr<Library> library, uint32_t origin, bool ptx_fallback, const cache::Key* key);
+
+private:
+    std::string available_names() const;  // for KERNEL_NOT_FOUND messages
+
+    std::shared_ptr<const cache::CachedImage> image_;
+    std::shared_ptr<Context> context_;  // null when compiled offline
+    std::shared_ptr<Library> library_;  // null when compiled offline
+    uint32_t origin_;                   // CUABI_MODULE_ORIGIN_*
+    bool ptx_fallback_;
+    bool has_key_;
+    cache::Key key_;
+};
+
+}  // namespace cuabi

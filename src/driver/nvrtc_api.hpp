@@ -1,0 +1,62 @@
+// NVRTC, loaded at run time (DESIGN §4).
+//
+// libcuabi has no link-time dependency on libnvrtc: `nvrtc()` dlopens the library on first use and
+// resolves the entry points below with dlsym. It tries, in order, the file named by
+// CUABI_NVRTC_PATH (and only that file when the variable is set), then libnvrtc.so.13 and
+// libnvrtc.so.12: every function cuabi uses has had the same signature since CUDA 12.0. The outcome,
+// success or the failure with its message, is computed once per process and cached.
+#pragma once
+
+#include <nvrtc.h>
+
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+
+#define CUABI_NVRTC_ENTRY_POINTS(X) \
+    X(nvrtcVersion)                 \
+    X(nvrtcGetErrorString)          \
+    X(nvrtcGetNumSupportedArchs)    \
+    X(nvrtcGetSupportedArchs)       \
+    X(nvrtcCreateProgram)           \
+    X(nvrtcDestroyProgram)          \
+    X(nvrtcCompileProgram)          \
+    X(nvrtcGetPTXSize)              \
+    X(nvrtcGetPTX)                  \
+    X(nvrtcGetCUBINSize)            \
+    X(nvrtcGetCUBIN)                \
+    X(nvrtcGetProgramLogSize)       \
+    X(nvrtcGetProgramLog)           \
+    X(nvrtcAddNameExpression)       \
+    X(nvrtcGetLoweredName)
+
+namespace cuabi {
+
+struct NvrtcApi {
+#define CUABI_NVRTC_MEMBER(name) decltype(&::name) name = nullptr;
+    CUABI_NVRTC_ENTRY_POINTS(CUABI_NVRTC_MEMBER)
+#undef CUABI_NVRTC_MEMBER
+    int major = 0;
+    int minor = 0;
+    std::vector<int> supported_archs;  // ascending, e.g. {75, 80, 86, 87, 89, 90, ...}
+    std::string path;                  // the file actually loaded (resolved through dladdr)
+    // Hex GNU build-id of the loaded file, empty when it has none. Two NVRTC builds with the same
+    // major.minor (a patch release) may emit different code, so the cache key includes this.
+    std::string build_id;
+
+    bool supports(int arch) const;
+};
+
+// The loaded NVRTC, or nullptr with the (cached) failure recorded as the thread's last error:
+// CUABI_ERROR_NVRTC_NOT_FOUND. `*out_status` receives the status when non-NULL. Thread-safe; the
+// first call does the work.
+const NvrtcApi* nvrtc(Status* out_status);
+
+// Records a failed NVRTC call other than a compile error: CUABI_ERROR_NVRTC (or
+// CUABI_ERROR_OUT_OF_HOST_MEMORY for NVRTC_ERROR_OUT_OF_MEMORY), "<call> failed with
+// NVRTC_ERROR_X <context>", the fix, and the nvrtcResult for cuabi_last_nvrtc_result().
+Status fail_nvrtc(const NvrtcApi& api, nvrtcResult result, const char* call, const char* fix,
+                  const char* context_format, ...) __attribute__((format(printf, 5, 6)));
+
+}  // namespace cuabi
