@@ -109,7 +109,8 @@ std::string read_two_call(cuabi_status (*get)(char*, size_t, size_t*)) {
 }
 
 int api() {
-    cuabi_cache_stats stats = CUABI_CACHE_STATS_INIT;
+    cuabi_cache_stats stats{};
+    stats.struct_size = sizeof stats;
     cuabi_status status = cuabi_cache_stats_get(&stats);
     std::printf("stats_status=%d\ndisk_enabled=%u\ndisk_entries=%llu\n", status, stats.disk_enabled,
                 (unsigned long long)stats.disk_entries);
@@ -120,7 +121,8 @@ int api() {
     std::printf("verify_status=%d\nverify_checked=%llu\nverify_removed=%llu\n", status, (unsigned long long)checked,
                 (unsigned long long)removed);
     std::printf("message=%s\n", status != CUABI_SUCCESS ? cuabi_last_error_message() : "");
-    cuabi_driver_jit_cache_info info = CUABI_DRIVER_JIT_CACHE_INFO_INIT;
+    cuabi_driver_jit_cache_info info{};
+    info.struct_size = sizeof info;
     status = cuabi_cache_driver_jit_info(&info);
     std::printf("jit_status=%d\njit_enabled=%u\njit_path_source=%d\njit_max_bytes=%llu\njit_path=%s\n", status,
                 info.enabled, info.path_source, (unsigned long long)info.max_bytes,
