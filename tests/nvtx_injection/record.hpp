@@ -18,7 +18,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <regex>
 #include <map>
 #include <set>
 #include <sstream>
@@ -72,6 +74,28 @@ inline std::vector<Event> read_events(const std::string& path) {
     }
     return events;
 }
+
+// A fresh directory (e.g. a CUABI_CACHE_DIR for the child), removed with everything in it.
+class TempDir {
+public:
+    TempDir() {
+        const char* tmp = std::getenv("TMPDIR");
+        std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/cuabi-range-XXXXXX";
+        std::vector<char> name(pattern.begin(), pattern.end());
+        name.push_back('\0');
+        if (mkdtemp(name.data()) != nullptr) path_ = name.data();
+    }
+    ~TempDir() {
+        std::error_code ignored;
+        if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
 
 struct Child {
     int exit_code = -1;
@@ -164,6 +188,11 @@ inline std::string nesting(const std::vector<Event>& events, long thread) {
         }
     }
     return text;
+}
+
+// `text` with every 32-hex-digit cache key replaced by "KEY".
+inline std::string without_keys(const std::string& text) {
+    return std::regex_replace(text, std::regex("[0-9a-f]{32}"), "KEY");
 }
 
 // Threads that pushed anything, in the order of their first push.

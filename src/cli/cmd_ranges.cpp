@@ -1,0 +1,76 @@
+// `cuabi ranges [--json]`: the catalog of the NVTX ranges cuabi marks (DESIGN §8), with whether
+// they are on in this environment -- what to look for in Nsight, and what to filter on.
+#include <cstdio>
+#include <cstring>
+
+#include "command.hpp"
+#include "cuabi/cuabi.h"
+#include "json.hpp"
+
+namespace {
+
+struct Entry {
+    const char* name;
+    const char* description;
+};
+
+int print_text(size_t count) {
+    std::printf("NVTX domain \"cuabi\": ranges %s%s\n\n", cuabi_ranges_enabled() ? "on" : "off (CUABI_NVTX=0)",
+                cuabi_ranges_profiler_attached() ? ", profiler attached" : "");
+    for (size_t i = 0; i < count; ++i) {
+        Entry entry{};
+        if (cuabi_range_catalog_entry(i, &entry.name, &entry.description) != CUABI_SUCCESS) {
+            std::fprintf(stderr, "cuabi ranges: %s\n", cuabi_last_error_message());
+            return 1;
+        }
+        std::printf("  %-28s %s\n", entry.name, entry.description);
+    }
+    return 0;
+}
+
+int print_json(size_t count) {
+    cli::JsonWriter json(stdout);
+    json.begin_object();
+    json.string("domain", "cuabi");
+    json.boolean("enabled", cuabi_ranges_enabled() != 0);
+    json.boolean("profiler_attached", cuabi_ranges_profiler_attached() != 0);
+    json.begin_array("ranges");
+    for (size_t i = 0; i < count; ++i) {
+        Entry entry{};
+        if (cuabi_range_catalog_entry(i, &entry.name, &entry.description) != CUABI_SUCCESS) {
+            std::fprintf(stderr, "cuabi ranges: %s\n", cuabi_last_error_message());
+            return 1;
+        }
+        json.begin_object();
+        json.string("name", entry.name);
+        json.string("description", entry.description);
+        json.end_object();
+    }
+    json.end_array();
+    json.end_object();
+    json.finish();
+    return 0;
+}
+
+int run_ranges(int argc, char** argv) {
+    bool as_json = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--json") == 0) {
+            as_json = true;
+        } else {
+            std::fprintf(stderr, "cuabi ranges: unknown argument '%s'\nusage: cuabi ranges [--json]\n", argv[i]);
+            return 2;
+        }
+    }
+    size_t count = 0;
+    if (cuabi_range_catalog_count(&count) != CUABI_SUCCESS) {
+        std::fprintf(stderr, "cuabi ranges: %s\n", cuabi_last_error_message());
+        return 1;
+    }
+    return as_json ? print_json(count) : print_text(count);
+}
+
+}  // namespace
+
+CUABI_CLI_COMMAND(ranges, "ranges", "ranges [--json]", "list the NVTX ranges cuabi marks (see docs/profiling.md)",
+                  run_ranges)
