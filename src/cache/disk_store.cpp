@@ -86,7 +86,16 @@ DiskStore::Read DiskStore::read(const Key& key, CachedImage* out, std::string* w
     struct stat info;
     bool whole = false;
     std::vector<uint8_t> bytes;
-    if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+    // An entry larger than the cap cannot have survived its own store: do not even allocate it.
+    bool regular = fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+    if (regular && uint64_t(info.st_size) > max_bytes_) {
+        close(fd);
+        *why = format("cache entry '%s' is %lld bytes, more than the cache's cap of %llu", path.c_str(),
+                      static_cast<long long>(info.st_size), static_cast<unsigned long long>(max_bytes_));
+        remove_bad_entry(directory_, path, info);
+        return Read::Corrupt;
+    }
+    if (regular) {
         bytes.resize(static_cast<size_t>(info.st_size));
         whole = read_all(fd, bytes.data(), bytes.size());
     }

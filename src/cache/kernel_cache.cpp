@@ -1,5 +1,7 @@
 #include "cache/kernel_cache.hpp"
 
+#include <new>
+
 #include "device/context.hpp"
 #include "range/ranges.hpp"
 
@@ -70,7 +72,12 @@ std::shared_ptr<const CachedImage> KernelCache::lookup(const Key& key, Counters*
     range::Scope scope(range::Phase::CacheLookupDisk, hex.c_str());
     auto image = std::make_shared<CachedImage>();
     std::string why;
-    DiskStore::Read read = store->read(key, image.get(), &why);
+    DiskStore::Read read = DiskStore::Read::Miss;
+    try {
+        read = store->read(key, image.get(), &why);
+    } catch (const std::bad_alloc&) {  // an entry too large for this process: compile instead
+        read = DiskStore::Read::Miss;
+    }
     if (read != DiskStore::Read::Hit) {
         if (read == DiskStore::Read::Corrupt) {
             add(disk_corrupt_recovered_);
@@ -95,7 +102,14 @@ void KernelCache::store(const Key& key, std::shared_ptr<const CachedImage> image
     std::string hex = key.hex();
     range::Scope scope(range::Phase::CacheStore, hex.c_str());
     uint64_t evicted = 0;
-    Problem problem = store->write(key, *image, &evicted);
+    Problem problem;
+    try {
+        problem = store->write(key, *image, &evicted);
+    } catch (const std::bad_alloc&) {
+        problem.status = CUABI_ERROR_OUT_OF_HOST_MEMORY;
+        problem.what = format("encoding a %zu-byte image for the disk cache ran out of memory", image->image.size());
+        problem.fix = "free host memory or lower CUABI_CACHE_MEMORY_MAX_BYTES";
+    }
     if (!problem.ok()) {
         stop_disk_writes(problem);
         return;
