@@ -7,6 +7,7 @@
 #include "compile/compiler.hpp"
 #include "compile/image.hpp"
 #include "driver/nvrtc_api.hpp"
+#include "range/ranges.hpp"
 
 namespace cuabi {
 namespace {
@@ -194,7 +195,11 @@ Status Module::get_kernel(const std::shared_ptr<Module>& module, const char* nam
     Status status = module->context_->make_current();
     if (status != CUABI_SUCCESS) return status;
     CUfunction function = nullptr;
-    result = api.cuKernelGetFunction(&function, kernel);
+    {
+        // Under lazy loading this is where the image is loaded into the context.
+        range::Scope scope(range::Phase::ModuleLoad, name);
+        result = api.cuKernelGetFunction(&function, kernel);
+    }
     if (result != CUDA_SUCCESS)
         return fail_image(result, "cuKernelGetFunction",
                           format("kernel '%s' of the %s on %s", name, describe(*module->image_).c_str(),
