@@ -30,6 +30,14 @@ Status check_fill(size_t offset, uint32_t element_size, size_t count, size_t buf
 
 Status Buffer::create(std::shared_ptr<Context> context, size_t size, uint32_t flags, std::shared_ptr<Buffer>* out) {
     const DriverApi& api = context->api();
+    // A size the device can never hold is the caller's mistake, not a transient shortage: say so
+    // without asking the driver (which may answer with a less telling error for absurd sizes).
+    if (size > context->info().total_memory_bytes)
+        return fail(CUABI_ERROR_DEVICE_OUT_OF_MEMORY,
+                    "allocate at most the device's memory, split the data, or check the size computation",
+                    "a buffer of %zu bytes is larger than all of device %d's memory (%s, %llu bytes)", size,
+                    context->ordinal(), context->info().name,
+                    static_cast<unsigned long long>(context->info().total_memory_bytes));
     Status status = context->make_current();
     if (status != CUABI_SUCCESS) return status;
     CUdeviceptr address = 0;
@@ -136,7 +144,8 @@ Status Buffer::copy(const Buffer& dst, size_t dst_offset, const Buffer& src, siz
     CUdeviceptr to = dst.address_ + dst_offset, from = src.address_ + src_offset;
     // Compares addresses, so aliasing wrapped buffers are caught too.
     if (to < from + size && from < to + size)
-        return fail(CUABI_ERROR_INVALID_ARGUMENT, "copy between ranges that do not overlap (stage through a temporary buffer)",
+        return fail(CUABI_ERROR_INVALID_ARGUMENT,
+                    "copy between ranges that do not overlap (stage through a temporary buffer)",
                     "copy of %zu bytes from device address 0x%llx to 0x%llx: the ranges overlap", size, u64(from),
                     u64(to));
     if ((status = dst.prepare(stream)) != CUABI_SUCCESS) return status;
@@ -160,10 +169,15 @@ Status Buffer::fill(size_t offset, uint32_t value, uint32_t element_size, size_t
     CUstream target = submission_stream(stream);
     CUresult result;
     const char* call;
-    switch (element_size) {
-        case 1: result = api.cuMemsetD8Async(to, static_cast<unsigned char>(value), count, target), call = "cuMemsetD8Async"; break;
-        case 2: result = api.cuMemsetD16Async(to, static_cast<unsigned short>(value), count, target), call = "cuMemsetD16Async"; break;
-        default: result = api.cuMemsetD32Async(to, value, count, target), call = "cuMemsetD32Async"; break;
+    if (element_size == 1) {
+        call = "cuMemsetD8Async";
+        result = api.cuMemsetD8Async(to, static_cast<unsigned char>(value), count, target);
+    } else if (element_size == 2) {
+        call = "cuMemsetD16Async";
+        result = api.cuMemsetD16Async(to, static_cast<unsigned short>(value), count, target);
+    } else {
+        call = "cuMemsetD32Async";
+        result = api.cuMemsetD32Async(to, value, count, target);
     }
     if (result != CUDA_SUCCESS)
         return fail_cu(result, call, "check that the buffer is still valid device memory",

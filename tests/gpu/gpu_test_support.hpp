@@ -18,19 +18,14 @@ inline std::string cuabi_failure_text(cuabi_status status) {
     return std::string(cuabi_status_name(status)) + ": " + cuabi_last_error_message();
 }
 
-// ASSERT_OK(cuabi_call(...)) / EXPECT_OK(...): on failure, print the status name and the message.
-#define ASSERT_OK(call)                                                        \
-    do {                                                                       \
-        cuabi_status cuabi_assert_status_ = (call);                            \
-        ASSERT_EQ(cuabi_assert_status_, CUABI_SUCCESS) << #call << " -> "      \
-                                                       << cuabi_failure_text(cuabi_assert_status_); \
-    } while (0)
-#define EXPECT_OK(call)                                                        \
-    do {                                                                       \
-        cuabi_status cuabi_expect_status_ = (call);                            \
-        EXPECT_EQ(cuabi_expect_status_, CUABI_SUCCESS) << #call << " -> "      \
-                                                       << cuabi_failure_text(cuabi_expect_status_); \
-    } while (0)
+// ASSERT_OK(cuabi_call(...)) / EXPECT_OK(...): on failure, print the call, the status name and
+// the message. Both accept further `<< context` like any gtest assertion.
+inline ::testing::AssertionResult cuabi_ok(cuabi_status status, const char* call) {
+    if (status == CUABI_SUCCESS) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << call << " -> " << cuabi_failure_text(status);
+}
+#define ASSERT_OK(call) ASSERT_TRUE(cuabi_ok((call), #call))
+#define EXPECT_OK(call) EXPECT_TRUE(cuabi_ok((call), #call))
 
 // Asserts `status` is `expected` and the message ends its explanation with a fix.
 #define EXPECT_STATUS_WITH_FIX(call, expected)                                             \
