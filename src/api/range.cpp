@@ -52,7 +52,8 @@ CUABI_API cuabi_status cuabi_range_start(const char* name, const char* domain, c
 
 CUABI_API cuabi_status cuabi_range_end(cuabi_range* range) {
     // Removing the handle is what makes a second end fail: only one caller can take it out.
-    std::shared_ptr<Object> taken = HandleTable::instance().remove(reinterpret_cast<uint64_t>(range), HandleType::Range);
+    std::shared_ptr<Object> taken =
+        HandleTable::instance().remove(reinterpret_cast<uint64_t>(range), HandleType::Range);
     if (!taken) return CUABI_ERROR_INVALID_HANDLE;
     static_cast<range::UserRange&>(*taken).end();
     return CUABI_SUCCESS;

@@ -4,7 +4,9 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <new>
 #include <mutex>
 #include <shared_mutex>
 #include <string>
@@ -23,7 +25,12 @@ bool switched_off(const char* setting) {
 }
 
 NvtxState* make_state() {
-    auto* state = new NvtxState();
+    auto* state = new (std::nothrow) NvtxState();
+    if (state == nullptr) {  // no memory at the first range: run without ranges rather than abort
+        static NvtxState off;
+        off.on = false;
+        return &off;
+    }
     state->on = !switched_off(std::getenv("CUABI_NVTX"));
     if (!state->on) return state;
     // The first NVTX call loads the tool, if any. Without one every NVTX function is a no-op that
@@ -44,7 +51,7 @@ NvtxState* make_state() {
 // whether or not a profiler is attached.
 struct UserDomains {
     std::shared_mutex mutex;
-    std::map<std::string, nvtxDomainHandle_t> by_name;
+    std::map<std::string, nvtxDomainHandle_t, std::less<>> by_name;  // less<>: finds a char* without a copy
 };
 
 UserDomains& user_domains() {
@@ -82,11 +89,15 @@ Status domain_for(const char* name, nvtxDomainHandle_t* out_domain) {
     }
     if (domains.by_name.size() >= kMaxUserDomains)
         return fail(CUABI_ERROR_RANGE, "use a few fixed domain names and put the variable part in the range name",
-                    "domain '%s' would be the %zu-th NVTX domain of this process; cuabi allows %zu, because NVTX "
-                    "domains live until the process exits",
+                    "domain '%s' would make %zu named NVTX domains in this process; cuabi allows %zu, because "
+                    "NVTX domains live until the process exits",
                     name, domains.by_name.size() + 1, kMaxUserDomains);
     nvtxDomainHandle_t domain = state.tool ? nvtxDomainCreateA(name) : nullptr;
-    domains.by_name.emplace(name, domain);
+    try {
+        domains.by_name.emplace(name, domain);
+    } catch (const std::bad_alloc&) {
+        return fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory", "no memory to remember domain '%s'", name);
+    }
     *out_domain = domain;
     return CUABI_SUCCESS;
 }

@@ -22,9 +22,12 @@ void push(const NvtxState& state, Phase phase, const char* detail) {
         std::snprintf(message, sizeof message, "%s: %s", catalog_entry(phase).name, detail);
         attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
         attributes.message.ascii = message;
-    } else {
+    } else if (state.names[index] != nullptr) {
         attributes.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
         attributes.message.registered = state.names[index];
+    } else {  // a tool that does not register strings still gets the name
+        attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
+        attributes.message.ascii = catalog_entry(phase).name;
     }
     nvtxDomainRangePushEx(state.domain, &attributes);
 }

@@ -21,7 +21,8 @@ class RangeGpu : public ::testing::Test {
 protected:
     void SetUp() override {
         int32_t count = 0;
-        if (cuabi_device_count(&count) != CUABI_SUCCESS) GTEST_SKIP() << "no CUDA device: " << cuabi_last_error_message();
+        if (cuabi_device_count(&count) != CUABI_SUCCESS)
+            GTEST_SKIP() << "no CUDA device: " << cuabi_last_error_message();
         cache_ = std::make_unique<nvtx_record::TempDir>();
     }
     Child run(const std::string& scenario) {
