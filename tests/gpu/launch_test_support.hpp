@@ -1,0 +1,103 @@
+// Shared by the launch GPU suites: a fixture that compiles kernels on the test's context, makes
+// device buffers, and cleans everything up; plus packing helpers for cuabi_launch_packed.
+#pragma once
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu_test_support.hpp"
+
+class LaunchTest : public GpuTest {
+protected:
+    void SetUp() override {
+        GpuTest::SetUp();
+        if (IsSkipped() || HasFatalFailure()) return;
+        info = cuabi_device_info CUABI_DEVICE_INFO_INIT;
+        ASSERT_OK(cuabi_context_device_info(context, &info));
+    }
+
+    void TearDown() override {
+        for (cuabi_kernel* kernel : kernels_) cuabi_kernel_destroy(kernel);
+        for (cuabi_module* module : modules_) cuabi_module_destroy(module);
+        for (cuabi_buffer* buffer : buffers_) cuabi_buffer_destroy(buffer);
+        for (cuabi_stream* stream : streams_) cuabi_stream_destroy(stream);
+        GpuTest::TearDown();
+    }
+
+    // Compiles `source` for the context's device and returns its kernel `name` (a symbol or one
+    // of `expressions`); fails the test on error.
+    cuabi_kernel* kernel(const char* source, const char* name, std::vector<const char*> expressions = {}) {
+        cuabi_compile_options options;
+        cuabi_compile_options_init(&options);
+        options.name_expressions = expressions.empty() ? nullptr : expressions.data();
+        options.name_expression_count = expressions.size();
+        cuabi_module* module = nullptr;
+        cuabi_status status = cuabi_module_compile(context, source, &options, &module);
+        EXPECT_EQ(status, CUABI_SUCCESS) << cuabi_failure_text(status);
+        if (status != CUABI_SUCCESS) return nullptr;
+        modules_.push_back(module);
+        cuabi_kernel* found = nullptr;
+        status = cuabi_module_get_kernel(module, name, &found);
+        EXPECT_EQ(status, CUABI_SUCCESS) << cuabi_failure_text(status);
+        if (status != CUABI_SUCCESS) return nullptr;
+        kernels_.push_back(found);
+        return found;
+    }
+
+    // A device buffer of `size` bytes filled with 0xA5 (poison), and its device address.
+    cuabi_buffer* buffer(size_t size, uint64_t* out_address) {
+        cuabi_buffer* made = nullptr;
+        cuabi_status status = cuabi_buffer_create(context, size, nullptr, &made);
+        EXPECT_EQ(status, CUABI_SUCCESS) << cuabi_failure_text(status);
+        if (status != CUABI_SUCCESS) return nullptr;
+        buffers_.push_back(made);
+        EXPECT_EQ(cuabi_buffer_fill(made, 0, 0xA5, 1, size, nullptr), CUABI_SUCCESS) << cuabi_last_error_message();
+        EXPECT_EQ(cuabi_buffer_device_address(made, out_address), CUABI_SUCCESS) << cuabi_last_error_message();
+        return made;
+    }
+
+    cuabi_stream* stream() {
+        cuabi_stream* made = nullptr;
+        cuabi_status status = cuabi_stream_create(context, nullptr, &made);
+        EXPECT_EQ(status, CUABI_SUCCESS) << cuabi_failure_text(status);
+        if (status == CUABI_SUCCESS) streams_.push_back(made);
+        return made;
+    }
+
+    // The kernel's arguments in one buffer at the offsets cuabi reports, as an FFI caller builds it.
+    static std::vector<uint8_t> pack(cuabi_kernel* kernel, const std::vector<cuabi_kernel_arg>& args) {
+        size_t count = 0;
+        EXPECT_EQ(cuabi_kernel_param_count(kernel, &count), CUABI_SUCCESS) << cuabi_last_error_message();
+        EXPECT_EQ(count, args.size());
+        std::vector<uint8_t> packed;
+        for (size_t i = 0; i < count && i < args.size(); ++i) {
+            size_t offset = 0, size = 0;
+            EXPECT_EQ(cuabi_kernel_param_info(kernel, i, &offset, &size), CUABI_SUCCESS) << cuabi_last_error_message();
+            EXPECT_EQ(size, args[i].size) << "parameter " << i;
+            if (packed.size() < offset + size) packed.resize(offset + size, 0);
+            std::memcpy(packed.data() + offset, args[i].value, size);
+        }
+        return packed;
+    }
+
+    static cuabi_launch_config config(uint32_t grid, uint32_t block, uint32_t shared = 0, uint32_t flags = 0) {
+        cuabi_launch_config made;
+        cuabi_launch_config_init(&made);
+        made.grid[0] = grid;
+        made.block[0] = block;
+        made.shared_memory_bytes = shared;
+        made.flags = flags;
+        return made;
+    }
+
+    static std::string message() { return cuabi_last_error_message(); }
+
+    cuabi_device_info info{};
+
+private:
+    std::vector<cuabi_kernel*> kernels_;
+    std::vector<cuabi_module*> modules_;
+    std::vector<cuabi_buffer*> buffers_;
+    std::vector<cuabi_stream*> streams_;
+};
