@@ -3,7 +3,7 @@
 
   install       cmake --install into an emptied prefix (the fixture for the steps below)
   layout        header, library with SONAME links, CMake package files, pkg-config file with
-                absolute directories, and a `cuabi` tool that runs from the prefix
+                absolute directories, and (--with-cli) a `cuabi` tool that runs from the prefix
   cmake         builds tests/packaging/consumer with find_package(cuabi 1 CONFIG REQUIRED) and runs it
   pkg-config    builds the same consumer with `pkg-config --cflags --libs cuabi` and runs it
 
@@ -77,16 +77,20 @@ def step_layout(args):
                     name, variables.get(name), os.path.abspath(expected)))
     else:
         problems.append("%s/pkgconfig/cuabi.pc is not installed" % args.libdir)
-
-    tool = os.path.join(args.prefix, args.bindir, "cuabi")
-    if not os.access(tool, os.X_OK):
-        problems.append("%s/cuabi (the CLI) is not installed" % args.bindir)
-    else:
-        result = abi_tools.run([tool, "--version"], check=False, env=clean_env())
-        if result.returncode != 0 or version not in result.stdout:
-            problems.append("the installed `cuabi --version` printed %r (exit %d), expected %s" % (
-                result.stdout + result.stderr, result.returncode, version))
+    if args.with_cli:
+        problems += check_cli(os.path.join(args.prefix, args.bindir, "cuabi"), args.bindir, version)
     return problems
+
+
+def check_cli(tool, bindir, version):
+    """The installed tool runs from the prefix (its RUNPATH finds the installed library)."""
+    if not os.access(tool, os.X_OK):
+        return ["%s/cuabi (the CLI) is not installed" % bindir]
+    result = abi_tools.run([tool, "--version"], check=False, env=clean_env())
+    if result.returncode != 0 or version not in result.stdout:
+        return ["the installed `cuabi --version` printed %r (exit %d), expected %s" % (
+            result.stdout + result.stderr, result.returncode, version)]
+    return []
 
 
 def step_cmake(args):
@@ -129,6 +133,7 @@ def main():
                    "version", "libdir", "bindir", "includedir"):
         parser.add_argument("--" + option, required=True)
     parser.add_argument("--make-program", default="")
+    parser.add_argument("--with-cli", action="store_true", help="the cuabi tool was built")
     parser.add_argument("--extra-flags", default="", help="e.g. sanitizer flags of the build")
     args = parser.parse_args()
     abi_tools.report(STEPS[args.step](args), "packaging step '%s'" % args.step)
