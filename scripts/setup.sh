@@ -13,6 +13,7 @@ declare -A wanted=(
   [pkg-config]=/usr/bin/pkg-config
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [abigail-tools]=/usr/bin/abidw
+  [python3]=/usr/bin/python3
 )
 
 missing=()
