@@ -1,8 +1,8 @@
 // Entry points of the "Cache" group of cuabi.h: argument checks, then the kernel cache.
-#include <cstring>
 #include <string>
 
 #include "api/arguments.hpp"
+#include "api/two_call.hpp"
 #include "cache/driver_jit_cache.hpp"
 #include "cache/kernel_cache.hpp"
 #include "core/options.hpp"
@@ -16,20 +16,6 @@ static_assert(static_cast<int32_t>(cache::Source::DriverDefault) == CUABI_SETTIN
                   static_cast<int32_t>(cache::Source::Environment) == CUABI_SETTING_ENVIRONMENT &&
                   static_cast<int32_t>(cache::Source::Cuabi) == CUABI_SETTING_CUABI,
               "cache::Source must spell the CUABI_SETTING_* values");
-
-// Two-call string output: *out_size = length + 1 (the NUL) always; the text is copied only when
-// it fits.
-Status copy_string_out(const std::string& text, char* buffer, size_t capacity, size_t* out_size) {
-    Status status = require_pointer(out_size, "out_size");
-    if (status != CUABI_SUCCESS) return status;
-    *out_size = text.size() + 1;
-    if (buffer == nullptr) return CUABI_SUCCESS;
-    if (capacity < text.size() + 1)
-        return fail(CUABI_ERROR_BUFFER_TOO_SMALL, "pass a buffer of at least *out_size bytes (call once with NULL to learn it)",
-                    "the buffer holds %zu bytes; the text needs %zu", capacity, text.size() + 1);
-    std::memcpy(buffer, text.c_str(), text.size() + 1);
-    return CUABI_SUCCESS;
-}
 
 void set_if(uint64_t* out, uint64_t value) {
     if (out != nullptr) *out = value;
@@ -67,11 +53,11 @@ CUABI_API cuabi_status cuabi_cache_stats_get(cuabi_cache_stats* stats) {
 }
 
 CUABI_API cuabi_status cuabi_cache_directory(char* buffer, size_t capacity, size_t* out_size) {
-    return copy_string_out(cache::KernelCache::instance().directory(), buffer, capacity, out_size);
+    return copy_text_out(cache::KernelCache::instance().directory(), buffer, capacity, out_size);
 }
 
 CUABI_API cuabi_status cuabi_cache_degradation_reason(char* buffer, size_t capacity, size_t* out_size) {
-    return copy_string_out(cache::KernelCache::instance().degradation_reason(), buffer, capacity, out_size);
+    return copy_text_out(cache::KernelCache::instance().degradation_reason(), buffer, capacity, out_size);
 }
 
 CUABI_API cuabi_status cuabi_cache_prune(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes) {
@@ -119,7 +105,7 @@ CUABI_API cuabi_status cuabi_cache_driver_jit_info(cuabi_driver_jit_cache_info* 
 
 CUABI_API cuabi_status cuabi_cache_driver_jit_path(char* buffer, size_t capacity, size_t* out_size) {
     if (out_size == nullptr) return require_pointer(out_size, "out_size");
-    return copy_string_out(cache::driver_jit_settings().path, buffer, capacity, out_size);
+    return copy_text_out(cache::driver_jit_settings().path, buffer, capacity, out_size);
 }
 
 }  // extern "C"
