@@ -47,19 +47,20 @@ Status check_geometry(const char* kernel, const DeviceLimits& device, const Kern
     uint64_t threads = dim_product(b);
     if (threads > device.max_threads_per_block)
         return fail(CUABI_ERROR_LAUNCH_BLOCK,
-                    format("reduce the block to at most %u threads (x*y*z)", device.max_threads_per_block).c_str(),
-                    "kernel '%s': block (%u,%u,%u) has %llu threads; %s allows at most %u per block", kernel, b[0],
-                    b[1], b[2], static_cast<ull>(threads), device.arch, device.max_threads_per_block);
+                    format("reduce the block size to at most %u threads (x*y*z)", device.max_threads_per_block).c_str(),
+                    "block (%u,%u,%u) has %llu threads; kernel '%s' allows at most %u on %s (the device's limit per "
+                    "block)",
+                    b[0], b[1], b[2], static_cast<ull>(threads), kernel, device.max_threads_per_block, device.arch);
     if (threads > limits.max_threads_per_block)
         return fail(CUABI_ERROR_LAUNCH_KERNEL_THREADS,
-                    format("reduce the block to at most %u threads, or lower the kernel's register use "
+                    format("reduce the block size to at most %u threads, or lower the kernel's register use "
                            "(maxrregcount, __launch_bounds__) so that more threads fit",
                            limits.max_threads_per_block)
                         .c_str(),
-                    "kernel '%s': block (%u,%u,%u) has %llu threads; kernel '%s' allows at most %u on %s (its "
-                    "__launch_bounds__ or its %u registers per thread limit it below the device's %u)",
-                    kernel, b[0], b[1], b[2], static_cast<ull>(threads), kernel, limits.max_threads_per_block,
-                    device.arch, limits.registers_per_thread, device.max_threads_per_block);
+                    "block (%u,%u,%u) has %llu threads; kernel '%s' allows at most %u on %s (its __launch_bounds__ or "
+                    "its %u registers per thread limit it below the device's %u)",
+                    b[0], b[1], b[2], static_cast<ull>(threads), kernel, limits.max_threads_per_block, device.arch,
+                    limits.registers_per_thread, device.max_threads_per_block);
     out->blocks = dim_product(g);
     out->threads_per_block = static_cast<uint32_t>(threads);
     return CUABI_SUCCESS;

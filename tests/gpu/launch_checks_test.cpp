@@ -63,7 +63,8 @@ TEST_F(LaunchChecks, BlockThreadsAreCheckedAgainstTheDevice) {
     cuabi_launch_config launch = config(1, 1024);
     launch.block[1] = 2;
     EXPECT_STATUS_WITH_FIX(launch_fill(launch), CUABI_ERROR_LAUNCH_BLOCK);
-    mentions("kernel 'fill': block (1024,2,1) has 2048 threads");
+    mentions("block (1024,2,1) has 2048 threads; kernel 'fill' allows at most " +
+             std::to_string(info.max_threads_per_block));
     launch.block[0] = 0;
     EXPECT_STATUS_WITH_FIX(launch_fill(launch), CUABI_ERROR_LAUNCH_BLOCK);
 }

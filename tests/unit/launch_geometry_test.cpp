@@ -116,7 +116,7 @@ TEST(LaunchGeometry, RejectsBlockDimensionsAboveTheDevice) {
 
 TEST(LaunchGeometry, RejectsBlockWithMoreThreadsThanTheDeviceAllows) {
     EXPECT_FAILS_WITH(geometry_of(shape(1, 1, 1, 1024, 2, 1)), CUABI_ERROR_LAUNCH_BLOCK,
-                      "kernel 'axpy': block (1024,2,1) has 2048 threads; sm_90 allows at most 1024 per block");
+                      "block (1024,2,1) has 2048 threads; kernel 'axpy' allows at most 1024 on sm_90");
     EXPECT_FAILS_WITH(geometry_of(shape(1, 1, 1, 64, 64, 1)), CUABI_ERROR_LAUNCH_BLOCK, "4096 threads");
 }
 
