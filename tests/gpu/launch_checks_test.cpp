@@ -180,7 +180,8 @@ protected:
         if (!ok)
             std::fprintf(stderr, "first %s, second %s (CUresult %d): %s\n", cuabi_status_name(first),
                          cuabi_status_name(second), cu_result, text.c_str());
-        std::exit(ok ? 0 : 1);
+        std::fflush(stderr);
+        std::_Exit(ok ? 0 : 1);  // no destructors: the context is faulted, nothing is worth cleaning up
     }
 };
 
