@@ -1,6 +1,7 @@
 // `cuabi info [--json]`: what this machine offers cuabi -- the library, the CUDA driver (or why
-// there is none, and how to fix it) and every device with the limits launches are checked
-// against. Always exits 0 when it could report, GPU or not: "no driver" is an answer, not an error.
+// there is none, and how to fix it), NVRTC and the architectures it compiles for, the caches in
+// effect, and every device with the limits launches are checked against. Always exits 0 when it
+// could report, GPU or not: "no driver" is an answer, not an error.
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -22,12 +23,54 @@ struct Facts {
     cuabi_status device_status = CUABI_SUCCESS;
     std::string device_message;  // why devices could not be listed, when they could not
     std::vector<cuabi_device_info> devices;
+    cuabi_status nvrtc_status = CUABI_SUCCESS;
+    std::string nvrtc_message;  // why NVRTC is unusable, when it is
+    int32_t nvrtc_major = 0, nvrtc_minor = 0;
+    std::vector<int32_t> nvrtc_archs;
+    std::string cache_directory;
+    std::string cache_degradation;  // empty while the disk cache works
+    cuabi_status jit_status = CUABI_SUCCESS;
+    cuabi_driver_jit_cache_info jit{};
+    std::string jit_path;
 };
+
+// A two-call string getter's result, or "" when it fails.
+std::string two_call(cuabi_status (*get)(char*, size_t, size_t*)) {
+    size_t size = 0;
+    if (get(nullptr, 0, &size) != CUABI_SUCCESS || size == 0) return "";
+    std::string text(size, '\0');
+    if (get(&text[0], text.size(), &size) != CUABI_SUCCESS) return "";
+    text.resize(size - 1);  // size counts the NUL
+    return text;
+}
+
+void gather_compiler(Facts* facts) {
+    facts->nvrtc_status = cuabi_nvrtc_version(&facts->nvrtc_major, &facts->nvrtc_minor);
+    if (facts->nvrtc_status != CUABI_SUCCESS) {
+        facts->nvrtc_message = cuabi_last_error_message();
+        return;
+    }
+    size_t count = 0;
+    if (cuabi_nvrtc_supported_archs(nullptr, 0, &count) != CUABI_SUCCESS) return;
+    facts->nvrtc_archs.resize(count);
+    if (cuabi_nvrtc_supported_archs(facts->nvrtc_archs.data(), count, &count) != CUABI_SUCCESS) count = 0;
+    facts->nvrtc_archs.resize(count);
+}
+
+void gather_caches(Facts* facts) {
+    facts->cache_directory = two_call(cuabi_cache_directory);
+    facts->cache_degradation = two_call(cuabi_cache_degradation_reason);
+    facts->jit.struct_size = sizeof facts->jit;
+    facts->jit_status = cuabi_cache_driver_jit_info(&facts->jit);
+    facts->jit_path = two_call(cuabi_cache_driver_jit_path);
+}
 
 Facts gather() {
     Facts facts;
     facts.version = cuabi_version_number();
     facts.abi = cuabi_abi_version();
+    gather_compiler(&facts);
+    gather_caches(&facts);
     facts.driver_status = cuabi_driver_version(&facts.driver_version);
     if (facts.driver_status != CUABI_SUCCESS) {
         facts.driver_message = cuabi_last_error_message();
@@ -110,16 +153,58 @@ void print_device_text(const cuabi_device_info& d) {
     std::printf("  cluster launch       %s\n", d.cluster_launch ? "yes" : "no");
 }
 
+const char* setting_source(int32_t source) {
+    switch (source) {
+        case CUABI_SETTING_ENVIRONMENT: return "set in the environment";
+        case CUABI_SETTING_CUABI: return "set by cuabi";
+        default: return "driver default";
+    }
+}
+
+std::string archs_text(const std::vector<int32_t>& archs) {
+    std::string text;
+    for (int32_t arch : archs) text += (text.empty() ? "sm_" : " sm_") + std::to_string(arch);
+    return text;
+}
+
+void print_compiler_and_caches_text(const Facts& facts) {
+    if (facts.nvrtc_status != CUABI_SUCCESS) {
+        std::printf("nvrtc                not usable (%s)\n  %s\n", cuabi_status_name(facts.nvrtc_status),
+                    facts.nvrtc_message.c_str());
+    } else {
+        std::printf("nvrtc                %d.%d\n", facts.nvrtc_major, facts.nvrtc_minor);
+        std::printf("  architectures      %s\n", archs_text(facts.nvrtc_archs).c_str());
+    }
+    std::printf("kernel cache         %s\n",
+                facts.cache_directory.empty() ? "(no location)" : facts.cache_directory.c_str());
+    if (!facts.cache_degradation.empty()) std::printf("  memory only: %s\n", facts.cache_degradation.c_str());
+    if (facts.jit_status == CUABI_SUCCESS) {
+        if (!facts.jit.enabled) {
+            std::printf("driver JIT cache     disabled (CUDA_CACHE_DISABLE=1)\n");
+        } else {
+            std::printf("driver JIT cache     %s (%s)\n", facts.jit_path.c_str(),
+                        setting_source(facts.jit.path_source));
+            std::printf("  max size           %llu bytes (%s)\n",
+                        static_cast<unsigned long long>(facts.jit.max_bytes),
+                        setting_source(facts.jit.max_bytes_source));
+        }
+    }
+}
+
 void print_text(const Facts& facts) {
     std::printf("cuabi %s (ABI %u)\n", version_text(facts.version).c_str(), facts.abi);
     if (facts.driver_status != CUABI_SUCCESS) {
         std::printf("driver               not usable (%s)\n", cuabi_status_name(facts.driver_status));
         std::printf("  %s\n", facts.driver_message.c_str());
-        std::printf("devices              none: cuabi can compile and cache kernels here, but not run them\n");
+    } else {
+        std::printf("driver               CUDA %s (%d)\n", cuda_version_text(facts.driver_version).c_str(),
+                    facts.driver_version);
+    }
+    print_compiler_and_caches_text(facts);
+    if (facts.driver_status != CUABI_SUCCESS) {
+        std::printf("devices              none: without a driver cuabi can compile and cache kernels, not run them\n");
         return;
     }
-    std::printf("driver               CUDA %s (%d)\n", cuda_version_text(facts.driver_version).c_str(),
-                facts.driver_version);
     if (facts.device_status != CUABI_SUCCESS) {
         std::printf("devices              not usable (%s)\n  %s\n", cuabi_status_name(facts.device_status),
                     facts.device_message.c_str());
@@ -169,6 +254,33 @@ void print_json(const Facts& facts) {
     json.string("version", version_text(facts.version).c_str());
     json.unsigned_number("version_number", facts.version);
     json.unsigned_number("abi_version", facts.abi);
+    json.end_object();
+    json.begin_object("nvrtc");
+    json.boolean("found", facts.nvrtc_status == CUABI_SUCCESS);
+    json.string("status", cuabi_status_name(facts.nvrtc_status));
+    if (facts.nvrtc_status == CUABI_SUCCESS) {
+        json.number("major", facts.nvrtc_major);
+        json.number("minor", facts.nvrtc_minor);
+        json.begin_array("architectures");
+        for (int32_t arch : facts.nvrtc_archs) json.number(nullptr, arch);
+        json.end_array();
+    } else {
+        json.string("message", facts.nvrtc_message.c_str());
+    }
+    json.end_object();
+    json.begin_object("cache");
+    json.string("directory", facts.cache_directory.c_str());
+    json.string("degradation_reason", facts.cache_degradation.c_str());
+    if (facts.jit_status == CUABI_SUCCESS) {
+        json.begin_object("driver_jit");
+        json.boolean("enabled", facts.jit.enabled != 0);
+        json.string("path", facts.jit_path.c_str());
+        json.string("path_source", setting_source(facts.jit.path_source));
+        json.unsigned_number("max_bytes", facts.jit.max_bytes);
+        json.string("max_bytes_source", setting_source(facts.jit.max_bytes_source));
+        json.boolean("driver_started_first", facts.jit.driver_started_first != 0);
+        json.end_object();
+    }
     json.end_object();
     json.begin_object("driver");
     json.boolean("found", facts.driver_status == CUABI_SUCCESS);

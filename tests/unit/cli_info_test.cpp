@@ -44,6 +44,8 @@ TEST_F(CliInfo, JsonReportsTheMissingDriverForMachines) {
     EXPECT_NE(result.output.find("\"found\":false"), std::string::npos) << result.output;
     EXPECT_NE(result.output.find("\"status\":\"CUABI_ERROR_DRIVER_NOT_FOUND\""), std::string::npos) << result.output;
     EXPECT_NE(result.output.find("\"devices\":[]"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("\"nvrtc\":{\"found\":"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("\"cache\":{\"directory\":"), std::string::npos) << result.output;
 }
 
 TEST_F(CliInfo, UnknownArgumentIsAUsageError) {
