@@ -1,4 +1,5 @@
 #include "cache/disk_scan.hpp"
+#include "range/ranges.hpp"
 
 #include <dirent.h>
 #include <errno.h>
@@ -92,6 +93,7 @@ Evicted evict_to(std::vector<ScannedEntry>* entries, uint64_t max_bytes) {
     Evicted evicted;
     uint64_t total = total_bytes(*entries);
     if (total <= max_bytes) return evicted;
+    range::Scope scope(range::Phase::CacheEvict);
     std::sort(entries->begin(), entries->end(), [](const ScannedEntry& a, const ScannedEntry& b) {
         return a.mtime_ns != b.mtime_ns ? a.mtime_ns < b.mtime_ns : a.path < b.path;
     });

@@ -1,6 +1,7 @@
 #include "driver/driver_api.hpp"
 
 #include "cache/driver_jit_cache.hpp"
+#include "range/ranges.hpp"
 
 #include <dlfcn.h>
 
@@ -31,6 +32,7 @@ Status load_failure(LoadOutcome* outcome, Status status, int32_t cu_result, cons
 using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriverProcAddressQueryResult*);
 
 void load(LoadOutcome* outcome) {
+    range::Scope scope(range::Phase::DriverLoad);
     DriverApi& api = outcome->api;
     const char* override_path = std::getenv("CUABI_LIBCUDA_PATH");
     api.path = (override_path != nullptr && *override_path != '\0') ? override_path : kDefaultLibrary;
