@@ -59,7 +59,21 @@ int ptx_arch(std::string_view text) {
     return arch;
 }
 
+const char* kind_name(uint32_t kind) {
+    switch (kind) {
+        case CUABI_IMAGE_PTX: return "PTX";
+        case CUABI_IMAGE_CUBIN: return "CUBIN";
+        case CUABI_IMAGE_FATBIN: return "fatbin";
+    }
+    return "image";
+}
+
 }  // namespace
+
+std::string describe_image(const cache::CachedImage& image) {
+    if (image.target.empty()) return kind_name(image.image_kind);
+    return format("%s for %s", kind_name(image.image_kind), image.target.c_str());
+}
 
 Status inspect_image(const void* data, size_t size, ImageFacts* out) {
     const unsigned char* bytes = static_cast<const unsigned char*>(data);

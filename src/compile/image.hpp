@@ -6,6 +6,9 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <string>
+
+#include "cache/cached_image.hpp"
 #include "core/error.hpp"
 #include "cuabi/cuabi.h"
 
@@ -24,5 +27,8 @@ Status inspect_image(const void* data, size_t size, ImageFacts* out);
 // major.minor: a CUBIN runs only on its own major architecture at an equal or newer minor, PTX on
 // devices at least as new as its target. A fatbin is left to the driver, which picks from it.
 Status check_image_runs_on(const ImageFacts& image, int device_major, int device_minor, const char* device_name);
+
+// "CUBIN for sm_90", "PTX for compute_90", "fatbin": names an image in messages and ranges.
+std::string describe_image(const cache::CachedImage& image);
 
 }  // namespace cuabi

@@ -3,6 +3,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "compile/image.hpp"
 #include "range/ranges.hpp"
 
 namespace cuabi {
@@ -55,7 +56,7 @@ Status fail_image(CUresult result, const char* call, const std::string& context)
     }
 }
 
-Status acquire_library(const DriverApi& api, const cache::Key& key, const void* image, size_t size, const char* what,
+Status acquire_library(const DriverApi& api, const cache::Key& key, const cache::CachedImage& image,
                        std::shared_ptr<Library>* out) {
     Registry& reg = registry();
     {
@@ -66,14 +67,16 @@ Status acquire_library(const DriverApi& api, const cache::Key& key, const void* 
         }
     }
 
-    range::Scope scope(range::Phase::ModuleLoad, what);
+    std::string what = describe_image(image);
+    range::Scope scope(range::Phase::ModuleLoad, what.c_str());
     char error_log[4096] = {};
     CUjit_option jit_options[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
     void* jit_values[] = {error_log, reinterpret_cast<void*>(static_cast<uintptr_t>(sizeof error_log))};
     CUlibrary loaded = nullptr;
-    CUresult result = api.cuLibraryLoadData(&loaded, image, jit_options, jit_values, 2, nullptr, nullptr, 0);
+    CUresult result =
+        api.cuLibraryLoadData(&loaded, image.image.data(), jit_options, jit_values, 2, nullptr, nullptr, 0);
     if (result != CUDA_SUCCESS) {
-        std::string context = format("the %zu-byte %s", size, what);
+        std::string context = format("the %zu-byte %s", image.image.size(), what.c_str());
         if (error_log[0] != '\0') context += format(" (JIT log: %s)", error_log);
         return fail_image(result, "cuLibraryLoadData", context);
     }

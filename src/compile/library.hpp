@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cache/cache_key.hpp"
+#include "cache/cached_image.hpp"
 #include "core/error.hpp"
 #include "driver/driver_api.hpp"
 
@@ -33,11 +34,10 @@ private:
     CUlibrary library_;
 };
 
-// The live library for `key`, or a new one loaded from `image` (`size` bytes; PTX must be
-// NUL-terminated within them). `what` describes the image for messages ("CUBIN for sm_90").
-// Fails with CUABI_ERROR_INVALID_IMAGE when the driver refuses the image (the message carries
-// the JIT error log for PTX), otherwise as fail_cu().
-Status acquire_library(const DriverApi& api, const cache::Key& key, const void* image, size_t size, const char* what,
+// The live library for `key`, or a new one loaded from `image` (PTX must be NUL-terminated).
+// Finding a live one allocates nothing. Fails with CUABI_ERROR_INVALID_IMAGE when the driver
+// refuses the image (the message carries the JIT error log for PTX), otherwise as fail_cu().
+Status acquire_library(const DriverApi& api, const cache::Key& key, const cache::CachedImage& image,
                        std::shared_ptr<Library>* out);
 
 // Maps a driver failure while loading or resolving an image: the "this image is unusable here"

@@ -21,21 +21,6 @@ uint32_t origin_of(cache::Layer layer) {
     return CUABI_MODULE_ORIGIN_COMPILED;
 }
 
-const char* kind_name(uint32_t kind) {
-    switch (kind) {
-        case CUABI_IMAGE_PTX: return "PTX";
-        case CUABI_IMAGE_CUBIN: return "CUBIN";
-        case CUABI_IMAGE_FATBIN: return "fatbin";
-    }
-    return "image";
-}
-
-// "CUBIN for sm_90": names an image in messages and profiler ranges.
-std::string describe(const cache::CachedImage& image) {
-    if (image.target.empty()) return kind_name(image.image_kind);
-    return format("%s for %s", kind_name(image.image_kind), image.target.c_str());
-}
-
 // Shared by compile and compile_offline: target, key, cache, NVRTC.
 Status compile_image(const NvrtcApi& nvrtc, const char* source, const cuabi_compile_options& options,
                      const Context* context, CompileOutcome* outcome, Target* out_target) {
@@ -81,9 +66,7 @@ Status Module::compile(std::shared_ptr<Context> context, const char* source, con
     status = compile_image(*nvrtc, source, options, context.get(), &outcome, &target);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Library> library;
-    const cache::CachedImage& image = *outcome.image;
-    status = acquire_library(context->api(), outcome.key, image.image.data(), image.image.size(),
-                             describe(image).c_str(), &library);
+    status = acquire_library(context->api(), outcome.key, *outcome.image, &library);
     if (status != CUABI_SUCCESS) return status;
     *out = std::make_shared<Module>(std::move(outcome.image), std::move(context), std::move(library),
                                     origin_of(outcome.layer), target.fallback, &outcome.key);
@@ -125,8 +108,7 @@ Status Module::load_image(std::shared_ptr<Context> context, const void* data, si
     builder.add("image", image->image.data(), image->image.size());
     cache::Key key = builder.finish();
     std::shared_ptr<Library> library;
-    status = acquire_library(context->api(), key, image->image.data(), image->image.size(),
-                             describe(*image).c_str(), &library);
+    status = acquire_library(context->api(), key, *image, &library);
     if (status != CUABI_SUCCESS) return status;
     *out = std::make_shared<Module>(std::move(image), std::move(context), std::move(library),
                                     CUABI_MODULE_ORIGIN_IMAGE, false, nullptr);
@@ -188,7 +170,7 @@ Status Module::get_kernel(const std::shared_ptr<Module>& module, const char* nam
                           "must match exactly)"
                         : "use the name of an extern \"C\" __global__ function, or compile the C++ name as a name "
                           "expression",
-                    "the module (%s) has no kernel '%s'; %s", describe(*module->image_).c_str(), name,
+                    "the module (%s) has no kernel '%s'; %s", describe_image(*module->image_).c_str(), name,
                     module->available_names().c_str());
     if (result != CUDA_SUCCESS) return fail_image(result, "cuLibraryGetKernel", format("kernel '%s'", name));
 
@@ -202,7 +184,7 @@ Status Module::get_kernel(const std::shared_ptr<Module>& module, const char* nam
     }
     if (result != CUDA_SUCCESS)
         return fail_image(result, "cuKernelGetFunction",
-                          format("kernel '%s' of the %s on %s", name, describe(*module->image_).c_str(),
+                          format("kernel '%s' of the %s on %s", name, describe_image(*module->image_).c_str(),
                                  module->context_->info().name));
     *out = std::make_shared<Kernel>(module, module->context_, function, name, symbol);
     return CUABI_SUCCESS;
