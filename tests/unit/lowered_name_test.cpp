@@ -74,6 +74,7 @@ protected:
     void SetUp() override {
         cuabi_compile_options_init(&options);
         options.target = "sm_90";
+        options.flags = CUABI_COMPILE_NO_CACHE;  // tests about the cache clear it
         for (const std::string& expression : kExpressions) pointers.push_back(expression.c_str());
         options.name_expressions = pointers.data();
         options.name_expression_count = pointers.size();
@@ -120,6 +121,7 @@ TEST_F(LoweredNames, OverloadsLowerToDistinctSymbols) {
 }
 
 TEST_F(LoweredNames, MapSurvivesAMemoryCacheHit) {
+    options.flags = CUABI_COMPILE_DEFAULT;
     cuabi_module* compiled = compile();
     cuabi_module* cached = compile();
     cuabi_module_info info = CUABI_MODULE_INFO_INIT;
@@ -130,6 +132,7 @@ TEST_F(LoweredNames, MapSurvivesAMemoryCacheHit) {
 }
 
 TEST_F(LoweredNames, ReorderedExpressionsShareTheCacheEntry) {
+    options.flags = CUABI_COMPILE_DEFAULT;
     cuabi_module* first = compile();
     std::vector<const char*> reversed(pointers.rbegin(), pointers.rend());
     options.name_expressions = reversed.data();

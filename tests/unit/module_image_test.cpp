@@ -23,6 +23,7 @@ std::vector<uint8_t> compiled_image(const char* target) {
     cuabi_compile_options options;
     cuabi_compile_options_init(&options);
     options.target = target;
+    options.flags = CUABI_COMPILE_NO_CACHE;
     cuabi_module* module = nullptr;
     EXPECT_EQ(cuabi_module_compile_offline("extern \"C\" __global__ void k(int* x) { x[0] = 1; }", &options, &module),
               CUABI_SUCCESS)
