@@ -50,6 +50,13 @@ Status fail_image(CUresult result, const char* call, const std::string& context)
                 "compile for this device (leave cuabi_compile_options.target NULL), or update the NVIDIA driver "
                 "when the PTX is newer than it",
                 "%s refused %s: %s", call, context.c_str(), cu_result_text(result).c_str());
+        case CUDA_ERROR_JIT_COMPILATION_DISABLED:
+        case CUDA_ERROR_JIT_COMPILER_NOT_FOUND:
+            return fail_with_cu_result(
+                CUABI_ERROR_INVALID_IMAGE, result,
+                "load a CUBIN for the device (the default target), or enable the driver's PTX JIT (unset "
+                "CUDA_DISABLE_PTX_JIT)",
+                "%s cannot JIT-compile %s: %s", call, context.c_str(), cu_result_text(result).c_str());
         default:
             return fail_cu(result, call, "check that the device is still available (nvidia-smi)", "for %s",
                            context.c_str());
