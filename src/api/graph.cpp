@@ -1,0 +1,283 @@
+// Entry points of the "Graph" group of cuabi.h: capture, replay, inventory, updates, graph cache.
+#include <cstdio>
+#include <string>
+
+#include "api/arguments.hpp"
+#include "api/two_call.hpp"
+#include "core/options.hpp"
+#include "cuabi/cuabi.h"
+#include "device/stream.hpp"
+#include "graph/capture.hpp"
+#include "graph/graph.hpp"
+#include "graph/graph_cache.hpp"
+
+using namespace cuabi;
+using graph::Graph;
+
+namespace {
+
+constexpr uint32_t kKnownGraphFlags = CUABI_GRAPH_AUTO_FREE_ON_LAUNCH | CUABI_GRAPH_USE_NODE_PRIORITY | CUABI_GRAPH_UPLOAD;
+constexpr uint32_t kKnownUpdateFlags = CUABI_GRAPH_UPDATE_NO_REINSTANTIATE;
+
+// The stream's context as a shared reference. Stream exposes its context by reference only, so
+// the reference shares ownership with the stream object, which keeps the context alive.
+std::shared_ptr<Context> context_of(const std::shared_ptr<Stream>& stream) {
+    return std::shared_ptr<Context>(stream, const_cast<Context*>(&stream->context()));
+}
+
+Status require_key(const void* key, size_t key_size) {
+    if (key != nullptr || key_size == 0) return CUABI_SUCCESS;
+    return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass the key bytes, or key_size 0 for an empty key",
+                "key is NULL but key_size is %zu", key_size);
+}
+
+void fill_update_info(const graph::UpdateOutcome& outcome, cuabi_graph_update_info* info) {
+    info->struct_size = sizeof *info;
+    info->reinstantiated = outcome.reinstantiated ? 1u : 0u;
+    info->driver_result = outcome.driver_result;
+    info->error_node_index = outcome.error_node;
+    std::snprintf(info->reason, sizeof info->reason, "%s", outcome.reason.c_str());
+}
+
+}  // namespace
+
+extern "C" {
+
+CUABI_API void cuabi_graph_options_init(cuabi_graph_options* options) {
+    if (options != nullptr) *options = cuabi_graph_options CUABI_GRAPH_OPTIONS_INIT;
+}
+
+CUABI_API cuabi_status cuabi_graph_capture_begin(cuabi_stream* stream, int32_t mode) {
+    Pinned<Stream> pinned(stream, "stream");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return graph::begin_capture(*pinned, mode);
+}
+
+CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi_graph_options* options,
+                                               cuabi_graph** out_graph) {
+    std::shared_ptr<Stream> held = acquire<Stream>(stream, "stream");
+    if (!held) return CUABI_ERROR_INVALID_HANDLE;
+    cuabi_graph_options read{};
+    Status status = read_options(options, cuabi_graph_options CUABI_GRAPH_OPTIONS_INIT, "cuabi_graph_options",
+                                 "cuabi_graph_options_init", &read);
+    if (status == CUABI_SUCCESS) status = require_known_flags(read.flags, kKnownGraphFlags, "cuabi_graph_options.flags", "CUABI_GRAPH_*");
+    if (status == CUABI_SUCCESS) status = require_pointer(out_graph, "out_graph");
+    // Whatever is wrong with the call, the capture ends: a stream is never left capturing.
+    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(held.get(), status);
+    CUgraph captured = nullptr;
+    if ((status = graph::end_capture(*held, &captured)) != CUABI_SUCCESS) return status;
+    std::shared_ptr<Graph> created;
+    if ((status = Graph::create(context_of(held), captured, read.flags, *held, &created)) != CUABI_SUCCESS)
+        return status;
+    return publish(std::move(created), out_graph);
+}
+
+CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuabi_graph* graph, uint32_t flags,
+                                                      cuabi_graph_update_info* out_info) {
+    std::shared_ptr<Stream> held = acquire<Stream>(stream, "stream");
+    if (!held) return CUABI_ERROR_INVALID_HANDLE;
+    Pinned<Graph> pinned(graph, "graph");
+    Status status = pinned.ok() ? CUABI_SUCCESS : CUABI_ERROR_INVALID_HANDLE;
+    if (status == CUABI_SUCCESS) status = require_known_flags(flags, kKnownUpdateFlags, "flags", "CUABI_GRAPH_UPDATE_*");
+    if (status == CUABI_SUCCESS && out_info != nullptr)
+        status = require_output_struct(out_info->struct_size, "cuabi_graph_update_info", "CUABI_GRAPH_UPDATE_INFO_INIT");
+    if (status == CUABI_SUCCESS && held->context().cu_context() != pinned->context().cu_context())
+        status = fail(CUABI_ERROR_CONTEXT_MISMATCH, "capture the update on a stream of the graph's context",
+                      "the capture is on a stream of device %d but the graph belongs to device %d",
+                      held->context().ordinal(), pinned->context().ordinal());
+    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(held.get(), status);
+    CUgraph captured = nullptr;
+    if ((status = graph::end_capture(*held, &captured)) != CUABI_SUCCESS) return status;
+    graph::UpdateOutcome outcome;
+    status = pinned->update_from(captured, (flags & CUABI_GRAPH_UPDATE_NO_REINSTANTIATE) == 0, &outcome);
+    if (out_info != nullptr && (status == CUABI_SUCCESS || status == CUABI_ERROR_GRAPH_UPDATE)) {
+        cuabi_graph_update_info info{};
+        fill_update_info(outcome, &info);
+        write_output(info, out_info, "cuabi_graph_update_info", "CUABI_GRAPH_UPDATE_INFO_INIT");
+    }
+    return status;
+}
+
+CUABI_API cuabi_status cuabi_graph_capture_abort(cuabi_stream* stream) {
+    Pinned<Stream> pinned(stream, "stream");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return graph::abort_capture(*pinned);
+}
+
+CUABI_API cuabi_status cuabi_graph_capture_active(cuabi_stream* stream, uint32_t* out_active) {
+    Status status = require_pointer(out_active, "out_active");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Stream> pinned(stream, "stream");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    bool active = false;
+    if ((status = graph::capture_active(*pinned, &active)) != CUABI_SUCCESS) return status;
+    *out_active = active ? 1u : 0u;
+    return CUABI_SUCCESS;
+}
+
+CUABI_API void cuabi_graph_destroy(cuabi_graph* graph) { destroy_handle<Graph>(graph); }
+
+CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, cuabi_stream* stream) {
+    Pinned<Graph> pinned(graph, "graph");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    Pinned<Stream> pinned_stream(stream, "stream");
+    if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->launch(*pinned_stream);
+}
+
+CUABI_API cuabi_status cuabi_graph_upload(cuabi_graph* graph, cuabi_stream* stream) {
+    Pinned<Graph> pinned(graph, "graph");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    Pinned<Stream> pinned_stream(stream, "stream");
+    if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->upload(*pinned_stream);
+}
+
+CUABI_API cuabi_status cuabi_graph_native(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec) {
+    Status status = require_pointer(out_cu_graph_exec, "out_cu_graph_exec");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Graph> pinned(graph, "graph");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (out_cu_graph != nullptr) *out_cu_graph = pinned->native_graph();
+    *out_cu_graph_exec = pinned->native_exec();
+    return CUABI_SUCCESS;
+}
+
+CUABI_API cuabi_status cuabi_graph_node_count(cuabi_graph* graph, size_t* out_count) {
+    Status status = require_pointer(out_count, "out_count");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Graph> pinned(graph, "graph");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    *out_count = pinned->node_count();
+    return CUABI_SUCCESS;
+}
+
+CUABI_API cuabi_status cuabi_graph_node_info_get(cuabi_graph* graph, size_t index, cuabi_graph_node_info* info) {
+    Status status = require_pointer(info, "info");
+    if (status == CUABI_SUCCESS)
+        status = require_output_struct(info->struct_size, "cuabi_graph_node_info", "CUABI_GRAPH_NODE_INFO_INIT");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Graph> pinned(graph, "graph");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    cuabi_graph_node_info read{};
+    if ((status = pinned->node_info(index, &read)) != CUABI_SUCCESS) return status;
+    return write_output(read, info, "cuabi_graph_node_info", "CUABI_GRAPH_NODE_INFO_INIT");
+}
+
+CUABI_API cuabi_status cuabi_graph_node_kernel_name(cuabi_graph* graph, size_t index, char* buffer, size_t capacity,
+                                                    size_t* out_size) {
+    Status status = require_pointer(out_size, "out_size");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Graph> pinned(graph, "graph");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    std::string name;
+    if ((status = pinned->node_kernel_name(index, &name)) != CUABI_SUCCESS) return status;
+    return copy_text_out(name, buffer, capacity, out_size);
+}
+
+CUABI_API cuabi_status cuabi_graph_node_param_info(cuabi_graph* graph, size_t index, size_t param_index,
+                                                   size_t* out_offset, size_t* out_size) {
+    Status status = require_pointer(out_offset, "out_offset");
+    if (status == CUABI_SUCCESS) status = require_pointer(out_size, "out_size");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Graph> pinned(graph, "graph");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->node_param_info(index, param_index, out_offset, out_size);
+}
+
+CUABI_API cuabi_status cuabi_graph_update_kernel_args(cuabi_graph* graph, size_t index, const cuabi_kernel_arg* args,
+                                                      size_t arg_count) {
+    Pinned<Graph> pinned(graph, "graph");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->update_kernel_args(index, args, arg_count);
+}
+
+CUABI_API cuabi_status cuabi_graph_update_kernel_args_packed(cuabi_graph* graph, size_t index, const void* packed,
+                                                             size_t packed_size) {
+    Pinned<Graph> pinned(graph, "graph");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->update_kernel_args_packed(index, packed, packed_size);
+}
+
+CUABI_API cuabi_status cuabi_graph_update_kernel_geometry(cuabi_graph* graph, size_t index, const uint32_t* grid,
+                                                          const uint32_t* block, uint32_t shared_memory_bytes) {
+    Status status = require_pointer(grid, "grid");
+    if (status == CUABI_SUCCESS) status = require_pointer(block, "block");
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Graph> pinned(graph, "graph");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->update_kernel_geometry(index, grid, block, shared_memory_bytes);
+}
+
+CUABI_API cuabi_status cuabi_graph_update_memset_value(cuabi_graph* graph, size_t index, uint32_t value) {
+    Pinned<Graph> pinned(graph, "graph");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->update_memset_value(index, value);
+}
+
+CUABI_API uint64_t cuabi_graph_capacity_class(uint64_t size) { return graph::capacity_class(size); }
+
+CUABI_API cuabi_status cuabi_graph_cache_lookup(cuabi_context* context, const void* key, size_t key_size, uint64_t size,
+                                                cuabi_graph** out_graph) {
+    Status status = require_pointer(out_graph, "out_graph");
+    if (status == CUABI_SUCCESS) status = require_key(key, key_size);
+    if (status != CUABI_SUCCESS) return status;
+    Pinned<Context> pinned(context, "context");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    std::shared_ptr<Object> found = graph::GraphCache::instance().lookup(pinned.get(), key, key_size, size);
+    if (!found)
+        return fail(CUABI_ERROR_NOT_FOUND, "capture the graph and add it with cuabi_graph_cache_insert",
+                    "no cached graph for this %zu-byte key in capacity class %llu (size %llu) of the context",
+                    key_size, static_cast<unsigned long long>(graph::capacity_class(size)),
+                    static_cast<unsigned long long>(size));
+    return publish(std::static_pointer_cast<Graph>(std::move(found)), out_graph);
+}
+
+CUABI_API cuabi_status cuabi_graph_cache_insert(cuabi_context* context, const void* key, size_t key_size, uint64_t size,
+                                                cuabi_graph* graph) {
+    Status status = require_key(key, key_size);
+    if (status != CUABI_SUCCESS) return status;
+    std::shared_ptr<Context> scope = acquire<Context>(context, "context");
+    if (!scope) return CUABI_ERROR_INVALID_HANDLE;
+    std::shared_ptr<Graph> value = acquire<Graph>(graph, "graph");
+    if (!value) return CUABI_ERROR_INVALID_HANDLE;
+    if (value->context().cu_context() != scope->cu_context())
+        return fail(CUABI_ERROR_CONTEXT_MISMATCH, "insert the graph under the context it was captured in",
+                    "the graph belongs to device %d but the context is on device %d", value->context().ordinal(),
+                    scope->ordinal());
+    return graph::GraphCache::instance().insert(std::move(scope), key, key_size, size, std::move(value));
+}
+
+CUABI_API void cuabi_graph_cache_set_capacity(size_t max_entries) {
+    graph::GraphCache::instance().set_capacity(max_entries);
+}
+
+CUABI_API cuabi_status cuabi_graph_cache_clear(cuabi_context* context) {
+    if (context == nullptr) {
+        graph::GraphCache::instance().clear(nullptr);
+        return CUABI_SUCCESS;
+    }
+    Pinned<Context> pinned(context, "context");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    graph::GraphCache::instance().clear(pinned.get());
+    return CUABI_SUCCESS;
+}
+
+CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* stats) {
+    Status status = require_pointer(stats, "stats");
+    if (status == CUABI_SUCCESS)
+        status = require_output_struct(stats->struct_size, "cuabi_graph_cache_stats", "CUABI_GRAPH_CACHE_STATS_INIT");
+    if (status != CUABI_SUCCESS) return status;
+    graph::CacheStats read = graph::GraphCache::instance().stats();
+    cuabi_graph_cache_stats out{};
+    out.struct_size = sizeof out;
+    out.entries = read.entries;
+    out.capacity = read.capacity;
+    out.hits = read.hits;
+    out.misses = read.misses;
+    out.insertions = read.insertions;
+    out.evictions = read.evictions;
+    return write_output(out, stats, "cuabi_graph_cache_stats", "CUABI_GRAPH_CACHE_STATS_INIT");
+}
+
+}  // extern "C"

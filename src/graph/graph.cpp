@@ -1,0 +1,165 @@
+#include "graph/graph.hpp"
+
+#include <new>
+
+#include "graph/capture.hpp"
+#include "graph/node_kind.hpp"
+#include "range/ranges.hpp"
+
+namespace cuabi {
+namespace graph {
+namespace {
+
+unsigned long long instantiate_flags(uint32_t flags) {
+    unsigned long long cu_flags = 0;
+    if ((flags & CUABI_GRAPH_AUTO_FREE_ON_LAUNCH) != 0) cu_flags |= CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH;
+    if ((flags & CUABI_GRAPH_USE_NODE_PRIORITY) != 0) cu_flags |= CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+    return cu_flags;
+}
+
+}  // namespace
+
+Status Graph::create(std::shared_ptr<Context> context, CUgraph captured, uint32_t flags, const Stream& stream,
+                     std::shared_ptr<Graph>* out) {
+    const DriverApi& api = context->api();
+    std::shared_ptr<Graph> graph(new (std::nothrow) Graph(context, flags));
+    if (!graph) {
+        api.cuGraphDestroy(captured);
+        return fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory", "could not allocate a graph object");
+    }
+    graph->graph_ = captured;  // from here on the graph object owns (and destroys) it
+    Status status = context->make_current();
+    if (status != CUABI_SUCCESS) return status;
+    std::vector<Node> nodes;
+    if ((status = read_nodes(context, captured, &nodes)) != CUABI_SUCCESS) return status;
+    if ((status = graph->instantiate(captured, &graph->exec_)) != CUABI_SUCCESS) return status;
+    graph->adopt(std::move(nodes));
+    if ((flags & CUABI_GRAPH_UPLOAD) != 0 && (status = graph->upload(stream)) != CUABI_SUCCESS) return status;
+    *out = std::move(graph);
+    return CUABI_SUCCESS;
+}
+
+Graph::~Graph() {
+    // Destroying handles must not disturb the thread's last error (a destroy reports nothing).
+    const std::string message = last_error_message();
+    const int32_t cu_result = last_cu_result();
+    release_kernel_handles();
+    if (context_->make_current() == CUABI_SUCCESS) {
+        // An executable still running on the GPU is freed by the driver when it completes.
+        if (exec_ != nullptr) context_->api().cuGraphExecDestroy(exec_);
+        if (graph_ != nullptr) context_->api().cuGraphDestroy(graph_);
+    }
+    fail_again(CUABI_SUCCESS, message, cu_result);
+}
+
+Status Graph::instantiate(CUgraph graph, CUgraphExec* out) const {
+    range::Scope scope(range::Phase::GraphInstantiate);
+    CUgraphExec exec = nullptr;
+    CUresult result = context_->api().cuGraphInstantiateWithFlags(&exec, graph, instantiate_flags(flags_));
+    if (result != CUDA_SUCCESS)
+        return fail_cu(result, "cuGraphInstantiateWithFlags",
+                       "check the captured work: every kernel node must be launchable as captured, and memory "
+                       "allocated in the graph needs CUABI_GRAPH_AUTO_FREE_ON_LAUNCH or a matching free",
+                       "on device %d", context_->ordinal());
+    Counters::bump(context_->counters().graph_instantiations);
+    *out = exec;
+    return CUABI_SUCCESS;
+}
+
+void Graph::adopt(std::vector<Node> nodes) {
+    release_kernel_handles();
+    nodes_ = std::move(nodes);
+    for (const Node& node : nodes_) {
+        if (!node.kernel || !node.kernel->from_cuabi) continue;
+        const Kernel* kernel = node.kernel->kernel.get();
+        bool known = false;
+        for (const auto& entry : kernel_handles_) known = known || entry.first == kernel;
+        if (known) continue;
+        // A handle that cannot be published (table full, no memory) leaves the inventory's kernel
+        // field NULL for this kernel; the graph itself is unaffected.
+        cuabi_kernel* handle = nullptr;
+        if (publish(node.kernel->kernel, &handle) != CUABI_SUCCESS) continue;
+        try {
+            kernel_handles_.emplace_back(kernel, reinterpret_cast<uint64_t>(handle));
+        } catch (const std::bad_alloc&) {
+            destroy_handle<Kernel>(handle);
+        }
+    }
+}
+
+void Graph::release_kernel_handles() {
+    for (const auto& entry : kernel_handles_) destroy_handle<Kernel>(reinterpret_cast<void*>(entry.second));
+    kernel_handles_.clear();
+}
+
+Status Graph::stream_check(const Stream& stream, const char* operation) const {
+    if (stream.context().cu_context() == context_->cu_context()) return CUABI_SUCCESS;
+    return fail(CUABI_ERROR_CONTEXT_MISMATCH, "use a stream of the context the graph was captured in",
+                "cannot %s the graph on a stream of device %d (CUDA context %p): the graph was captured in CUDA "
+                "context %p of device %d",
+                operation, stream.context().ordinal(), static_cast<void*>(stream.context().cu_context()),
+                static_cast<void*>(context_->cu_context()), context_->ordinal());
+}
+
+Status Graph::launch(const Stream& stream) {
+    range::Scope scope(range::Phase::GraphLaunch);
+    Status status = stream_check(stream, "launch");
+    if (status != CUABI_SUCCESS) return status;
+    if ((status = context_->make_current()) != CUABI_SUCCESS) return status;
+    CUresult result;
+    size_t node_count;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        result = context_->api().cuGraphLaunch(exec_, stream.cu_stream());
+        node_count = nodes_.size();
+    }
+    if (result != CUDA_SUCCESS) {
+        fail_cu(result, "cuGraphLaunch",
+                "if the error is sticky (CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_FAILED) an earlier kernel "
+                "faulted and the context must be recreated; otherwise check the stream",
+                "for a graph of %zu nodes on device %d", node_count, context_->ordinal());
+        return end_capture_after_failure(&stream, CUABI_ERROR_LAUNCH_FAILED);
+    }
+    Counters::bump(context_->counters().graph_launches);
+    return CUABI_SUCCESS;
+}
+
+Status Graph::upload(const Stream& stream) {
+    range::Scope scope(range::Phase::GraphUpload);
+    Status status = stream_check(stream, "upload");
+    if (status != CUABI_SUCCESS) return status;
+    if ((status = context_->make_current()) != CUABI_SUCCESS) return status;
+    std::lock_guard<std::mutex> lock(mutex_);
+    CUresult result = context_->api().cuGraphUpload(exec_, stream.cu_stream());
+    if (result != CUDA_SUCCESS)
+        return fail_cu(result, "cuGraphUpload", "check that the device has memory for the graph's launch resources",
+                       "for a graph of %zu nodes on device %d", nodes_.size(), context_->ordinal());
+    return CUABI_SUCCESS;
+}
+
+Status Graph::node_of_kind(size_t index, int32_t kind, const char* operation, Node** out) {
+    if (index >= nodes_.size())
+        return fail(CUABI_ERROR_OUT_OF_BOUNDS, "pass a node index below cuabi_graph_node_count()",
+                    "cannot %s node %zu: the graph has %zu nodes", operation, index, nodes_.size());
+    Node& node = nodes_[index];
+    if (kind >= 0 && node.kind != kind)
+        return fail(CUABI_ERROR_GRAPH_NODE,
+                    "pick the node by its kind in the inventory (cuabi_graph_node_info_get)",
+                    "cannot %s node %zu: it is a %s node, not a %s node", operation, index, node_kind_name(node.kind),
+                    node_kind_name(kind));
+    *out = &node;
+    return CUABI_SUCCESS;
+}
+
+CUgraphExec Graph::native_exec() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return exec_;
+}
+
+CUgraph Graph::native_graph() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return graph_;
+}
+
+}  // namespace graph
+}  // namespace cuabi

@@ -1,0 +1,96 @@
+// A cuabi graph: a captured CUgraph together with its instantiated CUgraphExec, the node records
+// that describe both (graph/nodes.hpp), and the context that keeps them valid.
+//
+// One graph object may sit behind several handles (the graph cache hands out new handles to the
+// same object), and CUDA requires that an executable graph is not used from two threads at once,
+// so every operation takes the graph's own mutex. It is uncontended unless the caller really uses
+// one graph from several threads at the same moment; replay and argument updates allocate nothing.
+#pragma once
+
+#include <cuda.h>
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/handle_table.hpp"
+#include "device/context.hpp"
+#include "device/stream.hpp"
+#include "graph/nodes.hpp"
+
+namespace cuabi {
+namespace graph {
+
+// Why a whole-graph update could not update the executable in place.
+struct UpdateOutcome {
+    bool reinstantiated = false;
+    int32_t driver_result = 0;            // CUgraphExecUpdateResult
+    uint64_t error_node = UINT64_MAX;     // index in the new capture, UINT64_MAX for none
+    std::string reason;                   // empty when updated in place
+};
+
+class Graph final : public Object {
+public:
+    static constexpr HandleType kHandleType = HandleType::Graph;
+
+    // Instantiates `captured` (ownership passes to the graph, which destroys it on failure too)
+    // with CUABI_GRAPH_* `flags`; with CUABI_GRAPH_UPLOAD also uploads it on `stream`.
+    static Status create(std::shared_ptr<Context> context, CUgraph captured, uint32_t flags, const Stream& stream,
+                         std::shared_ptr<Graph>* out);
+    ~Graph() override;
+
+    // Replay and upload on any stream of the graph's CUDA context (CONTEXT_MISMATCH otherwise).
+    Status launch(const Stream& stream);
+    Status upload(const Stream& stream);
+
+    // Inventory (graph/inventory.cpp). Node indices follow the order of graph/nodes.hpp.
+    size_t node_count();
+    Status node_info(size_t index, cuabi_graph_node_info* out);
+    Status node_kernel_name(size_t index, std::string* out);
+    Status node_param_info(size_t index, size_t param, size_t* out_offset, size_t* out_size);
+
+    // Updates of the executable (graph/node_update.cpp), validated like a launch.
+    Status update_kernel_args(size_t index, const cuabi_kernel_arg* args, size_t count);
+    Status update_kernel_args_packed(size_t index, const void* packed, size_t packed_size);
+    Status update_kernel_geometry(size_t index, const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes);
+    Status update_memset_value(size_t index, uint32_t value);
+
+    // Whole-graph update from a new capture (graph/exec_update.cpp); takes ownership of
+    // `captured`. With `allow_reinstantiate` false, a graph that cannot be updated in place is
+    // left as it was and GRAPH_UPDATE returned.
+    Status update_from(CUgraph captured, bool allow_reinstantiate, UpdateOutcome* out);
+
+    const Context& context() const { return *context_; }
+    CUgraphExec native_exec();
+    CUgraph native_graph();
+
+private:
+    Graph(std::shared_ptr<Context> context, uint32_t flags) : context_(std::move(context)), flags_(flags) {}
+
+    Status instantiate(CUgraph graph, CUgraphExec* out) const;
+    // Takes `nodes` as the graph's records and publishes borrowed handles for their cuabi kernels.
+    void adopt(std::vector<Node> nodes);
+    void release_kernel_handles();
+    // The node at `index` if it exists and is of `kind` (OUT_OF_BOUNDS / GRAPH_NODE otherwise).
+    Status node_of_kind(size_t index, int32_t kind, const char* operation, Node** out);
+    Status stream_check(const Stream& stream, const char* operation) const;
+    // Node updates: the kernel node at `index` with a shadow copy to rebuild its parameters from.
+    Status updatable_kernel(size_t index, const char* operation, KernelNode** out);
+    // Hands `params` to the executable for the node at `index`; on success they become the node's.
+    Status set_kernel_params(size_t index, const CUDA_KERNEL_NODE_PARAMS& params, const char* what);
+
+    std::shared_ptr<Context> context_;
+    const uint32_t flags_;
+    std::mutex mutex_;
+    CUgraph graph_ = nullptr;
+    CUgraphExec exec_ = nullptr;
+    std::vector<Node> nodes_;
+    // Public handles of the cuabi kernels in the graph, one per kernel, handed out by the
+    // inventory and destroyed with the graph (or when a rebuild replaces the nodes).
+    std::vector<std::pair<const Kernel*, uint64_t>> kernel_handles_;
+};
+
+}  // namespace graph
+}  // namespace cuabi
