@@ -168,7 +168,7 @@ TEST_F(ModuleTest, ChildWithPtxJitDisabled) {
     cuabi_kernel* found = nullptr;
     if (status == CUABI_SUCCESS) status = cuabi_module_get_kernel(ptx, "negate", &found);
     track(found);
-    EXPECT_NE(status, CUABI_SUCCESS) << "PTX loaded although the driver's PTX JIT is disabled";
+    EXPECT_EQ(status, CUABI_ERROR_INVALID_IMAGE) << "PTX with the driver's PTX JIT disabled: " << cuabi_failure_text(status);
 }
 
 TEST(ModuleJit, CubinLoadsWithoutPtxJit) {
