@@ -1022,25 +1022,25 @@ CUABI_API cuabi_status cuabi_graph_native(cuabi_graph* graph, void** out_cu_grap
 CUABI_API cuabi_status cuabi_graph_node_count(cuabi_graph* graph, size_t* out_count);
 
 /* Describes node `index` (see the order above) in *info (set info->struct_size). Reflects updates
- * made through cuabi. CUABI_ERROR_OUT_OF_BOUNDS for index >= the node count. */
+ * made through cuabi. CUABI_ERROR_GRAPH_NODE for index >= the node count. */
 CUABI_API cuabi_status cuabi_graph_node_info_get(cuabi_graph* graph, size_t index, cuabi_graph_node_info* info);
 
 /* Two-call: the name of kernel node `index`'s kernel -- for a cuabi kernel the name or expression
- * it was looked up by, otherwise the driver's (mangled) function name. CUABI_ERROR_OUT_OF_BOUNDS
- * for a bad index, CUABI_ERROR_GRAPH_NODE when the node is not a kernel node. */
+ * it was looked up by, otherwise the driver's (mangled) function name. CUABI_ERROR_GRAPH_NODE for
+ * a bad index or a node that is not a kernel node. */
 CUABI_API cuabi_status cuabi_graph_node_kernel_name(cuabi_graph* graph, size_t index, char* buffer, size_t capacity, size_t* out_size);
 
 /* Offset and size in bytes of parameter `param_index` of kernel node `index`: the layout
- * cuabi_graph_update_kernel_args_packed expects. CUABI_ERROR_OUT_OF_BOUNDS for a bad node or
- * parameter index, CUABI_ERROR_GRAPH_NODE for a node that is not a kernel node,
+ * cuabi_graph_update_kernel_args_packed expects. CUABI_ERROR_OUT_OF_BOUNDS for a bad parameter
+ * index, CUABI_ERROR_GRAPH_NODE for a bad node index or a node that is not a kernel node,
  * CUABI_ERROR_UNSUPPORTED when the driver cannot tell the layout (before CUDA 12.4). */
 CUABI_API cuabi_status cuabi_graph_node_param_info(cuabi_graph* graph, size_t index, size_t param_index, size_t* out_offset, size_t* out_size);
 
 /* Replaces every argument of kernel node `index` for the following replays, checked against the
  * kernel's parameters exactly as cuabi_launch checks them (CUABI_ERROR_ARGUMENT_COUNT,
  * CUABI_ERROR_ARGUMENT_SIZE). The values are copied; replays already enqueued are not affected.
- * CUABI_ERROR_OUT_OF_BOUNDS for a bad index, CUABI_ERROR_GRAPH_NODE for a node that is not a
- * kernel node, CUABI_ERROR_UNSUPPORTED when the driver cannot tell the layout, CUABI_ERROR_GRAPH_UPDATE
+ * CUABI_ERROR_GRAPH_NODE for a bad index or a node that is not a kernel node,
+ * CUABI_ERROR_UNSUPPORTED when the driver cannot tell the layout, CUABI_ERROR_GRAPH_UPDATE
  * when the driver refuses (the node keeps its previous arguments). Allocates nothing. */
 CUABI_API cuabi_status cuabi_graph_update_kernel_args(cuabi_graph* graph, size_t index, const cuabi_kernel_arg* args, size_t arg_count);
 
@@ -1055,8 +1055,8 @@ CUABI_API cuabi_status cuabi_graph_update_kernel_args_packed(cuabi_graph* graph,
 CUABI_API cuabi_status cuabi_graph_update_kernel_geometry(cuabi_graph* graph, size_t index, const uint32_t* grid, const uint32_t* block, uint32_t shared_memory_bytes);
 
 /* Changes the value memset node `index` writes (it must fit the node's element size:
- * CUABI_ERROR_INVALID_ARGUMENT otherwise). CUABI_ERROR_GRAPH_NODE for a node that is not a memset
- * node, CUABI_ERROR_OUT_OF_BOUNDS for a bad index, CUABI_ERROR_GRAPH_UPDATE when the driver refuses. */
+ * CUABI_ERROR_INVALID_ARGUMENT otherwise). CUABI_ERROR_GRAPH_NODE for a bad index or a node that is
+ * not a memset node, CUABI_ERROR_GRAPH_UPDATE when the driver refuses. */
 CUABI_API cuabi_status cuabi_graph_update_memset_value(cuabi_graph* graph, size_t index, uint32_t value);
 
 /* The capacity class the graph cache files `size` under: the next power of two (0 and 1 give 1;

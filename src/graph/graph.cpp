@@ -139,7 +139,7 @@ Status Graph::upload(const Stream& stream) {
 
 Status Graph::node_of_kind(size_t index, int32_t kind, const char* operation, Node** out) {
     if (index >= nodes_.size())
-        return fail(CUABI_ERROR_OUT_OF_BOUNDS, "pass a node index below cuabi_graph_node_count()",
+        return fail(CUABI_ERROR_GRAPH_NODE, "pass a node index below cuabi_graph_node_count()",
                     "cannot %s node %zu: the graph has %zu nodes", operation, index, nodes_.size());
     Node& node = nodes_[index];
     if (kind >= 0 && node.kind != kind)

@@ -76,7 +76,7 @@ TEST_F(GraphTest, CapturedKernelsMemsetAndCopyReplayToTheRightResults) {
     EXPECT_EQ(node(graph, 3).kind, CUABI_GRAPH_NODE_MEMCPY);
     EXPECT_STATUS_WITH_FIX(cuabi_graph_node_info_get(graph, 4, nullptr), CUABI_ERROR_INVALID_ARGUMENT);
     cuabi_graph_node_info past = CUABI_GRAPH_NODE_INFO_INIT;
-    EXPECT_STATUS_WITH_FIX(cuabi_graph_node_info_get(graph, 4, &past), CUABI_ERROR_OUT_OF_BOUNDS);
+    EXPECT_STATUS_WITH_FIX(cuabi_graph_node_info_get(graph, 4, &past), CUABI_ERROR_GRAPH_NODE);
     size_t size = 0;
     EXPECT_STATUS_WITH_FIX(cuabi_graph_node_kernel_name(graph, 0, nullptr, 0, &size), CUABI_ERROR_GRAPH_NODE);
 }

@@ -81,6 +81,8 @@ TEST_F(GraphUpdateTest, NewArgumentsChangeTheNextReplay) {
     ASSERT_OK(cuabi_graph_update_kernel_args_packed(graph, 0, packed.data(), packed.size()));
     replay(graph, capturing);
     expect_scale_add(out, 6.0f, 2.0f);
+    size_t offset = 0, size = 0;
+    EXPECT_STATUS_WITH_FIX(cuabi_graph_node_param_info(graph, 0, 5, &offset, &size), CUABI_ERROR_OUT_OF_BOUNDS);
 }
 
 TEST_F(GraphUpdateTest, BadArgumentUpdatesFailWithTheirStatusAndLeaveTheNodeAsItWas) {
@@ -97,7 +99,7 @@ TEST_F(GraphUpdateTest, BadArgumentUpdatesFailWithTheirStatusAndLeaveTheNodeAsIt
     std::vector<uint8_t> packed(node(graph, 0).param_bytes + 4);
     EXPECT_STATUS_WITH_FIX(cuabi_graph_update_kernel_args_packed(graph, 0, packed.data(), packed.size()),
                            CUABI_ERROR_ARGUMENT_SIZE);
-    EXPECT_STATUS_WITH_FIX(cuabi_graph_update_kernel_args(graph, 1, args, 5), CUABI_ERROR_OUT_OF_BOUNDS);
+    EXPECT_STATUS_WITH_FIX(cuabi_graph_update_kernel_args(graph, 1, args, 5), CUABI_ERROR_GRAPH_NODE);
     EXPECT_NE(std::string(cuabi_last_error_message()).find("node 1"), std::string::npos);
     EXPECT_STATUS_WITH_FIX(cuabi_graph_update_memset_value(graph, 0, 1), CUABI_ERROR_GRAPH_NODE);
     EXPECT_NE(std::string(cuabi_last_error_message()).find("kernel node"), std::string::npos);
