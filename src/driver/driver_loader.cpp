@@ -51,6 +51,17 @@ void load(LoadOutcome* outcome) {
     }
     // Deliberately never dlclose()d: the driver must outlive every handle, including those
     // released from static destructors.
+    // The toolkit ships a stub libcuda for linking; every function of it returns
+    // CUDA_ERROR_STUB_LIBRARY. Ask its version first so the message names the real problem.
+    using DriverGetVersion = CUresult (*)(int*);
+    auto get_version = reinterpret_cast<DriverGetVersion>(dlsym(library, "cuDriverGetVersion"));
+    int stub_probe = 0;
+    if (get_version != nullptr && get_version(&stub_probe) == CUDA_ERROR_STUB_LIBRARY) {
+        load_failure(outcome, CUABI_ERROR_DRIVER_NOT_FOUND, CUDA_ERROR_STUB_LIBRARY,
+                     "install the NVIDIA driver; the toolkit's stub libcuda is only for linking",
+                     format("'%s' is the CUDA Toolkit's stub driver library, not a real driver", api.path.c_str()));
+        return;
+    }
     auto get_proc = reinterpret_cast<GetProcAddress>(dlsym(library, "cuGetProcAddress_v2"));
     if (get_proc == nullptr) {
         load_failure(outcome, CUABI_ERROR_DRIVER_TOO_OLD, 0,

@@ -126,14 +126,17 @@ inline Child run(const std::string& program, const std::string& recorder, const 
     std::string record_path = std::string(dir.data()) + "/record.tsv";
     std::string output_path = std::string(dir.data()) + "/output.txt";
 
+    // Variables the child gets from us replace the inherited ones (getenv returns the first match).
+    auto overridden = [&](const std::string& entry) {
+        std::string name = entry.substr(0, entry.find('=') + 1);
+        if (name == "NVTX_INJECTION64_PATH=" || name == "CUABI_NVTX=" || name == "CUABI_NVTX_RECORD=") return true;
+        for (const std::string& extra : extra_env)
+            if (extra.compare(0, name.size(), name) == 0) return true;
+        return false;
+    };
     std::vector<std::string> env;
-    for (char** e = environ; *e != nullptr; ++e) {
-        std::string entry = *e;
-        if (entry.rfind("NVTX_INJECTION64_PATH=", 0) == 0 || entry.rfind("CUABI_NVTX=", 0) == 0 ||
-            entry.rfind("CUABI_NVTX_RECORD=", 0) == 0)
-            continue;
-        env.push_back(entry);
-    }
+    for (char** e = environ; *e != nullptr; ++e)
+        if (!overridden(*e)) env.push_back(*e);
     if (inject) env.push_back("NVTX_INJECTION64_PATH=" + recorder);
     env.push_back("CUABI_NVTX_RECORD=" + record_path);
     for (const std::string& extra : extra_env) env.push_back(extra);

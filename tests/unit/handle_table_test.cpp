@@ -51,9 +51,11 @@ TEST(HandleTable, DestroyedHandleIsRejectedEvenAfterSlotReuse) {
     EXPECT_FALSE(stale.ok());
     EXPECT_NE(message().find("already destroyed"), std::string::npos) << message();
     EXPECT_NE(message().find("Fix: "), std::string::npos);
-    Pinned<Probe> fresh(second, "buffer");
-    ASSERT_TRUE(fresh.ok());
-    EXPECT_EQ(fresh->payload, 2);
+    {
+        Pinned<Probe> fresh(second, "buffer");
+        ASSERT_TRUE(fresh.ok());
+        EXPECT_EQ(fresh->payload, 2);
+    }  // a pin lasts one call: destroy waits for pins to end
     destroy_handle<Probe>(second);
 }
 
