@@ -415,7 +415,8 @@ typedef struct cuabi_graph_node_info {
     int32_t kind;                 /* CUABI_GRAPH_NODE_* */
     /* Kernel nodes: */
     cuabi_kernel* kernel;         /* the cuabi kernel it launches, or NULL when it did not come from cuabi
-                                     (borrowed: valid while the graph lives; do not destroy it) */
+                                     (borrowed: valid while the graph lives and launches that kernel,
+                                     the same handle on every call; do not destroy it) */
     uint32_t grid[3];
     uint32_t block[3];
     uint32_t shared_memory_bytes; /* dynamic shared memory per block */

@@ -67,24 +67,34 @@ Status Graph::instantiate(CUgraph graph, CUgraphExec* out) const {
 }
 
 void Graph::adopt(std::vector<Node> nodes) {
-    release_kernel_handles();
     nodes_ = std::move(nodes);
+    // Kernels the graph still launches keep the handle the inventory already gave out; handles of
+    // kernels it no longer launches are released, new kernels get one.
+    std::vector<std::pair<const Kernel*, uint64_t>> previous;
+    previous.swap(kernel_handles_);
     for (const Node& node : nodes_) {
         if (!node.kernel || !node.kernel->from_cuabi) continue;
         const Kernel* kernel = node.kernel->kernel.get();
         bool known = false;
         for (const auto& entry : kernel_handles_) known = known || entry.first == kernel;
         if (known) continue;
+        uint64_t handle = 0;
+        for (auto& entry : previous)
+            if (entry.first == kernel) std::swap(handle, entry.second);
         // A handle that cannot be published (table full, no memory) leaves the inventory's kernel
         // field NULL for this kernel; the graph itself is unaffected.
-        cuabi_kernel* handle = nullptr;
-        if (publish(node.kernel->kernel, &handle) != CUABI_SUCCESS) continue;
+        cuabi_kernel* published = nullptr;
+        if (handle == 0 && publish(node.kernel->kernel, &published) == CUABI_SUCCESS)
+            handle = reinterpret_cast<uint64_t>(published);
+        if (handle == 0) continue;
         try {
-            kernel_handles_.emplace_back(kernel, reinterpret_cast<uint64_t>(handle));
+            kernel_handles_.emplace_back(kernel, handle);
         } catch (const std::bad_alloc&) {
-            destroy_handle<Kernel>(handle);
+            destroy_handle<Kernel>(reinterpret_cast<void*>(handle));
         }
     }
+    for (const auto& entry : previous)
+        if (entry.second != 0) destroy_handle<Kernel>(reinterpret_cast<void*>(entry.second));
 }
 
 void Graph::release_kernel_handles() {

@@ -70,7 +70,8 @@ private:
     Graph(std::shared_ptr<Context> context, uint32_t flags) : context_(std::move(context)), flags_(flags) {}
 
     Status instantiate(CUgraph graph, CUgraphExec* out) const;
-    // Takes `nodes` as the graph's records and publishes borrowed handles for their cuabi kernels.
+    // Takes `nodes` as the graph's records and keeps one borrowed public handle per cuabi kernel
+    // they launch (reusing the handles of kernels the graph already launched).
     void adopt(std::vector<Node> nodes);
     void release_kernel_handles();
     // The node at `index` if it exists and is of `kind` (OUT_OF_BOUNDS / GRAPH_NODE otherwise).

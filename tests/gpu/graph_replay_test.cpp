@@ -236,6 +236,11 @@ TEST_F(GraphTest, AGraphKeepsItsKernelsAndContextAliveAndDiesLast) {
     ASSERT_OK(cuabi_launch(writer, &launch, args, 2));
     cuabi_graph* graph = nullptr;
     ASSERT_OK(cuabi_graph_capture_end(own_stream, nullptr, &graph));
+    // Without knowing its cuabi kernel the graph could not keep the module loaded, and replaying
+    // it after the module is gone would run unloaded code: stop here instead.
+    cuabi_graph_node_info info = CUABI_GRAPH_NODE_INFO_INIT;
+    ASSERT_OK(cuabi_graph_node_info_get(graph, 0, &info));
+    ASSERT_NE(info.kernel, nullptr) << "the graph does not know the cuabi kernel it launches";
 
     cuabi_kernel_destroy(writer);
     cuabi_module_destroy(module);

@@ -179,6 +179,7 @@ TEST_F(GraphUpdateTest, NewGeometryChangesTheNextReplay) {
 TEST_F(GraphUpdateTest, ANewCaptureOfTheSameSequenceUpdatesInPlace) {
     cuabi_graph* graph = capture_scale_add(2.0f, 1.0f);
     ASSERT_NE(graph, nullptr);
+    cuabi_kernel* reported = node(graph, 0).kernel;
     const cuabi_counters before = counters_of(context);
     float a = 5.0f, b = 3.0f;
     unsigned n = kN;
@@ -196,6 +197,7 @@ TEST_F(GraphUpdateTest, ANewCaptureOfTheSameSequenceUpdatesInPlace) {
     EXPECT_EQ(after.graph_updates - before.graph_updates, 1u);
     EXPECT_EQ(after.graph_reinstantiations - before.graph_reinstantiations, 0u);
     EXPECT_EQ(after.graph_instantiations - before.graph_instantiations, 0u);
+    EXPECT_EQ(node(graph, 0).kernel, reported) << "the inventory's kernel handle stays the same";
 
     replay(graph, capturing);
     expect_scale_add(other_out, 5.0f, 3.0f);
