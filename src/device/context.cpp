@@ -145,7 +145,7 @@ Status Context::make_current() const {
 Status Context::synchronize() const {
     Status status = make_current();
     if (status != CUABI_SUCCESS) return status;
-    CUresult result = api_->cuCtxSynchronize();
+    CUresult result = api_->cuCtxSynchronize(context_);
     Counters::bump(counters_.synchronizations);
     if (result != CUDA_SUCCESS)
         return fail_cu(result, "cuCtxSynchronize",

@@ -45,7 +45,8 @@ Status Stream::wrap(std::shared_ptr<Context> context, CUstream cu_stream, std::s
     Status status = context->make_current();
     if (status != CUABI_SUCCESS) return status;
     CUcontext owner = nullptr;
-    CUresult result = context->api().cuStreamGetCtx(cu_stream, &owner);
+    CUgreenCtx green = nullptr;  // a stream of a green context reports its device's primary context
+    CUresult result = context->api().cuStreamGetCtx(cu_stream, &owner, &green);
     if (result != CUDA_SUCCESS)
         return fail_with_cu_result(CUABI_ERROR_INVALID_ARGUMENT, result, fix,
                                    "cuStreamGetCtx rejected cu_stream %p with %s; it is not a live CUDA stream",

@@ -100,8 +100,27 @@
 
 namespace cuabi {
 
+// The prototype of the function cuGetProcAddress returns for an entry point at CUDA_VERSION: its
+// newest ABI. cuda.h declares that ABI under the plain name for almost every entry point
+// (#define cuMemAlloc cuMemAlloc_v2), but keeps the old prototype under the plain name for the
+// ones specialized below, declaring the newest only as _v2. Calling the newest ABI through the
+// old prototype passes garbage for the new trailing parameters. A driver older than the _v2
+// returns the old ABI, which ignores the extra trailing argument cuabi passes.
+template <auto Declared>
+struct NewestAbi {
+    using type = decltype(Declared);
+};
+template <>
+struct NewestAbi<&::cuCtxSynchronize> {  // v13000: (CUcontext ctx); NULL = the current context
+    using type = decltype(&::cuCtxSynchronize_v2);
+};
+template <>
+struct NewestAbi<&::cuStreamGetCtx> {  // v12050: (CUstream, CUcontext*, CUgreenCtx*)
+    using type = decltype(&::cuStreamGetCtx_v2);
+};
+
 struct DriverApi {
-#define CUABI_DRIVER_MEMBER(name) decltype(&::name) name = nullptr;
+#define CUABI_DRIVER_MEMBER(name) NewestAbi<&::name>::type name = nullptr;
     CUABI_DRIVER_REQUIRED_ENTRY_POINTS(CUABI_DRIVER_MEMBER)
     CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(CUABI_DRIVER_MEMBER)
 #undef CUABI_DRIVER_MEMBER
