@@ -1,7 +1,7 @@
 // `cuabi demo`: the library's main job end to end, through the public API only. Compiles a saxpy
 // and a templated block reduction (found by its C++ name expression), compiles them again to show
-// the cache, launches both on random data and checks the results against the CPU, then prints how
-// long each step took. Run it twice: the second run finds the compiled image in the disk cache.
+// the cache, launches both on random data, captures eight saxpy steps into a graph and replays it,
+// checks every result against the CPU, then prints how long each step took. Run it twice: the second run finds the compiled image in the disk cache.
 // Without a GPU it still compiles and caches (for a default architecture), says what launching
 // needs, and exits 0.
 #include <chrono>
@@ -84,8 +84,10 @@ struct Handles {
     std::vector<cuabi_module*> modules;
     std::vector<cuabi_kernel*> kernels;
     std::vector<cuabi_buffer*> buffers;
+    std::vector<cuabi_graph*> graphs;
     cuabi_stream* stream = nullptr;
     ~Handles() {
+        for (cuabi_graph* graph : graphs) cuabi_graph_destroy(graph);
         for (cuabi_kernel* kernel : kernels) cuabi_kernel_destroy(kernel);
         for (cuabi_module* module : modules) cuabi_module_destroy(module);
         for (cuabi_buffer* buffer : buffers) cuabi_buffer_destroy(buffer);
@@ -115,6 +117,13 @@ cuabi_status compile(Handles& handles, const char* target, const char* step, std
     return CUABI_SUCCESS;
 }
 
+// What the first compile of this run says about the disk cache.
+const char* cache_story(const std::vector<Row>& rows) {
+    bool cold = !rows.empty() && rows.front().note.find(origin_text(CUABI_MODULE_ORIGIN_COMPILED)) != std::string::npos;
+    return cold ? "Run `cuabi demo` again: its first compile then hits the disk cache."
+                : "This run's first compile was served from the cache: NVRTC did not run.";
+}
+
 std::string cache_directory() {
     char path[4096] = {};
     size_t size = 0;
@@ -132,11 +141,30 @@ int run_without_gpu(const char* why, const char* target) {
     if ((status = compile(handles, target, "compile again", rows)) != CUABI_SUCCESS)
         return failed("compiling the demo kernels again", status);
     print_table(rows);
-    std::printf("Run `cuabi demo` again: the first compile then hits the disk cache.\n");
+    std::printf("%s\n", cache_story(rows));
     std::printf("Launching needs a GPU: the kernels are compiled and cached, and a machine with an NVIDIA GPU and\n"
                 "driver (R525 or newer) would run them now. Run `cuabi demo` there (or `cuabi info` to see what\n"
                 "this machine lacks); on a cloud machine, pick an instance type with an NVIDIA GPU.\n");
     return 0;
+}
+
+// A device buffer of `bytes` (owned by `handles`) holding `data` when not NULL.
+cuabi_status upload(Handles& handles, const void* data, size_t bytes, cuabi_buffer** out, uint64_t* out_address) {
+    cuabi_status status = cuabi_buffer_create(handles.context, bytes, nullptr, out);
+    if (status != CUABI_SUCCESS) return status;
+    handles.buffers.push_back(*out);
+    if ((status = cuabi_buffer_device_address(*out, out_address)) != CUABI_SUCCESS) return status;
+    return data != nullptr ? cuabi_buffer_write(*out, 0, data, bytes, nullptr) : CUABI_SUCCESS;
+}
+
+// The largest difference between `got` and `want`, relative to max(1, |want|).
+double worst_error(const std::vector<float>& got, const std::vector<double>& want) {
+    double worst = 0.0;
+    for (size_t i = 0; i < got.size(); ++i) {
+        double error = std::fabs(got[i] - want[i]) / std::fmax(1.0, std::fabs(want[i]));
+        if (error > worst) worst = error;
+    }
+    return worst;
 }
 
 // y = a*x + y on random data, checked element by element against the CPU.
@@ -148,14 +176,8 @@ int run_saxpy(Handles& handles, cuabi_kernel* saxpy, uint32_t n, std::vector<Row
     const float a = value(random);
     cuabi_buffer *x_buffer = nullptr, *y_buffer = nullptr;
     uint64_t x_address = 0, y_address = 0;
-    cuabi_status status = cuabi_buffer_create(handles.context, n * sizeof(float), nullptr, &x_buffer);
-    if (status == CUABI_SUCCESS) handles.buffers.push_back(x_buffer);
-    if (status == CUABI_SUCCESS) status = cuabi_buffer_create(handles.context, n * sizeof(float), nullptr, &y_buffer);
-    if (status == CUABI_SUCCESS) handles.buffers.push_back(y_buffer);
-    if (status == CUABI_SUCCESS) status = cuabi_buffer_device_address(x_buffer, &x_address);
-    if (status == CUABI_SUCCESS) status = cuabi_buffer_device_address(y_buffer, &y_address);
-    if (status == CUABI_SUCCESS) status = cuabi_buffer_write(x_buffer, 0, x.data(), n * sizeof(float), nullptr);
-    if (status == CUABI_SUCCESS) status = cuabi_buffer_write(y_buffer, 0, y.data(), n * sizeof(float), nullptr);
+    cuabi_status status = upload(handles, x.data(), n * sizeof(float), &x_buffer, &x_address);
+    if (status == CUABI_SUCCESS) status = upload(handles, y.data(), n * sizeof(float), &y_buffer, &y_address);
     if (status != CUABI_SUCCESS) return failed("preparing saxpy's buffers", status);
 
     cuabi_launch_config config;
@@ -169,12 +191,9 @@ int run_saxpy(Handles& handles, cuabi_kernel* saxpy, uint32_t n, std::vector<Row
     if (status != CUABI_SUCCESS) return failed("launching saxpy", status);
     if ((status = cuabi_buffer_read(y_buffer, 0, result.data(), n * sizeof(float), nullptr)) != CUABI_SUCCESS)
         return failed("reading saxpy's result", status);
-    double worst = 0.0;
-    for (uint32_t i = 0; i < n; ++i) {
-        double want = static_cast<double>(a) * x[i] + y[i];
-        double error = std::fabs(result[i] - want) / std::fmax(1.0, std::fabs(want));
-        if (error > worst) worst = error;
-    }
+    std::vector<double> want(n);
+    for (uint32_t i = 0; i < n; ++i) want[i] = static_cast<double>(a) * x[i] + y[i];
+    double worst = worst_error(result, want);
     char note[128];
     std::snprintf(note, sizeof note, "%u elements, max relative error vs CPU %.1e", n, worst);
     rows.push_back({"saxpy: launch + wait", ms, note});
@@ -194,13 +213,8 @@ int run_block_sum(Handles& handles, cuabi_kernel* reduce, uint32_t n, std::vecto
     for (float& v : in) v = value(random);
     cuabi_buffer *in_buffer = nullptr, *out_buffer = nullptr;
     uint64_t in_address = 0, out_address = 0;
-    cuabi_status status = cuabi_buffer_create(handles.context, n * sizeof(float), nullptr, &in_buffer);
-    if (status == CUABI_SUCCESS) handles.buffers.push_back(in_buffer);
-    if (status == CUABI_SUCCESS) status = cuabi_buffer_create(handles.context, blocks * sizeof(float), nullptr, &out_buffer);
-    if (status == CUABI_SUCCESS) handles.buffers.push_back(out_buffer);
-    if (status == CUABI_SUCCESS) status = cuabi_buffer_device_address(in_buffer, &in_address);
-    if (status == CUABI_SUCCESS) status = cuabi_buffer_device_address(out_buffer, &out_address);
-    if (status == CUABI_SUCCESS) status = cuabi_buffer_write(in_buffer, 0, in.data(), n * sizeof(float), nullptr);
+    cuabi_status status = upload(handles, in.data(), n * sizeof(float), &in_buffer, &in_address);
+    if (status == CUABI_SUCCESS) status = upload(handles, nullptr, blocks * sizeof(float), &out_buffer, &out_address);
     if (status != CUABI_SUCCESS) return failed("preparing block_sum's buffers", status);
 
     // The packed form, as an FFI caller without pointer tables builds it: each argument at the
@@ -264,6 +278,60 @@ int time_submission(Handles& handles, cuabi_kernel* saxpy, std::vector<Row>& row
     return 0;
 }
 
+// Eight saxpy steps captured once into a graph, replayed with one call, checked against the CPU.
+int run_graph(Handles& handles, cuabi_kernel* saxpy, uint32_t n, std::vector<Row>& rows) {
+    constexpr int kSteps = 8;
+    std::mt19937 random(99);
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    std::vector<float> x(n), y(n), result(n);
+    for (uint32_t i = 0; i < n; ++i) x[i] = value(random), y[i] = value(random);
+    const float a = 0.5f;
+    cuabi_buffer *x_buffer = nullptr, *y_buffer = nullptr;
+    uint64_t x_address = 0, y_address = 0;
+    cuabi_status status = upload(handles, x.data(), n * sizeof(float), &x_buffer, &x_address);
+    if (status == CUABI_SUCCESS) status = upload(handles, y.data(), n * sizeof(float), &y_buffer, &y_address);
+    if (status != CUABI_SUCCESS) return failed("preparing the graph's buffers", status);
+
+    cuabi_launch_config config;
+    cuabi_launch_config_init(&config);
+    config.grid[0] = (n + 255) / 256;
+    config.block[0] = 256;
+    config.stream = handles.stream;
+    cuabi_kernel_arg args[] = {{&a, sizeof a}, {&x_address, 8}, {&y_address, 8}, {&n, sizeof n}};
+    cuabi_graph* graph = nullptr;
+    Clock::time_point start = Clock::now();
+    status = cuabi_graph_capture_begin(handles.stream, CUABI_CAPTURE_MODE_THREAD_LOCAL);
+    for (int step = 0; step < kSteps && status == CUABI_SUCCESS; ++step) status = cuabi_launch(saxpy, &config, args, 4);
+    if (status == CUABI_SUCCESS) status = cuabi_graph_capture_end(handles.stream, nullptr, &graph);
+    double capture_ms = ms_since(start);
+    if (status != CUABI_SUCCESS) return failed("capturing the graph", status);  // cuabi ended the capture
+    handles.graphs.push_back(graph);
+    size_t nodes = 0;
+    if ((status = cuabi_graph_node_count(graph, &nodes)) != CUABI_SUCCESS) return failed("counting graph nodes", status);
+
+    start = Clock::now();
+    status = cuabi_graph_launch(graph, handles.stream);
+    if (status == CUABI_SUCCESS) status = cuabi_stream_synchronize(handles.stream);
+    double replay_ms = ms_since(start);
+    if (status != CUABI_SUCCESS) return failed("replaying the graph", status);
+    if ((status = cuabi_buffer_read(y_buffer, 0, result.data(), n * sizeof(float), nullptr)) != CUABI_SUCCESS)
+        return failed("reading the graph's result", status);
+    std::vector<double> want(y.begin(), y.end());
+    for (int step = 0; step < kSteps; ++step)
+        for (uint32_t i = 0; i < n; ++i) want[i] += static_cast<double>(a) * x[i];
+    double worst = worst_error(result, want);
+    char note[128];
+    std::snprintf(note, sizeof note, "%zu kernel nodes, captured once", nodes);
+    rows.push_back({"graph: capture + instantiate", capture_ms, note});
+    std::snprintf(note, sizeof note, "one call for %d launches, max relative error vs CPU %.1e", kSteps, worst);
+    rows.push_back({"graph: replay + wait", replay_ms, note});
+    if (worst > 1e-5) {
+        std::fprintf(stderr, "cuabi demo: the graph's result differs from the CPU's (relative error %.3e)\n", worst);
+        return 1;
+    }
+    return 0;
+}
+
 void show_a_refused_launch(cuabi_kernel* saxpy) {
     cuabi_launch_config config;
     cuabi_launch_config_init(&config);
@@ -303,6 +371,7 @@ int run_with_gpu(uint32_t n) {
     int result = run_saxpy(handles, saxpy, n, rows);
     if (result == 0) result = run_block_sum(handles, reduce, n, rows);
     if (result == 0) result = time_submission(handles, saxpy, rows);
+    if (result == 0) result = run_graph(handles, saxpy, n, rows);
     if (result != 0) return result;
     print_table(rows);
     show_a_refused_launch(saxpy);
@@ -313,7 +382,7 @@ int run_with_gpu(uint32_t n) {
                     static_cast<unsigned long long>(counters.launches_packed),
                     static_cast<unsigned long long>(counters.synchronizations),
                     static_cast<unsigned long long>(counters.compiles));
-    std::printf("Results match the CPU. Run `cuabi demo` again: the first compile then hits the disk cache.\n");
+    std::printf("Results match the CPU. %s\n", cache_story(rows));
     return 0;
 }
 
@@ -345,4 +414,4 @@ int run_demo(int argc, char** argv) {
 }  // namespace
 
 CUABI_CLI_COMMAND(demo, "demo", "demo [--n ELEMENTS] [--target sm_XY]",
-                  "compile, cache and launch a saxpy and a block reduction, checked against the CPU", run_demo)
+                  "compile, cache, launch and graph a saxpy and a block reduction, checked against the CPU", run_demo)
