@@ -402,9 +402,10 @@ typedef struct cuabi_graph_options {
 #define CUABI_GRAPH_NODE_BATCH_MEM_OP 13
 #define CUABI_GRAPH_NODE_CONDITIONAL 14
 
-/* Sentinel for cuabi_graph_node_info.param_count when the driver cannot tell the layout
- * (cuFuncGetParamInfo needs a CUDA 12.4 driver), and for "no node" indices. */
+/* cuabi_graph_node_info.param_count when the driver cannot tell the layout (cuFuncGetParamInfo
+ * needs a CUDA 12.4 driver). */
 #define CUABI_GRAPH_UNKNOWN UINT32_MAX
+/* cuabi_graph_update_info.error_node_index when the driver names no node. */
 #define CUABI_GRAPH_NO_NODE UINT64_MAX
 
 /* One node of a graph (cuabi_graph_node_info_get). An output struct: set struct_size
