@@ -485,7 +485,7 @@ typedef struct cuabi_cache_stats {
     uint64_t disk_corrupt_recovered;  /* truncated or corrupt entries found and removed */
     uint64_t disk_evictions;          /* entries this process evicted to respect the size cap */
 } cuabi_cache_stats;
-#define CUABI_CACHE_STATS_INIT {sizeof(cuabi_cache_stats)}
+#define CUABI_CACHE_STATS_INIT {sizeof(cuabi_cache_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
 
 /* Who chose a CUDA driver JIT cache setting (cuabi_driver_jit_cache_info). */
 #define CUABI_SETTING_DRIVER_DEFAULT 0 /* nobody: the driver's default applies */
@@ -504,7 +504,7 @@ typedef struct cuabi_driver_jit_cache_info {
                                       cuabi (e.g. by the CUDA runtime), so cuabi changed nothing */
     uint32_t reserved;
 } cuabi_driver_jit_cache_info;
-#define CUABI_DRIVER_JIT_CACHE_INFO_INIT {sizeof(cuabi_driver_jit_cache_info)}
+#define CUABI_DRIVER_JIT_CACHE_INFO_INIT {sizeof(cuabi_driver_jit_cache_info), 0, 0, 0, 0, 0, 0}
 
 /* @@types:cache@@ (insert cache-group types above this line) */
 

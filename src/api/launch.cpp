@@ -4,6 +4,7 @@
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/stream.hpp"
+#include "graph/capture.hpp"
 #include "launch/kernel_facts.hpp"
 #include "launch/launcher.hpp"
 #include "launch/occupancy.hpp"
@@ -26,7 +27,10 @@ Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, cons
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     OptionalPinned<Stream> stream(read.stream, "cuabi_launch_config.stream");
     if (!stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    return launch::launch(*pinned, read, stream.get(), arguments);
+    status = launch::launch(*pinned, read, stream.get(), arguments);
+    // A refused launch on a capturing stream ends the capture, so the stream never stays capturing.
+    if (status != CUABI_SUCCESS && stream.get() != nullptr) return graph::end_capture_after_failure(stream.get(), status);
+    return status;
 }
 
 // The kernel's parameter layout, or UNSUPPORTED when the driver cannot tell it.
