@@ -1,17 +1,47 @@
 #!/usr/bin/env bash
-# What the lead runs on the lent H100 (no package archive there): build Release, run the unit and
-# gpu suites, the gpu suite again under compute-sanitizer, the demo twice and the benchmarks.
-# Logs go to $OUT (or ./gpu-out).
+# What the lead runs on the lent H100 (no package archive there). Phases, in order, each logged
+# under $OUT (or ./gpu-out):  build  tests  sanitizer  demo  bench  profile   (default: build tests)
 set -uo pipefail
 out="${OUT:-$PWD/gpu-out}"
 mkdir -p "$out"
+phases="${*:-build tests}"
 export CUABI_ABI_TOOLS_OPTIONAL=1
-export CUABI_CACHE_DIR=/tmp/cuabi-cache
+b=/tmp/b
+has() { [[ " $phases " == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
-{
-  cmake -S . -B /tmp/b -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/b -j 16
-} >"$out/build.log" 2>&1 || { tail -50 "$out/build.log"; exit 1; }
-echo "build ok"
-ctest --test-dir /tmp/b -L 'unit|gpu' -j 8 --output-on-failure >"$out/ctest.log" 2>&1
-grep -E "tests passed|tests failed" "$out/ctest.log"
-grep -E "^\s+[0-9]+ - .*\(Failed|Timeout|Exception|SEGFAULT|Subprocess" "$out/ctest.log" | head -40
+if has build; then
+  { cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build $b -j 16; } >"$out/build.log" 2>&1 \
+    || { tail -50 "$out/build.log"; exit 1; }
+  echo "build ok"
+fi
+if has tests; then
+  CUABI_CACHE_DIR=/tmp/cuabi-test-cache timeout 400 ctest --test-dir $b -L 'unit|gpu' -j 8 --timeout 120 \
+    --output-on-failure >"$out/ctest.log" 2>&1
+  grep -E "tests passed|tests failed" "$out/ctest.log"
+  grep -E "\*\*\*(Failed|Timeout|Exception)|SEGFAULT|Subprocess aborted" "$out/ctest.log" | head -40
+fi
+if has sanitizer; then
+  CUABI_CACHE_DIR=/tmp/cuabi-san-cache timeout 500 compute-sanitizer --tool memcheck --leak-check full \
+    --error-exitcode 9 $b/tests/cuabi_gpu_tests --gtest_filter='-LaunchFailure.*:ModuleJit.*:ModuleTest.ChildWithPtxJitDisabled:RangeGpu.*' \
+    >"$out/sanitizer.log" 2>&1
+  echo "compute-sanitizer exit $?"
+  grep -E "ERROR SUMMARY|\[  PASSED  \]|\[  FAILED  \]|tests ran" "$out/sanitizer.log" | head -20
+fi
+if has demo; then
+  rm -rf /tmp/cuabi-demo-cache
+  for run in 1 2; do
+    echo "--- demo run $run" ; CUABI_CACHE_DIR=/tmp/cuabi-demo-cache $b/src/cli/cuabi demo 2>&1 | tee -a "$out/demo.log"
+  done
+  $b/src/cli/cuabi info >"$out/info.txt" 2>&1; head -60 "$out/info.txt"
+fi
+if has bench; then
+  for x in $b/bench/bench_*; do
+    echo "--- $(basename $x)"; CUABI_CACHE_DIR=/tmp/cuabi-bench-cache timeout 240 $x 2>&1 | tee "$out/$(basename $x).txt" | tail -30
+  done
+fi
+if has profile; then
+  which ncu nsys 2>&1 | tee "$out/profilers.txt"
+  CUABI_CACHE_DIR=/tmp/cuabi-prof-cache timeout 240 ncu --nvtx --nvtx-include "cuabi@cuabi.launch/" --print-summary per-kernel \
+    $b/src/cli/cuabi demo >"$out/ncu.log" 2>&1
+  echo "ncu exit $?"; grep -iE "nvtx|cuabi|saxpy|block_sum" "$out/ncu.log" | head -20
+fi
