@@ -578,8 +578,9 @@ CUABI_API void cuabi_context_options_init(cuabi_context_options* options);
  * options struct. The caller owns *out_context and releases it with cuabi_context_destroy(). */
 CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options, cuabi_context** out_context);
 
-/* Releases the handle. Streams, buffers, modules... made from it keep the CUDA context alive
- * until they are destroyed too. NULL is accepted. */
+/* Releases the handle and drops the graph-cache entries inserted under it (graphs whose own
+ * handles are still held stay valid). Streams, buffers, modules, graphs... made from it keep the
+ * CUDA context alive until they are destroyed too. NULL is accepted. */
 CUABI_API void cuabi_context_destroy(cuabi_context* context);
 
 /* Facts and launch limits of the context's device (see cuabi_device_info_get). */
@@ -1084,8 +1085,8 @@ CUABI_API cuabi_status cuabi_graph_cache_insert(cuabi_context* context, const vo
 /* Sets the most graphs the cache holds, evicting down to it now (0 disables caching). */
 CUABI_API void cuabi_graph_cache_set_capacity(size_t max_entries);
 
-/* Drops the entries inserted under `context`, or every entry when context is NULL. Call it before
- * destroying a context whose graphs should not outlive it. */
+/* Drops the entries inserted under `context`, or every entry when context is NULL.
+ * cuabi_context_destroy() drops a context's entries itself. */
 CUABI_API cuabi_status cuabi_graph_cache_clear(cuabi_context* context);
 
 /* Reads the cache's counters into *stats (set stats->struct_size). */

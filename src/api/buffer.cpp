@@ -3,6 +3,7 @@
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/buffer.hpp"
+#include "graph/capture.hpp"
 
 using namespace cuabi;
 
@@ -75,46 +76,63 @@ CUABI_API cuabi_status cuabi_buffer_device_address(cuabi_buffer* buffer, uint64_
     return CUABI_SUCCESS;
 }
 
+// The transfers below pin the stream first: whatever then fails, a stream that was capturing has
+// its capture ended (graph/capture.hpp), so it never stays capturing. Success pays one comparison.
+
 CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, const void* src, size_t size,
                                           cuabi_stream* stream) {
-    Status status = size == 0 ? CUABI_SUCCESS : require_pointer(src, "src");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Buffer> pinned(buffer, "buffer");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    return pinned->write(offset, src, size, pinned_stream.get());
+    Status status = size == 0 ? CUABI_SUCCESS : require_pointer(src, "src");
+    if (status == CUABI_SUCCESS) {
+        Pinned<Buffer> pinned(buffer, "buffer");
+        status = pinned.ok() ? pinned->write(offset, src, size, pinned_stream.get()) : CUABI_ERROR_INVALID_HANDLE;
+    }
+    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
+    return CUABI_SUCCESS;
 }
 
 CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, void* dst, size_t size,
                                          cuabi_stream* stream) {
-    Status status = size == 0 ? CUABI_SUCCESS : require_pointer(dst, "dst");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Buffer> pinned(buffer, "buffer");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    return pinned->read(offset, dst, size, pinned_stream.get());
+    Status status = size == 0 ? CUABI_SUCCESS : require_pointer(dst, "dst");
+    if (status == CUABI_SUCCESS) {
+        Pinned<Buffer> pinned(buffer, "buffer");
+        status = pinned.ok() ? pinned->read(offset, dst, size, pinned_stream.get()) : CUABI_ERROR_INVALID_HANDLE;
+    }
+    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
+    return CUABI_SUCCESS;
 }
 
 CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset,
                                          size_t size, cuabi_stream* stream) {
-    Pinned<Buffer> pinned_dst(dst, "dst");
-    if (!pinned_dst.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    Pinned<Buffer> pinned_src(src, "src");
-    if (!pinned_src.ok()) return CUABI_ERROR_INVALID_HANDLE;
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    return Buffer::copy(*pinned_dst, dst_offset, *pinned_src, src_offset, size, pinned_stream.get());
+    Status status = CUABI_ERROR_INVALID_HANDLE;
+    {
+        Pinned<Buffer> pinned_dst(dst, "dst");
+        if (pinned_dst.ok()) {
+            Pinned<Buffer> pinned_src(src, "src");
+            if (pinned_src.ok())
+                status = Buffer::copy(*pinned_dst, dst_offset, *pinned_src, src_offset, size, pinned_stream.get());
+        }
+    }
+    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
+    return CUABI_SUCCESS;
 }
 
 CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size,
                                          size_t count, cuabi_stream* stream) {
-    Pinned<Buffer> pinned(buffer, "buffer");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    return pinned->fill(offset, value, element_size, count, pinned_stream.get());
+    Status status = CUABI_ERROR_INVALID_HANDLE;
+    {
+        Pinned<Buffer> pinned(buffer, "buffer");
+        if (pinned.ok()) status = pinned->fill(offset, value, element_size, count, pinned_stream.get());
+    }
+    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
+    return CUABI_SUCCESS;
 }
 
 }  // extern "C"

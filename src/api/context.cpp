@@ -3,6 +3,7 @@
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/context.hpp"
+#include "graph/graph_cache.hpp"
 
 using namespace cuabi;
 
@@ -34,7 +35,16 @@ CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options
     return publish(std::move(context), out_context);
 }
 
-CUABI_API void cuabi_context_destroy(cuabi_context* context) { destroy_handle<Context>(context); }
+CUABI_API void cuabi_context_destroy(cuabi_context* context) {
+    if (context == nullptr) return;
+    {
+        // Graph-cache entries keyed by this context go with its handle. The pin keeps the object,
+        // whose address is the entries' key, from being reused while they are dropped.
+        Pinned<Context> pinned(context, "context");
+        if (pinned.ok()) graph::GraphCache::instance().clear(pinned.get());
+    }
+    destroy_handle<Context>(context);
+}
 
 CUABI_API cuabi_status cuabi_context_device_info(cuabi_context* context, cuabi_device_info* info) {
     Status status = require_pointer(info, "info");

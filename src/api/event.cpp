@@ -3,6 +3,7 @@
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/event.hpp"
+#include "graph/capture.hpp"
 
 using namespace cuabi;
 
@@ -34,11 +35,16 @@ CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_ev
 CUABI_API void cuabi_event_destroy(cuabi_event* event) { destroy_handle<Event>(event); }
 
 CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stream) {
-    Pinned<Event> pinned(event, "event");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    // The stream first: whatever then fails, a capturing stream has its capture ended.
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    return pinned->record(pinned_stream.get());
+    Status status = CUABI_ERROR_INVALID_HANDLE;
+    {
+        Pinned<Event> pinned(event, "event");
+        if (pinned.ok()) status = pinned->record(pinned_stream.get());
+    }
+    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
+    return CUABI_SUCCESS;
 }
 
 CUABI_API cuabi_status cuabi_event_synchronize(cuabi_event* event) {

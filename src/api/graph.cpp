@@ -19,12 +19,6 @@ namespace {
 constexpr uint32_t kKnownGraphFlags = CUABI_GRAPH_AUTO_FREE_ON_LAUNCH | CUABI_GRAPH_USE_NODE_PRIORITY | CUABI_GRAPH_UPLOAD;
 constexpr uint32_t kKnownUpdateFlags = CUABI_GRAPH_UPDATE_NO_REINSTANTIATE;
 
-// The stream's context as a shared reference. Stream exposes its context by reference only, so
-// the reference shares ownership with the stream object, which keeps the context alive.
-std::shared_ptr<Context> context_of(const std::shared_ptr<Stream>& stream) {
-    return std::shared_ptr<Context>(stream, const_cast<Context*>(&stream->context()));
-}
-
 Status require_key(const void* key, size_t key_size) {
     if (key != nullptr || key_size == 0) return CUABI_SUCCESS;
     return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass the key bytes, or key_size 0 for an empty key",
@@ -67,7 +61,7 @@ CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi
     CUgraph captured = nullptr;
     if ((status = graph::end_capture(*held, &captured)) != CUABI_SUCCESS) return status;
     std::shared_ptr<Graph> created;
-    if ((status = Graph::create(context_of(held), captured, read.flags, *held, &created)) != CUABI_SUCCESS)
+    if ((status = Graph::create(held->context_ref(), captured, read.flags, *held, &created)) != CUABI_SUCCESS)
         return status;
     return publish(std::move(created), out_graph);
 }

@@ -4,6 +4,7 @@
 #include "cuabi/cuabi.h"
 #include "device/event.hpp"
 #include "device/stream.hpp"
+#include "graph/capture.hpp"
 
 using namespace cuabi;
 
@@ -63,9 +64,14 @@ CUABI_API cuabi_status cuabi_stream_query(cuabi_stream* stream) {
 CUABI_API cuabi_status cuabi_stream_wait_event(cuabi_stream* stream, cuabi_event* event) {
     Pinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    Pinned<Event> pinned_event(event, "event");
-    if (!pinned_event.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    return stream_wait_event(*pinned_stream, *pinned_event);
+    Status status = CUABI_ERROR_INVALID_HANDLE;
+    {
+        Pinned<Event> pinned_event(event, "event");
+        if (pinned_event.ok()) status = stream_wait_event(*pinned_stream, *pinned_event);
+    }
+    // A failed wait on a capturing stream ends the capture, so the stream never stays capturing.
+    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
+    return CUABI_SUCCESS;
 }
 
 CUABI_API cuabi_status cuabi_stream_native(cuabi_stream* stream, void** out_cu_stream) {

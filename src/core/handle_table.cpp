@@ -5,10 +5,8 @@
 namespace cuabi {
 namespace {
 
-constexpr uint64_t kGenerationMask = 0xFFFFFFu;
-
 uint8_t type_of(uint64_t handle) { return static_cast<uint8_t>(handle >> 56); }
-uint64_t generation_of(uint64_t handle) { return (handle >> 32) & kGenerationMask; }
+uint64_t generation_of(uint64_t handle) { return (handle >> 32) & 0xFFFFFFu; }
 uint32_t index_of(uint64_t handle) { return static_cast<uint32_t>(handle & 0xFFFFFFFFu) - 1u; }
 
 const char* const kFixHandle =
@@ -28,19 +26,6 @@ const char* handle_type_name(HandleType type) {
         case HandleType::Range: return "range";
     }
     return "unknown";
-}
-
-HandleTable& HandleTable::instance() {
-    // Never destroyed: handles may be released from static destructors of other libraries.
-    static HandleTable* table = new HandleTable();
-    return *table;
-}
-
-HandleTable::Slot* HandleTable::slot_at(uint32_t index) const {
-    uint32_t chunk = index >> kChunkBits;
-    if (chunk >= kMaxChunks) return nullptr;
-    Slot* slots = chunks_[chunk].load(std::memory_order_acquire);
-    return slots == nullptr ? nullptr : &slots[index & (kChunkSize - 1)];
 }
 
 Status HandleTable::insert(HandleType type, std::shared_ptr<Object> object, uint64_t* out_handle) {
@@ -104,7 +89,8 @@ HandleTable::Slot* HandleTable::checked_slot(uint64_t handle, HandleType type, c
     return slot;
 }
 
-Object* HandleTable::pin(uint64_t handle, HandleType type, uint32_t* out_index, const char* parameter_name) {
+Object* HandleTable::pin_checked(uint64_t handle, HandleType type, uint32_t* out_index,
+                                 const char* parameter_name) {
     uint64_t generation = 0;
     Slot* slot = checked_slot(handle, type, parameter_name, out_index, &generation);
     if (slot == nullptr) return nullptr;
@@ -121,8 +107,6 @@ Object* HandleTable::pin(uint64_t handle, HandleType type, uint32_t* out_index, 
             return slot->object.get();
     }
 }
-
-void HandleTable::unpin(uint32_t index) { slot_at(index)->state.fetch_sub(1, std::memory_order_release); }
 
 std::shared_ptr<Object> HandleTable::acquire(uint64_t handle, HandleType type, const char* parameter_name) {
     uint32_t index = 0;

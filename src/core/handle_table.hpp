@@ -32,7 +32,12 @@ struct Object {
 
 class HandleTable {
 public:
-    static HandleTable& instance();
+    // Never destroyed: handles may be released from static destructors of other libraries.
+    // Inline so the hot path pays a guard load, not a call.
+    static HandleTable& instance() {
+        static HandleTable* table = new HandleTable();
+        return *table;
+    }
 
     // Stores `object` and returns the user-visible handle bits. Fails only when the table is full
     // (16 M live handles) or out of host memory; `out_handle` is untouched then.
@@ -44,8 +49,30 @@ public:
 
     // Pins a live handle: returns the slot's object or nullptr (error recorded) after checking
     // type, index and generation. Pair with unpin(); prefer the Pinned<T> guard below.
-    Object* pin(uint64_t handle, HandleType type, uint32_t* out_index, const char* parameter_name);
-    void unpin(uint32_t index);
+    // Inline fast path for a live handle (replay and launch pin two or three handles per call);
+    // anything unusual (a bad handle, a lost race) goes to pin_checked, which re-checks everything
+    // and says what is wrong.
+    Object* pin(uint64_t handle, HandleType type, uint32_t* out_index, const char* parameter_name) {
+        const uint32_t index = static_cast<uint32_t>(handle) - 1u;  // slot index + 1 in the low bits
+        const uint64_t generation = (handle >> 32) & kGenerationMask;
+        if (static_cast<uint8_t>(handle >> 56) == static_cast<uint8_t>(type) && (generation & 1u) != 0 &&
+            index < kMaxChunks * kChunkSize) {
+            Slot* slot = slot_at(index);
+            if (slot != nullptr) {
+                uint64_t state = slot->state.load(std::memory_order_acquire);
+                // The CAS fails if the generation (or the pin count) moved since the load.
+                if (((state >> 32) & kGenerationMask) == generation &&
+                    slot->type.load(std::memory_order_relaxed) == type &&
+                    slot->state.compare_exchange_strong(state, state + 1, std::memory_order_acquire,
+                                                        std::memory_order_relaxed)) {
+                    *out_index = index;
+                    return slot->object.get();
+                }
+            }
+        }
+        return pin_checked(handle, type, out_index, parameter_name);
+    }
+    void unpin(uint32_t index) { slot_at(index)->state.fetch_sub(1, std::memory_order_release); }
 
     // A shared reference to a live handle's object (for children that keep parents alive).
     std::shared_ptr<Object> acquire(uint64_t handle, HandleType type, const char* parameter_name);
@@ -62,8 +89,16 @@ private:
     static constexpr uint32_t kChunkSize = 1u << kChunkBits;
     static constexpr uint32_t kMaxChunks = 4096;
 
+    static constexpr uint64_t kGenerationMask = 0xFFFFFFu;
+
     HandleTable() = default;
-    Slot* slot_at(uint32_t index) const;
+    Slot* slot_at(uint32_t index) const {
+        uint32_t chunk = index >> kChunkBits;
+        if (chunk >= kMaxChunks) return nullptr;
+        Slot* slots = chunks_[chunk].load(std::memory_order_acquire);
+        return slots == nullptr ? nullptr : &slots[index & (kChunkSize - 1)];
+    }
+    Object* pin_checked(uint64_t handle, HandleType type, uint32_t* out_index, const char* parameter_name);
     Slot* checked_slot(uint64_t handle, HandleType type, const char* parameter_name, uint32_t* out_index,
                        uint64_t* out_generation) const;
 

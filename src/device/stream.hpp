@@ -31,6 +31,8 @@ public:
     Status query() const;
 
     const Context& context() const { return *context_; }
+    // Shared ownership of the context, for objects made from the stream that must outlive it.
+    const std::shared_ptr<Context>& context_ref() const { return context_; }
     CUstream cu_stream() const { return stream_; }
     bool owned() const { return owned_; }
 

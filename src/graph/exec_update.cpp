@@ -74,7 +74,7 @@ Status Graph::update_from(CUgraph captured, bool allow_reinstantiate, UpdateOutc
     std::vector<Node> new_nodes;
     if ((status = read_nodes(context_, captured, &new_nodes)) != CUABI_SUCCESS) return status;
 
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<Exclusive> lock(exclusive_);
     UpdateOutcome outcome;
     if (same_kinds(nodes_, new_nodes, &outcome)) {
         CUgraphExecUpdateResultInfo info{};

@@ -119,7 +119,7 @@ Status Graph::launch(const Stream& stream) {
     CUresult result;
     size_t node_count;
     {
-        std::lock_guard<std::mutex> lock(mutex_);
+        std::lock_guard<Exclusive> lock(exclusive_);
         result = context_->api().cuGraphLaunch(exec_, stream.cu_stream());
         node_count = nodes_.size();
     }
@@ -139,7 +139,7 @@ Status Graph::upload(const Stream& stream) {
     Status status = stream_check(stream, "upload");
     if (status != CUABI_SUCCESS) return status;
     if ((status = context_->make_current()) != CUABI_SUCCESS) return status;
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<Exclusive> lock(exclusive_);
     CUresult result = context_->api().cuGraphUpload(exec_, stream.cu_stream());
     if (result != CUDA_SUCCESS)
         return fail_cu(result, "cuGraphUpload", "check that the device has memory for the graph's launch resources",
@@ -162,12 +162,12 @@ Status Graph::node_of_kind(size_t index, int32_t kind, const char* operation, No
 }
 
 CUgraphExec Graph::native_exec() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<Exclusive> lock(exclusive_);
     return exec_;
 }
 
 CUgraph Graph::native_graph() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<Exclusive> lock(exclusive_);
     return graph_;
 }
 

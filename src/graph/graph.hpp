@@ -3,8 +3,9 @@
 //
 // One graph object may sit behind several handles (the graph cache hands out new handles to the
 // same object), and CUDA requires that an executable graph is not used from two threads at once,
-// so every operation takes the graph's own mutex. It is uncontended unless the caller really uses
-// one graph from several threads at the same moment; replay and argument updates allocate nothing.
+// so every operation takes the graph's own guard (graph/exclusive.hpp: one atomic exchange to take,
+// one store to release). It is uncontended unless the caller really uses one graph from several
+// threads at the same moment; replay and argument updates allocate nothing.
 #pragma once
 
 #include <cuda.h>
@@ -18,6 +19,7 @@
 #include "core/handle_table.hpp"
 #include "device/context.hpp"
 #include "device/stream.hpp"
+#include "graph/exclusive.hpp"
 #include "graph/nodes.hpp"
 
 namespace cuabi {
@@ -84,7 +86,7 @@ private:
 
     std::shared_ptr<Context> context_;
     const uint32_t flags_;
-    std::mutex mutex_;
+    Exclusive exclusive_;
     CUgraph graph_ = nullptr;
     CUgraphExec exec_ = nullptr;
     std::vector<Node> nodes_;

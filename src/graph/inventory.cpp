@@ -6,12 +6,12 @@ namespace cuabi {
 namespace graph {
 
 size_t Graph::node_count() {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<Exclusive> lock(exclusive_);
     return nodes_.size();
 }
 
 Status Graph::node_info(size_t index, cuabi_graph_node_info* out) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<Exclusive> lock(exclusive_);
     Node* node = nullptr;
     Status status = node_of_kind(index, -1, "describe", &node);
     if (status != CUABI_SUCCESS) return status;
@@ -42,7 +42,7 @@ Status Graph::node_info(size_t index, cuabi_graph_node_info* out) {
 }
 
 Status Graph::node_kernel_name(size_t index, std::string* out) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<Exclusive> lock(exclusive_);
     Node* node = nullptr;
     Status status = node_of_kind(index, CUABI_GRAPH_NODE_KERNEL, "name the kernel of", &node);
     if (status != CUABI_SUCCESS) return status;
@@ -55,7 +55,7 @@ Status Graph::node_kernel_name(size_t index, std::string* out) {
 }
 
 Status Graph::node_param_info(size_t index, size_t param, size_t* out_offset, size_t* out_size) {
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<Exclusive> lock(exclusive_);
     Node* node = nullptr;
     Status status = node_of_kind(index, CUABI_GRAPH_NODE_KERNEL, "describe the parameters of", &node);
     if (status != CUABI_SUCCESS) return status;

@@ -46,7 +46,7 @@ Status Graph::update_kernel_args(size_t index, const cuabi_kernel_arg* args, siz
     range::Scope scope(range::Phase::GraphUpdate);
     Status status = context_->make_current();
     if (status != CUABI_SUCCESS) return status;
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<Exclusive> lock(exclusive_);
     KernelNode* kernel = nullptr;
     if ((status = updatable_kernel(index, "update the arguments of", &kernel)) != CUABI_SUCCESS) return status;
     const launch::ParamLayout& layout = kernel->facts->layout;
@@ -66,7 +66,7 @@ Status Graph::update_kernel_args_packed(size_t index, const void* packed, size_t
     range::Scope scope(range::Phase::GraphUpdate);
     Status status = context_->make_current();
     if (status != CUABI_SUCCESS) return status;
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<Exclusive> lock(exclusive_);
     KernelNode* kernel = nullptr;
     if ((status = updatable_kernel(index, "update the arguments of", &kernel)) != CUABI_SUCCESS) return status;
     const launch::ParamLayout& layout = kernel->facts->layout;
@@ -86,7 +86,7 @@ Status Graph::update_kernel_geometry(size_t index, const uint32_t grid[3], const
     range::Scope scope(range::Phase::GraphUpdate);
     Status status = context_->make_current();
     if (status != CUABI_SUCCESS) return status;
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<Exclusive> lock(exclusive_);
     KernelNode* kernel = nullptr;
     if ((status = updatable_kernel(index, "update the geometry of", &kernel)) != CUABI_SUCCESS) return status;
     const char* name = kernel->name.c_str();
@@ -119,7 +119,7 @@ Status Graph::update_memset_value(size_t index, uint32_t value) {
     range::Scope scope(range::Phase::GraphUpdate);
     Status status = context_->make_current();
     if (status != CUABI_SUCCESS) return status;
-    std::lock_guard<std::mutex> lock(mutex_);
+    std::lock_guard<Exclusive> lock(exclusive_);
     Node* node = nullptr;
     if ((status = node_of_kind(index, CUABI_GRAPH_NODE_MEMSET, "update the value of", &node)) != CUABI_SUCCESS)
         return status;
