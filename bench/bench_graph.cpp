@@ -5,13 +5,15 @@
 //   - a kernel-node argument update: cuGraphExecKernelNodeSetParams (baseline) vs
 //     cuabi_graph_update_kernel_args and cuabi_graph_update_kernel_args_packed.
 //
-//   bench_graph [--reps N] [--json PATH]          defaults: 20 reps, bench_graph.json
+//   bench_graph [--reps N] [--json PATH]          defaults: 40 reps, bench_graph.json
 //
 // Methodology (docs/performance.md, "Graphs"): host-side cost per operation. Replays and chains
 // are timed in batches small enough that the driver's queue never fills (a full queue would time
 // the GPU draining kernels, not the submission), with an untimed stream synchronization between
-// batches. Every variant of a case runs once per repetition, in an order rotated per repetition;
-// the report gives each variant's median over repetitions and its ratio to the baseline's median.
+// batches. Every variant of a case runs once per repetition, back to back in an order rotated per
+// repetition; the report gives each variant's median over repetitions and its paired ratio: the
+// median over repetitions of (variant / baseline in the same repetition) with its interquartile
+// range, which cancels the drift of per-call cost between repetitions (bench_support.hpp).
 #include <cuda.h>
 
 #include <algorithm>
@@ -34,7 +36,7 @@ const char* const kSource =
     "}\n";
 
 struct Options {
-    int reps = 20;
+    int reps = 40;
     const char* json = "bench_graph.json";
 };
 
@@ -59,7 +61,8 @@ double per_op_ns(const std::function<bool()>& op, int ops, int batch, CUstream s
     return total / ops;
 }
 
-// Runs every variant once per repetition, rotating the order, after one untimed warm-up batch.
+// Runs every variant once per repetition, rotating the order, after one untimed warm-up batch;
+// sample i of every variant is then from repetition i, which the paired ratio relies on.
 void measure(bench::Report& report, const std::string& case_name, std::vector<Variant>& variants, int ops, int batch,
              const Options& options, CUstream stream) {
     for (Variant& variant : variants) report.values(case_name, variant.first);  // baseline first
@@ -215,7 +218,7 @@ int main(int argc, char** argv) {
     bench::check(cuabi_module_get_kernel(module, "empty", &empty), "cuabi_module_get_kernel");
     bench::check(cuabi_module_get_kernel(module, "update4", &update4), "cuabi_module_get_kernel");
 
-    bench::Report report("graph");
+    bench::Report report("graph", bench::Pairing::by_repetition);
     report.note("device", info.name);
     int32_t driver = 0;
     cuabi_driver_version(&driver);
@@ -223,7 +226,7 @@ int main(int argc, char** argv) {
     report.note("method", std::to_string(options.reps) +
                               " reps per variant; replays and chains timed in batches of at most 200 kernels with "
                               "untimed stream syncs between; medians per operation (one replay, one chain, one "
-                              "update); ratio to the raw driver call");
+                              "update); paired ratio = median over reps of variant / raw driver call of the same rep");
     for (int nodes : {1, 10, 100, 1000}) bench_replay(report, nodes, empty, stream, cu_stream, options);
     bench_update(report, update4, stream, cu_stream, address, options);
 

@@ -3,14 +3,17 @@
 // table) and cuabi_launch_packed, in one process, on one stream, with one geometry (1 x 32).
 //
 //   bench_launch [--reps N] [--launches N] [--batch N] [--json PATH]
-//   defaults:     20 reps,  10000 launches per rep and variant, batches of 250, bench_launch.json
+//   defaults:     40 reps,  10000 launches per rep and variant, batches of 250, bench_launch.json
 //
 // Methodology (docs/performance.md): the figure is host-side submission cost. Launches are timed
 // in batches smaller than the driver's launch queue, and the stream is synchronized between batches
 // outside the timed region, so no variant is ever throttled by a full queue (which would measure
 // the GPU draining empty kernels, not the launch path). Within each repetition every variant runs
-// once, in an order rotated per repetition, so clock and thermal drift hit all alike; the report
-// gives each variant's median over repetitions and its ratio to cuLaunchKernel's median.
+// once, back to back in an order rotated per repetition, so the variants of one repetition share
+// the machine's state of that moment. The report gives each variant's median over repetitions and
+// its paired ratio: the median over repetitions of (variant / cuLaunchKernel in the same
+// repetition) with its interquartile range, which cancels the drift of a virtualized GPU's
+// per-launch cost that a ratio of medians does not (bench_support.hpp).
 #include <cuda.h>
 
 #include <cstdio>
@@ -25,7 +28,7 @@
 namespace {
 
 struct Options {
-    int reps = 20;
+    int reps = 40;
     int launches = 10000;
     int batch = 250;
     const char* json = "bench_launch.json";
@@ -152,14 +155,15 @@ int main(int argc, char** argv) {
     config.block[0] = 32;
     config.stream = stream;
 
-    bench::Report report("launch");
+    bench::Report report("launch", bench::Pairing::by_repetition);
     report.note("device", info.name);
     int32_t driver = 0;
     cuabi_driver_version(&driver);
     report.note("driver", std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10));
     report.note("method", std::to_string(options.reps) + " reps x " + std::to_string(options.launches) +
                               " launches per variant, timed in batches of " + std::to_string(options.batch) +
-                              " with untimed stream syncs between; grid 1 x block 32; median per launch");
+                              " with untimed stream syncs between; grid 1 x block 32; median per launch; paired ratio = "
+                              "median over reps of variant / cuLaunchKernel of the same rep");
 
     // The variants, called directly (no type erasure) so that each timed loop holds one call.
     const char* const variants[] = {"cuLaunchKernel", "cuabi_launch", "cuabi_launch_packed"};
