@@ -8,6 +8,7 @@
 
 #include <cuda.h>
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,7 +36,7 @@ public:
           name_(std::move(name)),
           lowered_name_(std::move(lowered_name)) {}
     ~Kernel() override {
-        if (launch_facts_ != nullptr) launch::release_kernel_facts(launch_facts_);
+        if (launch::KernelFacts* facts = launch_facts_.load(std::memory_order_acquire)) launch::release_kernel_facts(facts);
     }
 
     const std::shared_ptr<Module>& module() const { return module_; }
@@ -45,8 +46,9 @@ public:
     const std::string& name() const { return name_; }                  // as the caller asked ("reduce<float, 256>")
     const std::string& lowered_name() const { return lowered_name_; }  // the mangled symbol
 
-    // Launch facts: computed once under `facts_once_`, read lock-free afterwards.
-    launch::KernelFacts* launch_facts_ = nullptr;
+    // Launch facts: computed once under `facts_once_`, then read with one acquire load (std::call_once
+    // alone costs thread-local bookkeeping on every call in libstdc++).
+    std::atomic<launch::KernelFacts*> launch_facts_{nullptr};
     std::once_flag facts_once_;
 
 private:

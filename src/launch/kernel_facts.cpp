@@ -99,6 +99,11 @@ Status read_facts(Kernel& kernel, KernelFacts* facts) {
 }  // namespace
 
 Status kernel_facts(Kernel& kernel, KernelFacts** out) {
+    KernelFacts* ready = kernel.launch_facts_.load(std::memory_order_acquire);
+    if (ready != nullptr && ready->status == CUABI_SUCCESS) {  // every launch after the first
+        *out = ready;
+        return CUABI_SUCCESS;
+    }
     std::call_once(kernel.facts_once_, [&kernel] {
         KernelFacts* facts = new (std::nothrow) KernelFacts();
         if (facts == nullptr) return;  // reported below, on this and every later call
@@ -108,9 +113,9 @@ Status kernel_facts(Kernel& kernel, KernelFacts** out) {
             facts->error_message = last_error_message();
             facts->error_cu_result = last_cu_result();
         }
-        kernel.launch_facts_ = facts;
+        kernel.launch_facts_.store(facts, std::memory_order_release);
     });
-    KernelFacts* facts = kernel.launch_facts_;
+    KernelFacts* facts = kernel.launch_facts_.load(std::memory_order_acquire);
     if (facts == nullptr)
         return fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory",
                     "could not allocate the launch facts of kernel '%s'", kernel.name().c_str());
