@@ -137,9 +137,9 @@ TEST_F(GraphTest, ReplayOnAnotherDevicesStreamIsRefused) {
     ASSERT_OK(cuabi_context_create(&options, &second));
     cuabi_stream* foreign = nullptr;
     ASSERT_OK(cuabi_stream_create(second, nullptr, &foreign));
-    ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_GLOBAL));
     uint64_t address = 0;
-    buffer(64, &address);
+    buffer(64, &address);  // before the capture: allocating is not allowed while a global capture runs
+    ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_GLOBAL));
     unsigned n = 16;
     cuabi_kernel_arg args[] = {{&address, 8}, {&n, 4}};
     cuabi_launch_config launch = config(1, 16);
