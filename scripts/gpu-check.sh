@@ -15,7 +15,7 @@ if has build; then
   echo "build ok"
 fi
 if has tests; then
-  CUABI_CACHE_DIR=/tmp/cuabi-test-cache timeout 400 ctest --test-dir $b -L 'unit|gpu' -j 8 --timeout 120 \
+  CUABI_CACHE_DIR=/tmp/cuabi-test-cache timeout 400 ctest --test-dir $b -L 'unit|gpu|docs' -j 8 --timeout 120 \
     --output-on-failure >"$out/ctest.log" 2>&1
   grep -E "tests passed|tests failed" "$out/ctest.log"
   grep -E "\*\*\*(Failed|Timeout|Exception)|SEGFAULT|Subprocess aborted" "$out/ctest.log" | head -40
