@@ -10,7 +10,7 @@ b=/tmp/b
 has() { [[ " $phases " == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/gpu.txt"
 if has build; then
-  { cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build $b -j 16; } >"$out/build.log" 2>&1 \
+  { cmake -S . -B $b -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUABI_BUILD_TESTS=ON -DCUABI_BUILD_BENCH=ON && cmake --build $b -j 16; } >"$out/build.log" 2>&1 \
     || { tail -50 "$out/build.log"; exit 1; }
   echo "build ok"
 fi
