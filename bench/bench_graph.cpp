@@ -196,21 +196,12 @@ void bench_update(bench::Report& report, cuabi_kernel* update4, cuabi_stream* st
 
 int main(int argc, char** argv) {
     const Options options = parse(argc, argv);
-    cuabi_context* context = nullptr;
-    bench::check(cuabi_context_create(nullptr, &context), "cuabi_context_create");
-    cuabi_device_info info = CUABI_DEVICE_INFO_INIT;
-    bench::check(cuabi_context_device_info(context, &info), "cuabi_context_device_info");
-    cuabi_stream* stream = nullptr;
-    bench::check(cuabi_stream_create(context, nullptr, &stream), "cuabi_stream_create");
-    void* native = nullptr;
-    bench::check(cuabi_stream_native(stream, &native), "cuabi_stream_native");
-    CUstream cu_stream = static_cast<CUstream>(native);
-    bench::check(cuabi_context_native(context, &native), "cuabi_context_native");
-    bench::check_cu(cuCtxSetCurrent(static_cast<CUcontext>(native)), "cuCtxSetCurrent");
-    cuabi_buffer* scratch = nullptr;
-    uint64_t address = 0;
-    bench::check(cuabi_buffer_create(context, 256, nullptr, &scratch), "cuabi_buffer_create");
-    bench::check(cuabi_buffer_device_address(scratch, &address), "cuabi_buffer_device_address");
+    bench::Device device = bench::Device::open();
+    cuabi_context* context = device.context;
+    const cuabi_device_info& info = device.info;
+    cuabi_stream* stream = device.stream;
+    CUstream cu_stream = device.cu_stream;
+    const uint64_t address = device.scratch_address;
     cuabi_module* module = nullptr;
     bench::check(cuabi_module_compile(context, kSource, nullptr, &module), "cuabi_module_compile");
     cuabi_kernel* empty = nullptr;
@@ -220,9 +211,7 @@ int main(int argc, char** argv) {
 
     bench::Report report("graph", bench::Pairing::by_repetition);
     report.note("device", info.name);
-    int32_t driver = 0;
-    cuabi_driver_version(&driver);
-    report.note("driver", std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10));
+    report.note("driver", bench::Device::driver_version());
     report.note("method", std::to_string(options.reps) +
                               " reps per variant; replays and chains timed in batches of at most 200 kernels with "
                               "untimed stream syncs between; medians per operation (one replay, one chain, one "
@@ -237,8 +226,6 @@ int main(int argc, char** argv) {
     cuabi_kernel_destroy(empty);
     cuabi_kernel_destroy(update4);
     cuabi_module_destroy(module);
-    cuabi_buffer_destroy(scratch);
-    cuabi_stream_destroy(stream);
-    cuabi_context_destroy(context);
+    device.close();
     return 0;
 }

@@ -126,21 +126,12 @@ Options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     const Options options = parse(argc, argv);
-    cuabi_context* context = nullptr;
-    bench::check(cuabi_context_create(nullptr, &context), "cuabi_context_create");
-    cuabi_device_info info = CUABI_DEVICE_INFO_INIT;
-    bench::check(cuabi_context_device_info(context, &info), "cuabi_context_device_info");
-    cuabi_stream* stream = nullptr;
-    bench::check(cuabi_stream_create(context, nullptr, &stream), "cuabi_stream_create");
-    void* native = nullptr;
-    bench::check(cuabi_stream_native(stream, &native), "cuabi_stream_native");
-    CUstream cu_stream = static_cast<CUstream>(native);
-    bench::check(cuabi_context_native(context, &native), "cuabi_context_native");
-    bench::check_cu(cuCtxSetCurrent(static_cast<CUcontext>(native)), "cuCtxSetCurrent");
-    cuabi_buffer* scratch = nullptr;
-    uint64_t address = 0;
-    bench::check(cuabi_buffer_create(context, 256, nullptr, &scratch), "cuabi_buffer_create");
-    bench::check(cuabi_buffer_device_address(scratch, &address), "cuabi_buffer_device_address");
+    bench::Device device = bench::Device::open();
+    cuabi_context* context = device.context;
+    const cuabi_device_info& info = device.info;
+    cuabi_stream* stream = device.stream;
+    CUstream cu_stream = device.cu_stream;
+    const uint64_t address = device.scratch_address;
 
     const std::string source = kernels_source();
     cuabi_module* module = nullptr;
@@ -157,9 +148,7 @@ int main(int argc, char** argv) {
 
     bench::Report report("launch", bench::Pairing::by_repetition);
     report.note("device", info.name);
-    int32_t driver = 0;
-    cuabi_driver_version(&driver);
-    report.note("driver", std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10));
+    report.note("driver", bench::Device::driver_version());
     report.note("method", std::to_string(options.reps) + " reps x " + std::to_string(options.launches) +
                               " launches per variant, timed in batches of " + std::to_string(options.batch) +
                               " with untimed stream syncs between; grid 1 x block 32; median per launch; paired ratio = "
@@ -210,8 +199,6 @@ int main(int argc, char** argv) {
 
     for (Case& c : cases) cuabi_kernel_destroy(c.kernel);
     cuabi_module_destroy(module);
-    cuabi_buffer_destroy(scratch);
-    cuabi_stream_destroy(stream);
-    cuabi_context_destroy(context);
+    device.close();
     return 0;
 }

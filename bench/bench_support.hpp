@@ -63,6 +63,45 @@ inline void check_cu(CUresult result, const char* what) {
     std::exit(1);
 }
 
+// What the driver comparisons share: a context on device 0, one cuabi stream, the same stream and
+// context as raw driver handles (the context made current, so raw calls need nothing else), and a
+// 256-byte scratch buffer whose address serves as every pointer argument.
+struct Device {
+    cuabi_context* context = nullptr;
+    cuabi_device_info info = CUABI_DEVICE_INFO_INIT;
+    cuabi_stream* stream = nullptr;
+    CUstream cu_stream = nullptr;
+    cuabi_buffer* scratch = nullptr;
+    uint64_t scratch_address = 0;
+
+    // Exits with cuabi's message when there is no usable GPU.
+    static Device open() {
+        Device d;
+        check(cuabi_context_create(nullptr, &d.context), "cuabi_context_create");
+        check(cuabi_context_device_info(d.context, &d.info), "cuabi_context_device_info");
+        check(cuabi_stream_create(d.context, nullptr, &d.stream), "cuabi_stream_create");
+        void* native = nullptr;
+        check(cuabi_stream_native(d.stream, &native), "cuabi_stream_native");
+        d.cu_stream = static_cast<CUstream>(native);
+        check(cuabi_context_native(d.context, &native), "cuabi_context_native");
+        check_cu(cuCtxSetCurrent(static_cast<CUcontext>(native)), "cuCtxSetCurrent");
+        check(cuabi_buffer_create(d.context, 256, nullptr, &d.scratch), "cuabi_buffer_create");
+        check(cuabi_buffer_device_address(d.scratch, &d.scratch_address), "cuabi_buffer_device_address");
+        return d;
+    }
+    void close() {
+        cuabi_buffer_destroy(scratch);
+        cuabi_stream_destroy(stream);
+        cuabi_context_destroy(context);
+    }
+    // "13.0" for the report.
+    static std::string driver_version() {
+        int32_t driver = 0;
+        cuabi_driver_version(&driver);
+        return std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
+    }
+};
+
 struct Result {
     std::string case_name;
     std::string variant;

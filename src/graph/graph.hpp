@@ -83,6 +83,7 @@ private:
     Status updatable_kernel(size_t index, const char* operation, KernelNode** out);
     // Hands `params` to the executable for the node at `index`; on success they become the node's.
     Status set_kernel_params(size_t index, const CUDA_KERNEL_NODE_PARAMS& params, const char* what);
+    Status publish_spare_arguments(size_t index, KernelNode* kernel);
 
     std::shared_ptr<Context> context_;
     const uint32_t flags_;

@@ -42,6 +42,17 @@ Status Graph::set_kernel_params(size_t index, const CUDA_KERNEL_NODE_PARAMS& par
     return CUABI_SUCCESS;
 }
 
+// The spare half of the node's shadow copy holds the new arguments: point the node at it, and make
+// it current only once the driver accepted it.
+Status Graph::publish_spare_arguments(size_t index, KernelNode* kernel) {
+    const int spare = 1 - kernel->current;
+    CUDA_KERNEL_NODE_PARAMS params = kernel->params;
+    params.kernelParams = kernel->pointers[spare].get();
+    Status status = set_kernel_params(index, params, "arguments");
+    if (status == CUABI_SUCCESS) kernel->current = spare;
+    return status;
+}
+
 Status Graph::update_kernel_args(size_t index, const cuabi_kernel_arg* args, size_t count) {
     range::Scope scope(range::Phase::GraphUpdate);
     Status status = context_->make_current();
@@ -51,15 +62,10 @@ Status Graph::update_kernel_args(size_t index, const cuabi_kernel_arg* args, siz
     if ((status = updatable_kernel(index, "update the arguments of", &kernel)) != CUABI_SUCCESS) return status;
     const launch::ParamLayout& layout = kernel->facts->layout;
     if ((status = launch::check_arguments(kernel->name.c_str(), layout, args, count)) != CUABI_SUCCESS) return status;
-    const int spare = 1 - kernel->current;
-    unsigned char* values = kernel->values[spare].get();
+    unsigned char* values = kernel->values[1 - kernel->current].get();
     for (uint32_t i = 0; i < layout.count; ++i)
         std::memcpy(values + layout.slots[i].offset, args[i].value, layout.slots[i].size);
-    CUDA_KERNEL_NODE_PARAMS params = kernel->params;
-    params.kernelParams = kernel->pointers[spare].get();
-    if ((status = set_kernel_params(index, params, "arguments")) != CUABI_SUCCESS) return status;
-    kernel->current = spare;
-    return CUABI_SUCCESS;
+    return publish_spare_arguments(index, kernel);
 }
 
 Status Graph::update_kernel_args_packed(size_t index, const void* packed, size_t packed_size) {
@@ -72,13 +78,8 @@ Status Graph::update_kernel_args_packed(size_t index, const void* packed, size_t
     const launch::ParamLayout& layout = kernel->facts->layout;
     if ((status = launch::check_packed(kernel->name.c_str(), layout, packed, packed_size)) != CUABI_SUCCESS)
         return status;
-    const int spare = 1 - kernel->current;
-    if (layout.total_bytes > 0) std::memcpy(kernel->values[spare].get(), packed, layout.total_bytes);
-    CUDA_KERNEL_NODE_PARAMS params = kernel->params;
-    params.kernelParams = kernel->pointers[spare].get();
-    if ((status = set_kernel_params(index, params, "arguments")) != CUABI_SUCCESS) return status;
-    kernel->current = spare;
-    return CUABI_SUCCESS;
+    if (layout.total_bytes > 0) std::memcpy(kernel->values[1 - kernel->current].get(), packed, layout.total_bytes);
+    return publish_spare_arguments(index, kernel);
 }
 
 Status Graph::update_kernel_geometry(size_t index, const uint32_t grid[3], const uint32_t block[3],
