@@ -16,18 +16,24 @@ namespace {
 constexpr uint32_t kKnownLaunchFlags = CUABI_LAUNCH_COOPERATIVE | CUABI_LAUNCH_SYNCHRONIZE;
 
 Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, const launch::Arguments& arguments) {
+    // A config of this version is read in place; any other goes through read_options.
     cuabi_launch_config read;
-    Status status = read_options(config, cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT, "cuabi_launch_config",
-                                 "cuabi_launch_config_init", &read);
-    if (status != CUABI_SUCCESS) return status;
-    if ((status = require_known_flags(read.flags, kKnownLaunchFlags, "cuabi_launch_config.flags", "CUABI_LAUNCH_*")) !=
-        CUABI_SUCCESS)
+    Status status;
+    if (config == nullptr || config->struct_size != sizeof(cuabi_launch_config)) {
+        status = read_options(config, cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT, "cuabi_launch_config",
+                              "cuabi_launch_config_init", &read);
+        if (status != CUABI_SUCCESS) return status;
+        config = &read;
+    }
+    if ((status = require_known_flags(config->flags, kKnownLaunchFlags, "cuabi_launch_config.flags",
+                                      "CUABI_LAUNCH_*")) != CUABI_SUCCESS)
         return status;
     Pinned<Kernel> pinned(kernel, "kernel");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    OptionalPinned<Stream> stream(read.stream, "cuabi_launch_config.stream");
+    OptionalPinned<Stream> stream(config->stream, "cuabi_launch_config.stream");
     if (!stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    status = launch::launch(*pinned, read, stream.get(), arguments);
+    if (stream.get() == nullptr || !launch::launch_fast(*pinned, *config, *stream.get(), arguments, &status))
+        status = launch::launch(*pinned, *config, stream.get(), arguments);
     // A refused launch on a capturing stream ends the capture, so the stream never stays capturing.
     if (status != CUABI_SUCCESS && stream.get() != nullptr) return graph::end_capture_after_failure(stream.get(), status);
     return status;

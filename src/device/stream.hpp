@@ -34,13 +34,16 @@ public:
     // Shared ownership of the context, for objects made from the stream that must outlive it.
     const std::shared_ptr<Context>& context_ref() const { return context_; }
     CUstream cu_stream() const { return stream_; }
+    // The context's CUcontext, kept here too so that hot paths compare it without visiting the context.
+    CUcontext cu_context() const { return cu_context_; }
     bool owned() const { return owned_; }
 
 private:
     Stream(std::shared_ptr<Context> context, CUstream stream, bool owned)
-        : context_(std::move(context)), stream_(stream), owned_(owned) {}
+        : context_(std::move(context)), stream_(stream), cu_context_(context_->cu_context()), owned_(owned) {}
     std::shared_ptr<Context> context_;
     CUstream stream_;
+    CUcontext cu_context_;
     bool owned_;
 };
 

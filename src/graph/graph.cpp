@@ -103,7 +103,7 @@ void Graph::release_kernel_handles() {
 }
 
 Status Graph::stream_check(const Stream& stream, const char* operation) const {
-    if (stream.context().cu_context() == context_->cu_context()) return CUABI_SUCCESS;
+    if (stream.cu_context() == cu_context_) return CUABI_SUCCESS;
     return fail(CUABI_ERROR_CONTEXT_MISMATCH, "use a stream of the context the graph was captured in",
                 "cannot %s the graph on a stream of device %d (CUDA context %p): the graph was captured in CUDA "
                 "context %p of device %d",
@@ -113,25 +113,35 @@ Status Graph::stream_check(const Stream& stream, const char* operation) const {
 
 Status Graph::launch(const Stream& stream) {
     range::Scope scope(range::Phase::GraphLaunch);
-    Status status = stream_check(stream, "launch");
-    if (status != CUABI_SUCCESS) return status;
-    if ((status = context_->make_current()) != CUABI_SUCCESS) return status;
+    if (stream.cu_context() != cu_context_) return stream_check(stream, "launch");
+    // make_current's common case inline: the graph's context is already current.
+    CUcontext current = nullptr;
+    if (get_current_(&current) != CUDA_SUCCESS || current != cu_context_) {
+        Status status = context_->make_current();
+        if (status != CUABI_SUCCESS) return status;
+    }
     CUresult result;
+    {
+        std::lock_guard<Exclusive> lock(exclusive_);
+        result = graph_launch_(exec_, stream.cu_stream());
+    }
+    if (result != CUDA_SUCCESS) return launch_failed(stream, result);
+    Counters::bump(counters_->graph_launches);
+    return CUABI_SUCCESS;
+}
+
+// Out of line and cold, so that replay's instructions stay together.
+[[gnu::cold, gnu::noinline]] Status Graph::launch_failed(const Stream& stream, CUresult result) {
     size_t node_count;
     {
         std::lock_guard<Exclusive> lock(exclusive_);
-        result = context_->api().cuGraphLaunch(exec_, stream.cu_stream());
         node_count = nodes_.size();
     }
-    if (result != CUDA_SUCCESS) {
-        fail_cu(result, "cuGraphLaunch",
-                "if the error is sticky (CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_FAILED) an earlier kernel "
-                "faulted and the context must be recreated; otherwise check the stream",
-                "for a graph of %zu nodes on device %d", node_count, context_->ordinal());
-        return end_capture_after_failure(&stream, CUABI_ERROR_LAUNCH_FAILED);
-    }
-    Counters::bump(context_->counters().graph_launches);
-    return CUABI_SUCCESS;
+    fail_cu(result, "cuGraphLaunch",
+            "if the error is sticky (CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_FAILED) an earlier kernel "
+            "faulted and the context must be recreated; otherwise check the stream",
+            "for a graph of %zu nodes on device %d", node_count, context_->ordinal());
+    return end_capture_after_failure(&stream, CUABI_ERROR_LAUNCH_FAILED);
 }
 
 Status Graph::upload(const Stream& stream) {

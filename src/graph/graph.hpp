@@ -33,7 +33,8 @@ struct UpdateOutcome {
     std::string reason;                   // empty when updated in place
 };
 
-class Graph final : public Object {
+// Aligned so that what replay reads (the first members) shares one cache line.
+class alignas(64) Graph final : public Object {
 public:
     static constexpr HandleType kHandleType = HandleType::Graph;
 
@@ -69,7 +70,13 @@ public:
     CUgraph native_graph();
 
 private:
-    Graph(std::shared_ptr<Context> context, uint32_t flags) : context_(std::move(context)), flags_(flags) {}
+    Graph(std::shared_ptr<Context> context, uint32_t flags)
+        : cu_context_(context->cu_context()),
+          get_current_(context->api().cuCtxGetCurrent),
+          graph_launch_(context->api().cuGraphLaunch),
+          counters_(&context->counters()),
+          context_(std::move(context)),
+          flags_(flags) {}
 
     Status instantiate(CUgraph graph, CUgraphExec* out) const;
     // Takes `nodes` as the graph's records and keeps one borrowed public handle per cuabi kernel
@@ -79,17 +86,25 @@ private:
     // The node at `index` if it exists and is of `kind` (OUT_OF_BOUNDS / GRAPH_NODE otherwise).
     Status node_of_kind(size_t index, int32_t kind, const char* operation, Node** out);
     Status stream_check(const Stream& stream, const char* operation) const;
+    Status launch_failed(const Stream& stream, CUresult result);
     // Node updates: the kernel node at `index` with a shadow copy to rebuild its parameters from.
     Status updatable_kernel(size_t index, const char* operation, KernelNode** out);
     // Hands `params` to the executable for the node at `index`; on success they become the node's.
     Status set_kernel_params(size_t index, const CUDA_KERNEL_NODE_PARAMS& params, const char* what);
     Status publish_spare_arguments(size_t index, KernelNode* kernel);
 
+    // What replay reads, first and together: the guard, the executable and copies of what it needs
+    // from the context and the driver, so that it follows no pointers there.
+    Exclusive exclusive_;
+    CUgraphExec exec_ = nullptr;
+    const CUcontext cu_context_;
+    const decltype(DriverApi::cuCtxGetCurrent) get_current_;
+    const decltype(DriverApi::cuGraphLaunch) graph_launch_;
+    Counters* const counters_;
+
     std::shared_ptr<Context> context_;
     const uint32_t flags_;
-    Exclusive exclusive_;
     CUgraph graph_ = nullptr;
-    CUgraphExec exec_ = nullptr;
     std::vector<Node> nodes_;
     // Public handles of the cuabi kernels in the graph, one per kernel, handed out by the
     // inventory and destroyed with the graph (or when a rebuild replaces the nodes).

@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include "range/ranges.hpp"
+
 namespace cuabi {
 namespace launch {
 namespace {
@@ -35,7 +37,7 @@ Status read_attributes(const Kernel& kernel, KernelFacts* facts) {
         status = read_attribute(kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, "MAX_DYNAMIC_SHARED_SIZE_BYTES",
                                 &max_dynamic);
     if (status != CUABI_SUCCESS) return status;
-    facts->max_dynamic_shared.store(max_dynamic, std::memory_order_relaxed);
+    facts->fast.opted_in_shared.store(max_dynamic, std::memory_order_relaxed);
     // Compile-time cluster dimensions exist only from sm_90 on; older devices may refuse the query.
     if (facts->device.cc_major >= 9) {
         const CUfunction_attribute cluster[3] = {CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
@@ -90,10 +92,22 @@ Status read_layout(const Kernel& kernel, KernelFacts* facts) {
 }
 
 Status read_facts(Kernel& kernel, KernelFacts* facts) {
-    facts->device = device_limits_from(kernel.context().info());
+    const Context& context = kernel.context();
+    facts->device = device_limits_from(context.info());
     Status status = read_attributes(kernel, facts);
+    if (status == CUABI_SUCCESS) status = read_layout(kernel, facts);
     if (status != CUABI_SUCCESS) return status;
-    return read_layout(kernel, facts);
+    FastPath& fast = facts->fast;
+    prepare_fast_path(facts->device, facts->limits, facts->layout, &fast);
+    fast.function = kernel.function();
+    fast.context = context.cu_context();
+    fast.counters = &context.counters();
+    fast.get_current = context.api().cuCtxGetCurrent;
+    fast.launch_kernel = context.api().cuLaunchKernel;
+    // With a profiler attached every launch takes the general path, which opens the launch range.
+    // Attachment is decided once per process (range/nvtx_state.hpp), so this never goes stale.
+    if (range::tool_attached()) fast.eligible = false;
+    return CUABI_SUCCESS;
 }
 
 }  // namespace
@@ -127,7 +141,7 @@ Status kernel_facts(Kernel& kernel, KernelFacts** out) {
 void release_kernel_facts(KernelFacts* facts) { delete facts; }
 
 Status ensure_dynamic_shared(const Kernel& kernel, KernelFacts& facts, uint32_t shared_bytes) {
-    if (shared_bytes <= facts.max_dynamic_shared.load(std::memory_order_acquire)) return CUABI_SUCCESS;
+    if (shared_bytes <= facts.fast.opted_in_shared.load(std::memory_order_acquire)) return CUABI_SUCCESS;
     // Rare (once per new maximum), so one process-wide lock: the attribute belongs to the CUfunction,
     // which two kernel handles may share, and concurrent setters must never lower it.
     static std::mutex raise_mutex;
@@ -137,7 +151,7 @@ Status ensure_dynamic_shared(const Kernel& kernel, KernelFacts& facts, uint32_t 
     CUresult result =
         api.cuFuncGetAttribute(&current, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, kernel.function());
     if (result == CUDA_SUCCESS && current >= 0 && static_cast<uint32_t>(current) >= shared_bytes) {
-        facts.max_dynamic_shared.store(static_cast<uint32_t>(current), std::memory_order_release);
+        facts.fast.opted_in_shared.store(static_cast<uint32_t>(current), std::memory_order_release);
         return CUABI_SUCCESS;
     }
     result = api.cuFuncSetAttribute(kernel.function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -149,7 +163,7 @@ Status ensure_dynamic_shared(const Kernel& kernel, KernelFacts& facts, uint32_t 
             "allows %u per block)",
             kernel.name().c_str(), shared_bytes, cu_result_text(result).c_str(), facts.limits.static_shared_bytes,
             facts.device.arch, facts.device.shared_per_block_optin);
-    facts.max_dynamic_shared.store(shared_bytes, std::memory_order_release);
+    facts.fast.opted_in_shared.store(shared_bytes, std::memory_order_release);
     return CUABI_SUCCESS;
 }
 

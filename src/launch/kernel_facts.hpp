@@ -12,6 +12,7 @@
 
 #include "compile/kernel.hpp"
 #include "launch/arguments.hpp"
+#include "launch/fast_path.hpp"
 #include "launch/limits.hpp"
 #include "launch/occupancy_cache.hpp"
 
@@ -19,6 +20,8 @@ namespace cuabi {
 namespace launch {
 
 struct KernelFacts {
+    FastPath fast;  // first: the lines the fast path reads (launch/fast_path.hpp)
+
     // CUABI_SUCCESS, or the failure that kept the facts from being read; it is replayed, message
     // and all, on every later use rather than retried on the launch path.
     Status status = CUABI_SUCCESS;
@@ -29,10 +32,6 @@ struct KernelFacts {
     KernelLimits limits;
     std::unique_ptr<ParamSlot[]> params;
     ParamLayout layout;  // views `params`
-
-    // The kernel's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as cuabi last saw or set it.
-    // Only ever raised (ensure_dynamic_shared), so a launch reads it without a lock.
-    std::atomic<uint32_t> max_dynamic_shared{0};
 
     OccupancyCache blocks_per_multiprocessor;  // cuOccupancyMaxActiveBlocksPerMultiprocessor
     OccupancyCache max_cluster_blocks;         // cuOccupancyMaxPotentialClusterSize

@@ -1,5 +1,6 @@
 #include "launch/launcher.hpp"
 
+#include "launch/fast_path.hpp"
 #include "launch/geometry.hpp"
 #include "launch/kernel_facts.hpp"
 #include "launch/occupancy.hpp"
@@ -87,7 +88,8 @@ CUresult submit(const Kernel& kernel, const Shape& shape, CUstream stream, void*
     return api.cuLaunchKernelEx(&config, kernel.function(), params, extra);
 }
 
-Status launch_failed(const Kernel& kernel, const Shape& shape, CUresult result) {
+// Out of line and cold: the fast path's instructions stay together without it.
+[[gnu::cold, gnu::noinline]] Status launch_failed(const Kernel& kernel, const Shape& shape, CUresult result) {
     const uint32_t* g = shape.grid;
     const uint32_t* b = shape.block;
     return fail_with_cu_result(
@@ -110,6 +112,41 @@ void count_launch(const Context& context, const Shape& shape, bool packed) {
 }
 
 }  // namespace
+
+bool launch_fast(const Kernel& kernel, const cuabi_launch_config& config, const Stream& stream,
+                 const Arguments& arguments, Status* out_status) {
+    const KernelFacts* facts = kernel.launch_facts_.load(std::memory_order_acquire);
+    if (facts == nullptr) return false;  // the first launch reads the facts on the general path
+    const FastPath& fast = facts->fast;
+    if (!fast.eligible || config.flags != 0 || (config.cluster[0] | config.cluster[1] | config.cluster[2]) != 0 ||
+        stream.cu_context() != fast.context ||
+        !admits_shape(fast, config, fast.opted_in_shared.load(std::memory_order_acquire)))
+        return false;
+    void* table[kFastParams];
+    if (arguments.packed_form) {
+        if (!admits_packed(fast, arguments.packed, arguments.packed_size)) return false;
+        char* base = static_cast<char*>(const_cast<void*>(arguments.packed));
+        for (uint32_t i = 0; i < fast.param_count; ++i) table[i] = base + fast.params[i].offset;
+    } else {
+        if (!admits_table(fast, arguments.table, arguments.count)) return false;
+        for (size_t i = 0; i < arguments.count; ++i) table[i] = const_cast<void*>(arguments.table[i].value);
+    }
+    // Making the context current is the general path's job; it happens once per thread and context.
+    CUcontext current = nullptr;
+    if (fast.get_current(&current) != CUDA_SUCCESS || current != fast.context) return false;
+
+    CUresult result = fast.launch_kernel(fast.function, config.grid[0], config.grid[1], config.grid[2], config.block[0],
+                                         config.block[1], config.block[2], config.shared_memory_bytes,
+                                         stream.cu_stream(), table, nullptr);
+    if (result != CUDA_SUCCESS) {
+        *out_status = launch_failed(kernel, shape_of(config), result);
+        return true;
+    }
+    Counters::bump(fast.counters->launches);
+    if (arguments.packed_form) Counters::bump(fast.counters->launches_packed);
+    *out_status = CUABI_SUCCESS;
+    return true;
+}
 
 Status launch(Kernel& kernel, const cuabi_launch_config& config, const Stream* stream, const Arguments& arguments) {
     range::Scope scope(range::Phase::Launch);

@@ -1,9 +1,10 @@
 // The validated launch (DESIGN §6): every check of launch/geometry and launch/arguments, the
 // shared memory opt-in, the occupancy checks of cooperative and cluster launches, then one driver
-// call, the counters and, for synchronous launches, the wait.
+// call, the counters and, for synchronous launches, the wait. The common launch goes a fast path
+// with the same checks first (launch/fast_path.hpp).
 //
-// The hot path allocates nothing and takes no lock: kernel facts are read once, the argument
-// pointer table lives on the stack, counters are relaxed atomics.
+// Neither path allocates or takes a lock after a kernel's first launch: kernel facts are read
+// once, the argument pointer table lives on the stack, counters are relaxed atomics.
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,13 @@ struct Arguments {
     const void* packed = nullptr;  // packed form: one buffer at the parameter offsets
     size_t packed_size = 0;
 };
+
+// The fast path (launch/fast_path.hpp) for a launch on a cuabi stream: when the launch passes its
+// checks, launches and returns true with the outcome in *out_status (a driver failure included);
+// otherwise returns false having done nothing and recorded nothing, and the caller calls launch().
+// `config` must have its struct_size checked (a struct of this version, read in place).
+bool launch_fast(const Kernel& kernel, const cuabi_launch_config& config, const Stream& stream,
+                 const Arguments& arguments, Status* out_status);
 
 // Launches `kernel` on `stream` (NULL: the per-thread stream, then waits). `config` has been read
 // with read_options and its flags checked.

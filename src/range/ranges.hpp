@@ -13,6 +13,7 @@
 // category numbers profilers show are the enum values + 1) and add its catalog entry.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 
 namespace cuabi {
@@ -35,25 +36,43 @@ enum class Phase : uint16_t {
     Count
 };
 
+// False when CUABI_NVTX=0 (or off/false/no) was set when the first range was made.
+bool enabled() noexcept;
+
+namespace detail {
+// -1 until the NVTX state is made, then 1 with a tool attached and 0 without.
+extern std::atomic<int8_t> attached;
+bool resolve_attached() noexcept;  // makes the NVTX state, sets `attached`, returns it
+void push(Phase phase, const char* detail) noexcept;
+void pop() noexcept;
+}  // namespace detail
+
+// True when ranges are enabled and a profiler (an NVTX tool) is attached to this process. Inline,
+// for the hot paths: after the first call it is one relaxed load of a flag that never changes.
+inline bool tool_attached() noexcept {
+    int8_t attached = detail::attached.load(std::memory_order_relaxed);
+    return attached >= 0 ? attached != 0 : detail::resolve_attached();
+}
+
 // Pushes the phase's range on construction and pops it on destruction (same thread).
-// `detail` (may be NULL) is read only during the constructor.
+// `detail_text` (may be NULL) is read only during the constructor.
 class Scope {
 public:
-    explicit Scope(Phase phase) noexcept;
-    Scope(Phase phase, const char* detail) noexcept;
-    ~Scope();
+    explicit Scope(Phase phase) noexcept : active_(tool_attached()) {
+        if (active_) detail::push(phase, nullptr);
+    }
+    Scope(Phase phase, const char* detail_text) noexcept : active_(tool_attached()) {
+        if (active_) detail::push(phase, detail_text);
+    }
+    ~Scope() {
+        if (active_) detail::pop();
+    }
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
 
 private:
     bool active_;
 };
-
-// False when CUABI_NVTX=0 (or off/false/no) was set when the first range was made.
-bool enabled() noexcept;
-
-// True when ranges are enabled and a profiler (an NVTX tool) is attached to this process.
-bool tool_attached() noexcept;
 
 }  // namespace range
 }  // namespace cuabi

@@ -9,7 +9,7 @@ namespace range {
 namespace {
 
 // Only called with a tool attached.
-void push(const NvtxState& state, Phase phase, const char* detail) {
+void push_range(const NvtxState& state, Phase phase, const char* detail) {
     size_t index = static_cast<size_t>(phase);
     nvtxEventAttributes_t attributes{};
     attributes.version = NVTX_VERSION;
@@ -36,19 +36,21 @@ void push(const NvtxState& state, Phase phase, const char* detail) {
 
 bool enabled() noexcept { return nvtx_state().on; }
 
-bool tool_attached() noexcept { return nvtx_state().tool; }
+namespace detail {
 
-Scope::Scope(Phase phase) noexcept : active_(nvtx_state().tool) {
-    if (active_) push(nvtx_state(), phase, nullptr);
+std::atomic<int8_t> attached{-1};
+
+bool resolve_attached() noexcept {
+    bool tool = nvtx_state().tool;
+    attached.store(tool ? 1 : 0, std::memory_order_relaxed);
+    return tool;
 }
 
-Scope::Scope(Phase phase, const char* detail) noexcept : active_(nvtx_state().tool) {
-    if (active_) push(nvtx_state(), phase, detail);
-}
+void push(Phase phase, const char* detail) noexcept { push_range(nvtx_state(), phase, detail); }
 
-Scope::~Scope() {
-    if (active_) nvtxDomainRangePop(nvtx_state().domain);
-}
+void pop() noexcept { nvtxDomainRangePop(nvtx_state().domain); }
+
+}  // namespace detail
 
 }  // namespace range
 }  // namespace cuabi

@@ -1,0 +1,102 @@
+// The fast path of a validated launch: the common launch (plain grid and block, a cuabi stream, no
+// flags, no cluster, a kernel of up to kFastParams parameters) checked against a few numbers kept
+// on two cache lines, by code that fits on a few more.
+//
+// Why it exists: the driver's cuLaunchKernel (about 3 us on an H100 host) evicts cuabi's code and
+// data from the first-level caches, so what a validated launch adds to it is mostly cache misses.
+// The general path (launcher.cpp) walks a dozen objects and checks in separate functions whose
+// failure messages sit between the hot instructions; measured on the H100 that cost 190-250 ns per
+// launch, of which the checks alone were 30-100 ns. The fast path reads only FastPath below and the
+// caller's arguments.
+//
+// It checks the same limits as the general path and never reports an error: anything it does not
+// admit (including every invalid launch) goes the general way, which checks everything again and
+// says what is wrong. So `admits_*` must never accept what check_geometry, check_shared_memory,
+// check_cluster_shape, check_arguments or check_packed would refuse; tests/unit/fast_path_test.cpp
+// holds them to that on synthetic devices.
+#pragma once
+
+#include <cuda.h>
+
+#include <atomic>
+#include <cstdint>
+
+#include "cuabi/cuabi.h"
+#include "driver/driver_api.hpp"
+#include "launch/arguments.hpp"
+#include "launch/limits.hpp"
+
+namespace cuabi {
+
+struct Counters;
+
+namespace launch {
+
+// Kernels with more parameters than this launch through the general path.
+constexpr uint32_t kFastParams = 32;
+
+struct alignas(64) FastPath {
+    // First line: what every fast launch reads besides grid limits and parameters. Copies of what
+    // it needs from the kernel, its context and the driver, so that it follows no pointers there.
+    CUfunction function = nullptr;
+    CUcontext context = nullptr;
+    Counters* counters = nullptr;  // the context's
+    decltype(DriverApi::cuCtxGetCurrent) get_current = nullptr;
+    decltype(DriverApi::cuLaunchKernel) launch_kernel = nullptr;
+    uint32_t max_threads = 0;  // min(device limit, kernel limit)
+    uint32_t shared_room = 0;  // device opt-in maximum - the kernel's static shared memory
+    // The kernel's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as cuabi last saw or set it. Only
+    // ever raised (ensure_dynamic_shared), so a launch reads it without a lock.
+    std::atomic<uint32_t> opted_in_shared{0};
+    uint16_t param_count = 0;
+    uint16_t param_bytes = 0;  // ParamLayout::total_bytes
+    bool eligible = false;     // layout known, <= kFastParams parameters, no __cluster_dims__
+    // Second line: the device's grid and block limits, then the parameters (offset and size of
+    // each, both below 32 KiB), the first ten on this line and sixteen on each line after.
+    uint32_t max_grid[3] = {0, 0, 0};
+    uint32_t max_block[3] = {0, 0, 0};
+    struct Param {
+        uint16_t offset;
+        uint16_t size;
+    } params[kFastParams] = {};
+};
+
+// Fills the limits and parameters of `out` from a kernel's facts (not the pointers, nor
+// opted_in_shared). Leaves it ineligible for what the fast path does not handle: an unknown
+// layout, more than kFastParams parameters, compiled cluster dimensions, static shared memory
+// beyond the device's maximum, block limits of 2^16 or more.
+void prepare_fast_path(const DeviceLimits& device, const KernelLimits& limits, const ParamLayout& layout,
+                       FastPath* out);
+
+// Grid, block, thread count and dynamic shared memory of `config` (whose flags are 0 and cluster
+// {0,0,0}), given the dynamic shared memory the kernel is already opted in to.
+inline bool admits_shape(const FastPath& fast, const cuabi_launch_config& config, uint32_t opted_in_shared) {
+    // d - 1 wraps 0 to UINT32_MAX, so one comparison refuses both 0 and too large.
+    bool ok = config.grid[0] - 1u < fast.max_grid[0];
+    ok &= config.grid[1] - 1u < fast.max_grid[1];
+    ok &= config.grid[2] - 1u < fast.max_grid[2];
+    ok &= config.block[0] - 1u < fast.max_block[0];
+    ok &= config.block[1] - 1u < fast.max_block[1];
+    ok &= config.block[2] - 1u < fast.max_block[2];
+    ok &= config.shared_memory_bytes <= fast.shared_room;
+    ok &= config.shared_memory_bytes <= opted_in_shared;
+    // Each block dimension is below 2^16 here (prepare_fast_path), so the product fits 64 bits.
+    ok = ok && uint64_t{config.block[0]} * config.block[1] * config.block[2] <= fast.max_threads;
+    return ok;
+}
+
+// An argument table: one non-NULL value per parameter, each of the parameter's size.
+inline bool admits_table(const FastPath& fast, const cuabi_kernel_arg* args, size_t count) {
+    if (count != fast.param_count || (count != 0 && args == nullptr)) return false;
+    for (size_t i = 0; i < count; ++i)
+        if (args[i].value == nullptr || args[i].size != fast.params[i].size) return false;
+    return true;
+}
+
+// A packed buffer of exactly the parameters' bytes.
+inline bool admits_packed(const FastPath& fast, const void* packed, size_t packed_size) {
+    return packed_size == fast.param_bytes && (packed != nullptr || packed_size == 0);
+}
+
+}  // namespace launch
+}  // namespace cuabi
