@@ -15,28 +15,31 @@ namespace {
 
 constexpr uint32_t kKnownLaunchFlags = CUABI_LAUNCH_COOPERATIVE | CUABI_LAUNCH_SYNCHRONIZE;
 
+// The general path: every launch the fast path does not take, and every invalid one.
 Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, const launch::Arguments& arguments) {
-    // A config of this version is read in place; any other goes through read_options.
     cuabi_launch_config read;
-    Status status;
-    if (config == nullptr || config->struct_size != sizeof(cuabi_launch_config)) {
-        status = read_options(config, cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT, "cuabi_launch_config",
-                              "cuabi_launch_config_init", &read);
-        if (status != CUABI_SUCCESS) return status;
-        config = &read;
-    }
-    if ((status = require_known_flags(config->flags, kKnownLaunchFlags, "cuabi_launch_config.flags",
-                                      "CUABI_LAUNCH_*")) != CUABI_SUCCESS)
+    Status status = read_options(config, cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT, "cuabi_launch_config",
+                                 "cuabi_launch_config_init", &read);
+    if (status != CUABI_SUCCESS) return status;
+    if ((status = require_known_flags(read.flags, kKnownLaunchFlags, "cuabi_launch_config.flags", "CUABI_LAUNCH_*")) !=
+        CUABI_SUCCESS)
         return status;
     Pinned<Kernel> pinned(kernel, "kernel");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    OptionalPinned<Stream> stream(config->stream, "cuabi_launch_config.stream");
+    OptionalPinned<Stream> stream(read.stream, "cuabi_launch_config.stream");
     if (!stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    if (stream.get() == nullptr || !launch::launch_fast(*pinned, *config, *stream.get(), arguments, &status))
-        status = launch::launch(*pinned, *config, stream.get(), arguments);
+    status = launch::launch(*pinned, read, stream.get(), arguments);
     // A refused launch on a capturing stream ends the capture, so the stream never stays capturing.
     if (status != CUABI_SUCCESS && stream.get() != nullptr) return graph::end_capture_after_failure(stream.get(), status);
     return status;
+}
+
+// What the fast path returns: its status, and after a driver failure the end of a capture on its
+// stream, as on the general path.
+Status fast_launch_outcome(const cuabi_launch_config* config, Status status) {
+    if (status == CUABI_SUCCESS) return status;
+    Pinned<Stream> stream(config->stream, nullptr);
+    return stream.ok() ? graph::end_capture_after_failure(stream.get(), status) : status;
 }
 
 // The kernel's parameter layout, or UNSUPPORTED when the driver cannot tell it.
@@ -65,6 +68,8 @@ CUABI_API void cuabi_launch_config_init(cuabi_launch_config* config) {
 
 CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config,
                                     const cuabi_kernel_arg* args, size_t arg_count) {
+    Status status;
+    if (launch::launch_fast(kernel, config, args, arg_count, &status)) return fast_launch_outcome(config, status);
     launch::Arguments arguments;
     arguments.table = args;
     arguments.count = arg_count;
@@ -73,6 +78,9 @@ CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_con
 
 CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_launch_config* config,
                                            const void* packed, size_t packed_size) {
+    Status status;
+    if (launch::launch_fast_packed(kernel, config, packed, packed_size, &status))
+        return fast_launch_outcome(config, status);
     launch::Arguments arguments;
     arguments.packed_form = true;
     arguments.packed = packed;

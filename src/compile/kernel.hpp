@@ -3,7 +3,9 @@
 //
 // The launch path needs facts about the kernel that never change once it is loaded (parameter
 // layout, attributes, occupancy results); src/launch/ computes them once, on first use, into the
-// `launch_facts` slot owned here, so a launch performs no allocation and takes no lock.
+// `launch_facts` slot owned here, so a launch performs no allocation and takes no lock. Their
+// summary for the fast path (launch/fast_path.hpp) lives in the kernel itself, so that a launch
+// reads it without following a pointer.
 #pragma once
 
 #include <cuda.h>
@@ -15,6 +17,7 @@
 
 #include "core/handle_table.hpp"
 #include "device/context.hpp"
+#include "launch/fast_path.hpp"
 
 namespace cuabi {
 
@@ -24,7 +27,7 @@ struct KernelFacts;  // defined in launch/kernel_facts.hpp
 void release_kernel_facts(KernelFacts* facts);
 }  // namespace launch
 
-class Kernel final : public Object {
+class alignas(64) Kernel final : public Object {
 public:
     static constexpr HandleType kHandleType = HandleType::Kernel;
 
@@ -50,6 +53,7 @@ public:
     // alone costs thread-local bookkeeping on every call in libstdc++).
     std::atomic<launch::KernelFacts*> launch_facts_{nullptr};
     std::once_flag facts_once_;
+    launch::FastPath fast_path_;  // filled with the facts, then published by its `eligible` flag
 
 private:
     std::shared_ptr<Module> module_;

@@ -1,6 +1,7 @@
 #include "core/handle_table.hpp"
 
 #include <thread>
+#include <type_traits>
 
 namespace cuabi {
 namespace {
@@ -13,6 +14,9 @@ const char* const kFixHandle =
     "pass a handle returned by the matching cuabi_*_create function that has not been destroyed";
 
 }  // namespace
+
+HandleTable HandleTable::instance_;
+static_assert(std::is_trivially_destructible<HandleTable>::value, "the handle table must outlive every destructor");
 
 const char* handle_type_name(HandleType type) {
     switch (type) {

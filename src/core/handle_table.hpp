@@ -32,12 +32,10 @@ struct Object {
 
 class HandleTable {
 public:
-    // Never destroyed: handles may be released from static destructors of other libraries.
-    // Inline so the hot path pays a guard load, not a call.
-    static HandleTable& instance() {
-        static HandleTable* table = new HandleTable();
-        return *table;
-    }
+    // Constant-initialized and trivially destructible, so it exists before any constructor runs and
+    // is never torn down (handles may be released from static destructors of other libraries), and
+    // reaching it costs no initialization guard on the hot path.
+    static HandleTable& instance() { return instance_; }
 
     // Stores `object` and returns the user-visible handle bits. Fails only when the table is full
     // (16 M live handles) or out of host memory; `out_handle` is untouched then.
@@ -48,7 +46,9 @@ public:
     std::shared_ptr<Object> remove(uint64_t handle, HandleType type);
 
     // Pins a live handle: returns the slot's object or nullptr (error recorded) after checking
-    // type, index and generation. Pair with unpin(); prefer the Pinned<T> guard below.
+    // type, index and generation. Pair with unpin(); prefer the Pinned<T> guard below. With a NULL
+    // `parameter_name` a handle that is not live is refused quietly: nullptr, nothing recorded (for
+    // fast paths that hand anything unusual to a general path, which then reports it).
     // Inline fast path for a live handle (replay and launch pin two or three handles per call);
     // anything unusual (a bad handle, a lost race) goes to pin_checked, which re-checks everything
     // and says what is wrong.
@@ -70,7 +70,7 @@ public:
                 }
             }
         }
-        return pin_checked(handle, type, out_index, parameter_name);
+        return parameter_name != nullptr ? pin_checked(handle, type, out_index, parameter_name) : nullptr;
     }
     void unpin(uint32_t index) { slot_at(index)->state.fetch_sub(1, std::memory_order_release); }
 
@@ -78,7 +78,8 @@ public:
     std::shared_ptr<Object> acquire(uint64_t handle, HandleType type, const char* parameter_name);
 
 private:
-    struct Slot {
+    // One cache line each, so that a pin touches one line.
+    struct alignas(64) Slot {
         // high 32 bits: generation (odd = live), low 32 bits: pin count.
         std::atomic<uint64_t> state{0};
         std::atomic<HandleType> type{HandleType::Context};  // atomic: read by stale-handle lookups
@@ -91,7 +92,8 @@ private:
 
     static constexpr uint64_t kGenerationMask = 0xFFFFFFu;
 
-    HandleTable() = default;
+    constexpr HandleTable() = default;
+    static HandleTable instance_;
     Slot* slot_at(uint32_t index) const {
         uint32_t chunk = index >> kChunkBits;
         if (chunk >= kMaxChunks) return nullptr;
@@ -108,8 +110,8 @@ private:
     uint32_t free_head_ = 0;  // index + 1 of the first free slot, 0 when empty
 };
 
-// RAII pin of a handle as object type T. `ok()` is false (and the error recorded) when the handle
-// is not a live handle of T's type.
+// RAII pin of a handle as object type T. `ok()` is false (and the error recorded, unless
+// `parameter_name` is NULL) when the handle is not a live handle of T's type.
 template <typename T>
 class Pinned {
 public:

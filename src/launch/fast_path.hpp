@@ -47,10 +47,12 @@ struct alignas(64) FastPath {
     uint32_t shared_room = 0;  // device opt-in maximum - the kernel's static shared memory
     // The kernel's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES as cuabi last saw or set it. Only
     // ever raised (ensure_dynamic_shared), so a launch reads it without a lock.
-    std::atomic<uint32_t> opted_in_shared{0};
+    mutable std::atomic<uint32_t> opted_in_shared{0};
     uint16_t param_count = 0;
     uint16_t param_bytes = 0;  // ParamLayout::total_bytes
-    bool eligible = false;     // layout known, <= kFastParams parameters, no __cluster_dims__
+    // Set (release) once everything above and below is filled, when prepare_fast_path said the
+    // kernel is eligible; read (acquire) first by every fast launch.
+    std::atomic<bool> eligible{false};
     // Second line: the device's grid and block limits, then the parameters (offset and size of
     // each, both below 32 KiB), the first ten on this line and sixteen on each line after.
     uint32_t max_grid[3] = {0, 0, 0};
@@ -62,10 +64,10 @@ struct alignas(64) FastPath {
 };
 
 // Fills the limits and parameters of `out` from a kernel's facts (not the pointers, nor
-// opted_in_shared). Leaves it ineligible for what the fast path does not handle: an unknown
+// opted_in_shared, nor `eligible`) and says whether the kernel is eligible: not with an unknown
 // layout, more than kFastParams parameters, compiled cluster dimensions, static shared memory
-// beyond the device's maximum, block limits of 2^16 or more.
-void prepare_fast_path(const DeviceLimits& device, const KernelLimits& limits, const ParamLayout& layout,
+// beyond the device's maximum, or block limits of 2^16 or more.
+bool prepare_fast_path(const DeviceLimits& device, const KernelLimits& limits, const ParamLayout& layout,
                        FastPath* out);
 
 // Grid, block, thread count and dynamic shared memory of `config` (whose flags are 0 and cluster

@@ -37,7 +37,7 @@ Status read_attributes(const Kernel& kernel, KernelFacts* facts) {
         status = read_attribute(kernel, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, "MAX_DYNAMIC_SHARED_SIZE_BYTES",
                                 &max_dynamic);
     if (status != CUABI_SUCCESS) return status;
-    facts->fast.opted_in_shared.store(max_dynamic, std::memory_order_relaxed);
+    kernel.fast_path_.opted_in_shared.store(max_dynamic, std::memory_order_relaxed);
     // Compile-time cluster dimensions exist only from sm_90 on; older devices may refuse the query.
     if (facts->device.cc_major >= 9) {
         const CUfunction_attribute cluster[3] = {CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH,
@@ -91,14 +91,16 @@ Status read_layout(const Kernel& kernel, KernelFacts* facts) {
     return CUABI_SUCCESS;
 }
 
-Status read_facts(Kernel& kernel, KernelFacts* facts) {
+// Reads the facts and fills the kernel's fast-path summary; *out_fast says whether the fast path
+// may take the kernel's launches.
+Status read_facts(Kernel& kernel, KernelFacts* facts, bool* out_fast) {
     const Context& context = kernel.context();
     facts->device = device_limits_from(context.info());
     Status status = read_attributes(kernel, facts);
     if (status == CUABI_SUCCESS) status = read_layout(kernel, facts);
     if (status != CUABI_SUCCESS) return status;
-    FastPath& fast = facts->fast;
-    prepare_fast_path(facts->device, facts->limits, facts->layout, &fast);
+    FastPath& fast = kernel.fast_path_;
+    *out_fast = prepare_fast_path(facts->device, facts->limits, facts->layout, &fast);
     fast.function = kernel.function();
     fast.context = context.cu_context();
     fast.counters = &context.counters();
@@ -106,7 +108,7 @@ Status read_facts(Kernel& kernel, KernelFacts* facts) {
     fast.launch_kernel = context.api().cuLaunchKernel;
     // With a profiler attached every launch takes the general path, which opens the launch range.
     // Attachment is decided once per process (range/nvtx_state.hpp), so this never goes stale.
-    if (range::tool_attached()) fast.eligible = false;
+    if (range::tool_attached()) *out_fast = false;
     return CUABI_SUCCESS;
 }
 
@@ -121,13 +123,15 @@ Status kernel_facts(Kernel& kernel, KernelFacts** out) {
     std::call_once(kernel.facts_once_, [&kernel] {
         KernelFacts* facts = new (std::nothrow) KernelFacts();
         if (facts == nullptr) return;  // reported below, on this and every later call
-        Status status = read_facts(kernel, facts);
+        bool fast = false;
+        Status status = read_facts(kernel, facts, &fast);
         if (status != CUABI_SUCCESS) {
             facts->status = status;
             facts->error_message = last_error_message();
             facts->error_cu_result = last_cu_result();
         }
         kernel.launch_facts_.store(facts, std::memory_order_release);
+        if (status == CUABI_SUCCESS && fast) kernel.fast_path_.eligible.store(true, std::memory_order_release);
     });
     KernelFacts* facts = kernel.launch_facts_.load(std::memory_order_acquire);
     if (facts == nullptr)
@@ -141,7 +145,7 @@ Status kernel_facts(Kernel& kernel, KernelFacts** out) {
 void release_kernel_facts(KernelFacts* facts) { delete facts; }
 
 Status ensure_dynamic_shared(const Kernel& kernel, KernelFacts& facts, uint32_t shared_bytes) {
-    if (shared_bytes <= facts.fast.opted_in_shared.load(std::memory_order_acquire)) return CUABI_SUCCESS;
+    if (shared_bytes <= kernel.fast_path_.opted_in_shared.load(std::memory_order_acquire)) return CUABI_SUCCESS;
     // Rare (once per new maximum), so one process-wide lock: the attribute belongs to the CUfunction,
     // which two kernel handles may share, and concurrent setters must never lower it.
     static std::mutex raise_mutex;
@@ -151,7 +155,7 @@ Status ensure_dynamic_shared(const Kernel& kernel, KernelFacts& facts, uint32_t 
     CUresult result =
         api.cuFuncGetAttribute(&current, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, kernel.function());
     if (result == CUDA_SUCCESS && current >= 0 && static_cast<uint32_t>(current) >= shared_bytes) {
-        facts.fast.opted_in_shared.store(static_cast<uint32_t>(current), std::memory_order_release);
+        kernel.fast_path_.opted_in_shared.store(static_cast<uint32_t>(current), std::memory_order_release);
         return CUABI_SUCCESS;
     }
     result = api.cuFuncSetAttribute(kernel.function(), CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -163,7 +167,7 @@ Status ensure_dynamic_shared(const Kernel& kernel, KernelFacts& facts, uint32_t 
             "allows %u per block)",
             kernel.name().c_str(), shared_bytes, cu_result_text(result).c_str(), facts.limits.static_shared_bytes,
             facts.device.arch, facts.device.shared_per_block_optin);
-    facts.fast.opted_in_shared.store(shared_bytes, std::memory_order_release);
+    kernel.fast_path_.opted_in_shared.store(shared_bytes, std::memory_order_release);
     return CUABI_SUCCESS;
 }
 

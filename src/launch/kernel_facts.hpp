@@ -20,8 +20,6 @@ namespace cuabi {
 namespace launch {
 
 struct KernelFacts {
-    FastPath fast;  // first: the lines the fast path reads (launch/fast_path.hpp)
-
     // CUABI_SUCCESS, or the failure that kept the facts from being read; it is replayed, message
     // and all, on every later use rather than retried on the launch path.
     Status status = CUABI_SUCCESS;

@@ -103,6 +103,50 @@ CUresult submit(const Kernel& kernel, const Shape& shape, CUstream stream, void*
         shape.dynamic_shared_bytes, shape.cooperative ? ", cooperative" : "", shape.has_cluster() ? ", cluster" : "");
 }
 
+// The whole fast path for both argument forms, inlined into the two entry points below so that
+// each is one compact function: every instruction it runs sits together, and the error paths are
+// calls to cold functions elsewhere.
+template <bool kPacked>
+[[gnu::always_inline]] inline bool launch_fast(cuabi_kernel* kernel_handle, const cuabi_launch_config* config,
+                                               const void* arguments, size_t size, Status* out_status) {
+    if (config == nullptr || config->struct_size != sizeof(cuabi_launch_config) || config->stream == nullptr ||
+        config->flags != 0 || (config->cluster[0] | config->cluster[1] | config->cluster[2]) != 0)
+        return false;
+    Pinned<Kernel> kernel(kernel_handle, nullptr);  // quiet: the general path reports a bad handle
+    if (!kernel.ok()) return false;
+    const FastPath& fast = kernel->fast_path_;
+    if (!fast.eligible.load(std::memory_order_acquire) ||
+        !admits_shape(fast, *config, fast.opted_in_shared.load(std::memory_order_acquire)))
+        return false;
+    void* table[kFastParams];
+    if (kPacked) {
+        if (!admits_packed(fast, arguments, size)) return false;
+        char* base = static_cast<char*>(const_cast<void*>(arguments));
+        for (uint32_t i = 0; i < fast.param_count; ++i) table[i] = base + fast.params[i].offset;
+    } else {
+        const auto* args = static_cast<const cuabi_kernel_arg*>(arguments);
+        if (!admits_table(fast, args, size)) return false;
+        for (size_t i = 0; i < size; ++i) table[i] = const_cast<void*>(args[i].value);
+    }
+    Pinned<Stream> stream(config->stream, nullptr);
+    if (!stream.ok() || stream->cu_context() != fast.context) return false;
+    // Making the context current is the general path's job; it happens once per thread and context.
+    CUcontext current = nullptr;
+    if (fast.get_current(&current) != CUDA_SUCCESS || current != fast.context) return false;
+
+    CUresult result = fast.launch_kernel(fast.function, config->grid[0], config->grid[1], config->grid[2],
+                                         config->block[0], config->block[1], config->block[2],
+                                         config->shared_memory_bytes, stream->cu_stream(), table, nullptr);
+    if (result != CUDA_SUCCESS) {
+        *out_status = launch_failed(*kernel, shape_of(*config), result);
+        return true;
+    }
+    Counters::bump(fast.counters->launches);
+    if (kPacked) Counters::bump(fast.counters->launches_packed);
+    *out_status = CUABI_SUCCESS;
+    return true;
+}
+
 void count_launch(const Context& context, const Shape& shape, bool packed) {
     Counters& counters = context.counters();
     Counters::bump(counters.launches);
@@ -113,39 +157,14 @@ void count_launch(const Context& context, const Shape& shape, bool packed) {
 
 }  // namespace
 
-bool launch_fast(const Kernel& kernel, const cuabi_launch_config& config, const Stream& stream,
-                 const Arguments& arguments, Status* out_status) {
-    const KernelFacts* facts = kernel.launch_facts_.load(std::memory_order_acquire);
-    if (facts == nullptr) return false;  // the first launch reads the facts on the general path
-    const FastPath& fast = facts->fast;
-    if (!fast.eligible || config.flags != 0 || (config.cluster[0] | config.cluster[1] | config.cluster[2]) != 0 ||
-        stream.cu_context() != fast.context ||
-        !admits_shape(fast, config, fast.opted_in_shared.load(std::memory_order_acquire)))
-        return false;
-    void* table[kFastParams];
-    if (arguments.packed_form) {
-        if (!admits_packed(fast, arguments.packed, arguments.packed_size)) return false;
-        char* base = static_cast<char*>(const_cast<void*>(arguments.packed));
-        for (uint32_t i = 0; i < fast.param_count; ++i) table[i] = base + fast.params[i].offset;
-    } else {
-        if (!admits_table(fast, arguments.table, arguments.count)) return false;
-        for (size_t i = 0; i < arguments.count; ++i) table[i] = const_cast<void*>(arguments.table[i].value);
-    }
-    // Making the context current is the general path's job; it happens once per thread and context.
-    CUcontext current = nullptr;
-    if (fast.get_current(&current) != CUDA_SUCCESS || current != fast.context) return false;
+bool launch_fast(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t count,
+                 Status* out_status) {
+    return launch_fast<false>(kernel, config, args, count, out_status);
+}
 
-    CUresult result = fast.launch_kernel(fast.function, config.grid[0], config.grid[1], config.grid[2], config.block[0],
-                                         config.block[1], config.block[2], config.shared_memory_bytes,
-                                         stream.cu_stream(), table, nullptr);
-    if (result != CUDA_SUCCESS) {
-        *out_status = launch_failed(kernel, shape_of(config), result);
-        return true;
-    }
-    Counters::bump(fast.counters->launches);
-    if (arguments.packed_form) Counters::bump(fast.counters->launches_packed);
-    *out_status = CUABI_SUCCESS;
-    return true;
+bool launch_fast_packed(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed,
+                        size_t packed_size, Status* out_status) {
+    return launch_fast<true>(kernel, config, packed, packed_size, out_status);
 }
 
 Status launch(Kernel& kernel, const cuabi_launch_config& config, const Stream* stream, const Arguments& arguments) {

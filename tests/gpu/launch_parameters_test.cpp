@@ -167,6 +167,41 @@ TEST_F(LaunchParameters, PackedLaunchDeliversTheSameBytesAsTheTable) {
     EXPECT_EQ(from_table, from_packed);
 }
 
+// On a cuabi stream every launch after the first takes the fast path (launch/fast_path.hpp), which
+// builds the argument table itself: 40 launches, table and packed in turn, each with its own
+// random values and output, all queued before one synchronization.
+TEST_F(LaunchParameters, EveryWidthArrivesThroughTheFastPathOnAStream) {
+    cuabi_kernel* kernel = this->kernel(kWidthsSource, "widths");
+    cuabi_stream* queue = stream();
+    ASSERT_TRUE(kernel != nullptr && queue != nullptr);
+    cuabi_launch_config on_stream = config(1, 1);
+    on_stream.stream = queue;
+    constexpr uint32_t kLaunches = 40;
+    std::vector<Widths> all;
+    std::vector<cuabi_buffer*> outs;
+    for (uint32_t i = 0; i < kLaunches; ++i) all.emplace_back(1000 + i);
+    for (Widths& widths : all) {
+        outs.push_back(buffer(widths.expected.size() + kGuard, &widths.p.out));
+        ASSERT_NE(outs.back(), nullptr);
+    }
+    for (uint32_t i = 0; i < kLaunches; ++i) {
+        std::vector<cuabi_kernel_arg> args = all[i].table();
+        if (i % 2 == 0) {
+            ASSERT_OK(cuabi_launch(kernel, &on_stream, args.data(), args.size()));
+        } else {
+            std::vector<uint8_t> packed = pack(kernel, args);
+            ASSERT_OK(cuabi_launch_packed(kernel, &on_stream, packed.data(), packed.size()));
+        }
+    }
+    ASSERT_OK(cuabi_stream_synchronize(queue));
+    for (uint32_t i = 0; i < kLaunches; ++i) {
+        std::vector<uint8_t> result = poisoned(all[i].expected.size() + kGuard);
+        ASSERT_OK(cuabi_buffer_read(outs[i], 0, result.data(), result.size(), nullptr));
+        SCOPED_TRACE("launch " + std::to_string(i) + (i % 2 == 0 ? " (table)" : " (packed)"));
+        expect_delivered(all[i], result);
+    }
+}
+
 TEST_F(LaunchParameters, ParamLayoutMatchesTheCStructOfTheSameMembers) {
     cuabi_kernel* kernel = this->kernel(kWidthsSource, "widths");
     ASSERT_NE(kernel, nullptr);

@@ -84,7 +84,7 @@ struct Table {
 // so it is neither copied nor moved.)
 std::unique_ptr<FastPath> prepared(const DeviceLimits& device, const KernelLimits& limits, const ParamLayout& layout) {
     auto fast = std::make_unique<FastPath>();
-    prepare_fast_path(device, limits, layout, fast.get());
+    fast->eligible.store(prepare_fast_path(device, limits, layout, fast.get()));
     fast->opted_in_shared.store(48u * 1024u - limits.static_shared_bytes);
     return fast;
 }
@@ -205,8 +205,7 @@ TEST(LaunchFastPath, AgreesWithTheGeneralChecksOnRandomLaunches) {
         for (uint32_t& size : sizes) size = 1u << (random() % 5);
         Layout layout(sizes);
         FastPath fast;
-        prepare_fast_path(device, limits, layout.view, &fast);
-        if (!fast.eligible) continue;
+        if (!prepare_fast_path(device, limits, layout.view, &fast)) continue;
         const uint32_t opted = static_cast<uint32_t>(random() % 250000);
 
         cuabi_launch_config c = CUABI_LAUNCH_CONFIG_INIT;
