@@ -34,14 +34,6 @@ Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, cons
     return status;
 }
 
-// What the fast path returns: its status, and after a driver failure the end of a capture on its
-// stream, as on the general path.
-Status fast_launch_outcome(const cuabi_launch_config* config, Status status) {
-    if (status == CUABI_SUCCESS) return status;
-    Pinned<Stream> stream(config->stream, nullptr);
-    return stream.ok() ? graph::end_capture_after_failure(stream.get(), status) : status;
-}
-
 // The kernel's parameter layout, or UNSUPPORTED when the driver cannot tell it.
 Status layout_of(Kernel& kernel, const launch::ParamLayout** out) {
     Status status = kernel.context().make_current();
@@ -68,8 +60,7 @@ CUABI_API void cuabi_launch_config_init(cuabi_launch_config* config) {
 
 CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config,
                                     const cuabi_kernel_arg* args, size_t arg_count) {
-    Status status;
-    if (launch::launch_fast(kernel, config, args, arg_count, &status)) return fast_launch_outcome(config, status);
+    if (launch::launch_fast(kernel, config, args, arg_count)) return CUABI_SUCCESS;
     launch::Arguments arguments;
     arguments.table = args;
     arguments.count = arg_count;
@@ -78,9 +69,7 @@ CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_con
 
 CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_launch_config* config,
                                            const void* packed, size_t packed_size) {
-    Status status;
-    if (launch::launch_fast_packed(kernel, config, packed, packed_size, &status))
-        return fast_launch_outcome(config, status);
+    if (launch::launch_fast_packed(kernel, config, packed, packed_size)) return CUABI_SUCCESS;
     launch::Arguments arguments;
     arguments.packed_form = true;
     arguments.packed = packed;

@@ -111,31 +111,37 @@ Status Graph::stream_check(const Stream& stream, const char* operation) const {
                 static_cast<void*>(context_->cu_context()), context_->ordinal());
 }
 
+// Replay does not make the graph's context current: the driver takes the context from the stream
+// (verified on an H100 with driver 580, with another context or none current), so asking which
+// context is current would cost a driver call for nothing. Should a driver still refuse, the
+// context is made current and the launch tried once more before the failure is reported.
 Status Graph::launch(const Stream& stream) {
     range::Scope scope(range::Phase::GraphLaunch);
     if (stream.cu_context() != cu_context_) return stream_check(stream, "launch");
-    // make_current's common case inline: the graph's context is already current.
-    CUcontext current = nullptr;
-    if (get_current_(&current) != CUDA_SUCCESS || current != cu_context_) {
-        Status status = context_->make_current();
-        if (status != CUABI_SUCCESS) return status;
-    }
     CUresult result;
     {
         std::lock_guard<Exclusive> lock(exclusive_);
         result = graph_launch_(exec_, stream.cu_stream());
     }
-    if (result != CUDA_SUCCESS) return launch_failed(stream, result);
+    if (result != CUDA_SUCCESS) return launch_again_or_fail(stream, result);
     Counters::bump(counters_->graph_launches);
     return CUABI_SUCCESS;
 }
 
-// Out of line and cold, so that replay's instructions stay together.
-[[gnu::cold, gnu::noinline]] Status Graph::launch_failed(const Stream& stream, CUresult result) {
+// Out of line and cold, so that replay's instructions stay together: the second try with the
+// context current, then the report.
+[[gnu::cold, gnu::noinline]] Status Graph::launch_again_or_fail(const Stream& stream, CUresult result) {
+    Status status = context_->make_current();
+    if (status != CUABI_SUCCESS) return status;
     size_t node_count;
     {
         std::lock_guard<Exclusive> lock(exclusive_);
+        result = graph_launch_(exec_, stream.cu_stream());
         node_count = nodes_.size();
+    }
+    if (result == CUDA_SUCCESS) {
+        Counters::bump(counters_->graph_launches);
+        return CUABI_SUCCESS;
     }
     fail_cu(result, "cuGraphLaunch",
             "if the error is sticky (CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_FAILED) an earlier kernel "

@@ -72,7 +72,6 @@ public:
 private:
     Graph(std::shared_ptr<Context> context, uint32_t flags)
         : cu_context_(context->cu_context()),
-          get_current_(context->api().cuCtxGetCurrent),
           graph_launch_(context->api().cuGraphLaunch),
           counters_(&context->counters()),
           context_(std::move(context)),
@@ -86,7 +85,8 @@ private:
     // The node at `index` if it exists and is of `kind` (OUT_OF_BOUNDS / GRAPH_NODE otherwise).
     Status node_of_kind(size_t index, int32_t kind, const char* operation, Node** out);
     Status stream_check(const Stream& stream, const char* operation) const;
-    Status launch_failed(const Stream& stream, CUresult result);
+    // After a refused replay: makes the context current and tries once more, else reports.
+    Status launch_again_or_fail(const Stream& stream, CUresult result);
     // Node updates: the kernel node at `index` with a shadow copy to rebuild its parameters from.
     Status updatable_kernel(size_t index, const char* operation, KernelNode** out);
     // Hands `params` to the executable for the node at `index`; on success they become the node's.
@@ -98,7 +98,6 @@ private:
     Exclusive exclusive_;
     CUgraphExec exec_ = nullptr;
     const CUcontext cu_context_;
-    const decltype(DriverApi::cuCtxGetCurrent) get_current_;
     const decltype(DriverApi::cuGraphLaunch) graph_launch_;
     Counters* const counters_;
 

@@ -41,7 +41,6 @@ struct alignas(64) FastPath {
     CUfunction function = nullptr;
     CUcontext context = nullptr;
     Counters* counters = nullptr;  // the context's
-    decltype(DriverApi::cuCtxGetCurrent) get_current = nullptr;
     decltype(DriverApi::cuLaunchKernel) launch_kernel = nullptr;
     uint32_t max_threads = 0;  // min(device limit, kernel limit)
     uint32_t shared_room = 0;  // device opt-in maximum - the kernel's static shared memory

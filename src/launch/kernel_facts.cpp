@@ -104,7 +104,6 @@ Status read_facts(Kernel& kernel, KernelFacts* facts, bool* out_fast) {
     fast.function = kernel.function();
     fast.context = context.cu_context();
     fast.counters = &context.counters();
-    fast.get_current = context.api().cuCtxGetCurrent;
     fast.launch_kernel = context.api().cuLaunchKernel;
     // With a profiler attached every launch takes the general path, which opens the launch range.
     // Attachment is decided once per process (range/nvtx_state.hpp), so this never goes stale.

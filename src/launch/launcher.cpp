@@ -88,8 +88,7 @@ CUresult submit(const Kernel& kernel, const Shape& shape, CUstream stream, void*
     return api.cuLaunchKernelEx(&config, kernel.function(), params, extra);
 }
 
-// Out of line and cold: the fast path's instructions stay together without it.
-[[gnu::cold, gnu::noinline]] Status launch_failed(const Kernel& kernel, const Shape& shape, CUresult result) {
+Status launch_failed(const Kernel& kernel, const Shape& shape, CUresult result) {
     const uint32_t* g = shape.grid;
     const uint32_t* b = shape.block;
     return fail_with_cu_result(
@@ -104,11 +103,16 @@ CUresult submit(const Kernel& kernel, const Shape& shape, CUstream stream, void*
 }
 
 // The whole fast path for both argument forms, inlined into the two entry points below so that
-// each is one compact function: every instruction it runs sits together, and the error paths are
-// calls to cold functions elsewhere.
+// each is one compact function whose instructions all sit together.
+//
+// It does not make the kernel's context current: with a stream, the driver takes the context from
+// the stream (documented for CUkernel launches; verified on an H100 with driver 580 for the
+// context-bound CUfunction cuabi launches, with another context or none current), so asking the
+// driver which context is current would cost a call for nothing. Should a driver still refuse, the
+// general path makes the context current and tries once more, then reports.
 template <bool kPacked>
 [[gnu::always_inline]] inline bool launch_fast(cuabi_kernel* kernel_handle, const cuabi_launch_config* config,
-                                               const void* arguments, size_t size, Status* out_status) {
+                                               const void* arguments, size_t size) {
     if (config == nullptr || config->struct_size != sizeof(cuabi_launch_config) || config->stream == nullptr ||
         config->flags != 0 || (config->cluster[0] | config->cluster[1] | config->cluster[2]) != 0)
         return false;
@@ -130,20 +134,12 @@ template <bool kPacked>
     }
     Pinned<Stream> stream(config->stream, nullptr);
     if (!stream.ok() || stream->cu_context() != fast.context) return false;
-    // Making the context current is the general path's job; it happens once per thread and context.
-    CUcontext current = nullptr;
-    if (fast.get_current(&current) != CUDA_SUCCESS || current != fast.context) return false;
-
-    CUresult result = fast.launch_kernel(fast.function, config->grid[0], config->grid[1], config->grid[2],
-                                         config->block[0], config->block[1], config->block[2],
-                                         config->shared_memory_bytes, stream->cu_stream(), table, nullptr);
-    if (result != CUDA_SUCCESS) {
-        *out_status = launch_failed(*kernel, shape_of(*config), result);
-        return true;
-    }
+    if (fast.launch_kernel(fast.function, config->grid[0], config->grid[1], config->grid[2], config->block[0],
+                           config->block[1], config->block[2], config->shared_memory_bytes, stream->cu_stream(), table,
+                           nullptr) != CUDA_SUCCESS)
+        return false;  // nothing was enqueued; the general path retries and reports
     Counters::bump(fast.counters->launches);
     if (kPacked) Counters::bump(fast.counters->launches_packed);
-    *out_status = CUABI_SUCCESS;
     return true;
 }
 
@@ -157,14 +153,13 @@ void count_launch(const Context& context, const Shape& shape, bool packed) {
 
 }  // namespace
 
-bool launch_fast(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t count,
-                 Status* out_status) {
-    return launch_fast<false>(kernel, config, args, count, out_status);
+bool launch_fast(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t count) {
+    return launch_fast<false>(kernel, config, args, count);
 }
 
 bool launch_fast_packed(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed,
-                        size_t packed_size, Status* out_status) {
-    return launch_fast<true>(kernel, config, packed, packed_size, out_status);
+                        size_t packed_size) {
+    return launch_fast<true>(kernel, config, packed, packed_size);
 }
 
 Status launch(Kernel& kernel, const cuabi_launch_config& config, const Stream* stream, const Arguments& arguments) {

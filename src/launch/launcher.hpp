@@ -25,14 +25,13 @@ struct Arguments {
     size_t packed_size = 0;
 };
 
-// The fast path (launch/fast_path.hpp), straight from the public arguments: when the launch is
-// one it takes and passes its checks, launches and returns true with the outcome in *out_status (a
-// driver failure included); otherwise returns false having done nothing and recorded nothing,
-// and the caller takes the general path (launch() below).
-bool launch_fast(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t count,
-                 Status* out_status);
+// The fast path (launch/fast_path.hpp), straight from the public arguments: returns true when it
+// launched (and counted) the launch. Returns false having recorded nothing for anything else -- a
+// launch it does not take, an invalid one, a driver refusal -- and the caller then takes the
+// general path (launch() below), which checks everything again and reports.
+bool launch_fast(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t count);
 bool launch_fast_packed(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed,
-                        size_t packed_size, Status* out_status);
+                        size_t packed_size);
 
 // Launches `kernel` on `stream` (NULL: the per-thread stream, then waits). `config` has been read
 // with read_options and its flags checked.

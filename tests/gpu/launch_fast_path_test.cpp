@@ -3,6 +3,8 @@
 // these tests warm it up first, then check that every bad launch still gets its own status and
 // message (the fast path hands it to the general path), that stale handles are refused, that the
 // shared memory opt-in, a fresh thread and a faulted context behave, and that the counters count.
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -201,6 +203,58 @@ TEST_F(LaunchFastPath, NewThreadsWithoutACurrentContextLaunchCorrectly) {
     for (size_t i = 0; i < statuses.size(); ++i) EXPECT_EQ(statuses[i], CUABI_SUCCESS) << "launch " << i;
     std::vector<uint32_t> result = read_out(kThreads * kBlock);
     for (uint32_t i = 0; i < kThreads * kBlock; ++i) ASSERT_EQ(result[i], 3000 + i) << "word " << i;
+}
+
+// The driver's own context calls, resolved at run time like cuabi does (the test binary does not
+// link libcuda, so it still loads on machines without a driver).
+struct DriverContexts {
+    void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    using Get = int (*)(int*, int);
+    using Create = int (*)(void**, void*, unsigned, int);
+    using Set = int (*)(void*);
+    using Current = int (*)(void**);
+    Get device_get = library ? reinterpret_cast<Get>(dlsym(library, "cuDeviceGet")) : nullptr;
+    Create create = library ? reinterpret_cast<Create>(dlsym(library, "cuCtxCreate_v4")) : nullptr;
+    Set destroy = library ? reinterpret_cast<Set>(dlsym(library, "cuCtxDestroy_v2")) : nullptr;
+    Set set_current = library ? reinterpret_cast<Set>(dlsym(library, "cuCtxSetCurrent")) : nullptr;
+    Current get_current = library ? reinterpret_cast<Current>(dlsym(library, "cuCtxGetCurrent")) : nullptr;
+    bool ok() const { return device_get && create && destroy && set_current && get_current; }
+};
+
+// Launches and replays on a stream take the context from the stream, so they work -- and leave
+// the thread's current context alone -- with another context current, or none.
+TEST_F(LaunchFastPath, LaunchesAndReplaysWhicheverContextIsCurrent) {
+    DriverContexts driver;
+    ASSERT_TRUE(driver.ok()) << "libcuda.so.1 lacks a context entry point: " << dlerror();
+    int device = 0;
+    ASSERT_EQ(driver.device_get(&device, info.ordinal), 0);
+    void* other = nullptr;
+    ASSERT_EQ(driver.create(&other, nullptr, 0, device), 0);
+    cuabi_graph* graph = nullptr;
+    uint32_t graph_value = 500;
+    uint64_t graph_address = out_address + 256 * 4;
+    cuabi_kernel_arg graph_args[] = {{&graph_address, 8}, {&graph_value, 4}};
+    cuabi_launch_config launch = on_stream(1, 256);
+    ASSERT_OK(cuabi_graph_capture_begin(queue, CUABI_CAPTURE_MODE_THREAD_LOCAL));
+    ASSERT_OK(cuabi_launch(fill, &launch, graph_args, 2));
+    ASSERT_OK(cuabi_graph_capture_end(queue, nullptr, &graph));
+
+    for (void* current : {other, static_cast<void*>(nullptr)}) {
+        SCOPED_TRACE(current ? "another context current" : "no context current");
+        ASSERT_OK(cuabi_buffer_fill(out, 0, 0xA5A5A5A5u, 4, 512, nullptr));
+        ASSERT_EQ(driver.set_current(current), 0);
+        value = current ? 100 : 200;
+        EXPECT_OK(launch_fill(launch));
+        EXPECT_OK(cuabi_graph_launch(graph, queue));
+        void* after = reinterpret_cast<void*>(1);
+        ASSERT_EQ(driver.get_current(&after), 0);
+        if (current != nullptr) EXPECT_EQ(after, current) << "the launches switched the thread's context";
+        std::vector<uint32_t> result = read_out(512);
+        for (uint32_t i = 0; i < 256; ++i) ASSERT_EQ(result[i], value + i) << "launch, word " << i;
+        for (uint32_t i = 0; i < 256; ++i) ASSERT_EQ(result[256 + i], graph_value + i) << "replay, word " << i;
+    }
+    cuabi_graph_destroy(graph);
+    EXPECT_EQ(driver.destroy(other), 0);
 }
 
 TEST_F(LaunchFastPath, CountersCountFastLaunchesByForm) {
