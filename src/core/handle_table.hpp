@@ -50,8 +50,8 @@ public:
     // `parameter_name` a handle that is not live is refused quietly: nullptr, nothing recorded (for
     // fast paths that hand anything unusual to a general path, which then reports it).
     // Inline fast path for a live handle (replay and launch pin two or three handles per call);
-    // anything unusual (a bad handle, a lost race) goes to pin_checked, which re-checks everything
-    // and says what is wrong.
+    // a handle that is not live goes to pin_checked, which re-checks everything and says what is
+    // wrong.
     Object* pin(uint64_t handle, HandleType type, uint32_t* out_index, const char* parameter_name) {
         const uint32_t index = static_cast<uint32_t>(handle) - 1u;  // slot index + 1 in the low bits
         const uint64_t generation = (handle >> 32) & kGenerationMask;
@@ -59,14 +59,17 @@ public:
             index < kMaxChunks * kChunkSize) {
             Slot* slot = slot_at(index);
             if (slot != nullptr) {
+                // The CAS fails if the generation or the pin count moved since the load; another
+                // thread pinning the same handle only moves the count, so try again while the
+                // generation still matches.
                 uint64_t state = slot->state.load(std::memory_order_acquire);
-                // The CAS fails if the generation (or the pin count) moved since the load.
-                if (((state >> 32) & kGenerationMask) == generation &&
-                    slot->type.load(std::memory_order_relaxed) == type &&
-                    slot->state.compare_exchange_strong(state, state + 1, std::memory_order_acquire,
-                                                        std::memory_order_relaxed)) {
-                    *out_index = index;
-                    return slot->object.get();
+                while (((state >> 32) & kGenerationMask) == generation &&
+                       slot->type.load(std::memory_order_relaxed) == type) {
+                    if (slot->state.compare_exchange_weak(state, state + 1, std::memory_order_acquire,
+                                                          std::memory_order_acquire)) {
+                        *out_index = index;
+                        return slot->object.get();
+                    }
                 }
             }
         }
@@ -100,7 +103,7 @@ private:
         Slot* slots = chunks_[chunk].load(std::memory_order_acquire);
         return slots == nullptr ? nullptr : &slots[index & (kChunkSize - 1)];
     }
-    Object* pin_checked(uint64_t handle, HandleType type, uint32_t* out_index, const char* parameter_name);
+    [[gnu::cold]] Object* pin_checked(uint64_t handle, HandleType type, uint32_t* out_index, const char* parameter_name);
     Slot* checked_slot(uint64_t handle, HandleType type, const char* parameter_name, uint32_t* out_index,
                        uint64_t* out_generation) const;
 

@@ -137,7 +137,7 @@ const DriverApi* driver(Status* out_status);
 // CUDA_ERROR_OUT_OF_MEMORY), a message "<call> failed: CUDA_ERROR_X (<text>) <context>" and the
 // given fix, and the CUresult for cuabi_last_cu_result().
 Status fail_cu(CUresult result, const char* call, const char* fix, const char* context_format, ...)
-    __attribute__((format(printf, 4, 5)));
+    __attribute__((cold, format(printf, 4, 5)));
 
 // "CUDA_ERROR_INVALID_VALUE (invalid argument)" for messages; works before the driver loads.
 std::string cu_result_text(CUresult result);
