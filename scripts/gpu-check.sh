@@ -21,8 +21,10 @@ if has tests; then
   grep -E "\*\*\*(Failed|Timeout|Exception)|SEGFAULT|Subprocess aborted" "$out/ctest.log" | head -40
 fi
 if has sanitizer; then
-  CUABI_CACHE_DIR=/tmp/cuabi-san-cache timeout 500 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no \
-    --error-exitcode 9 $b/tests/cuabi_gpu_tests --gtest_filter='-LaunchFailure.*:ModuleJit.*:ModuleTest.ChildWithPtxJitDisabled:RangeGpu.*' \
+  # Left out: the tests that fault a context on purpose (memcheck reports the deliberate illegal
+  # address and stops their death-test children), and those that run child processes of their own.
+  CUABI_CACHE_DIR=/tmp/cuabi-san-cache timeout 420 compute-sanitizer --tool memcheck --leak-check full --report-api-errors no \
+    --error-exitcode 9 $b/tests/cuabi_gpu_tests --gtest_filter='-LaunchFailure.*:*DriverRefusal*:ModuleJit.*:ModuleTest.ChildWithPtxJitDisabled:RangeGpu.*' \
     >"$out/sanitizer.log" 2>&1
   echo "compute-sanitizer exit $?"
   grep -E "ERROR SUMMARY|\[  PASSED  \]|\[  FAILED  \]|tests ran" "$out/sanitizer.log" | head -20

@@ -115,8 +115,7 @@ Status Graph::stream_check(const Stream& stream, const char* operation) const {
 // (verified on an H100 with driver 580, with another context or none current), so asking which
 // context is current would cost a driver call for nothing. Should a driver still refuse, the
 // context is made current and the launch tried once more before the failure is reported.
-Status Graph::launch(const Stream& stream) {
-    range::Scope scope(range::Phase::GraphLaunch);
+Status Graph::replay(const Stream& stream) {
     if (stream.cu_context() != cu_context_) return stream_check(stream, "launch");
     CUresult result;
     {
@@ -126,6 +125,12 @@ Status Graph::launch(const Stream& stream) {
     if (result != CUDA_SUCCESS) return launch_again_or_fail(stream, result);
     Counters::bump(counters_->graph_launches);
     return CUABI_SUCCESS;
+}
+
+Status Graph::launch(const Stream& stream) {
+    if (!profiled_) return replay(stream);
+    range::Scope scope(range::Phase::GraphLaunch);
+    return replay(stream);
 }
 
 // Out of line and cold, so that replay's instructions stay together: the second try with the

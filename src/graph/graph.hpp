@@ -21,6 +21,7 @@
 #include "device/stream.hpp"
 #include "graph/exclusive.hpp"
 #include "graph/nodes.hpp"
+#include "range/ranges.hpp"
 
 namespace cuabi {
 namespace graph {
@@ -74,6 +75,7 @@ private:
         : cu_context_(context->cu_context()),
           graph_launch_(context->api().cuGraphLaunch),
           counters_(&context->counters()),
+          profiled_(range::tool_attached()),
           context_(std::move(context)),
           flags_(flags) {}
 
@@ -87,6 +89,7 @@ private:
     Status stream_check(const Stream& stream, const char* operation) const;
     // After a refused replay: makes the context current and tries once more, else reports.
     Status launch_again_or_fail(const Stream& stream, CUresult result);
+    Status replay(const Stream& stream);
     // Node updates: the kernel node at `index` with a shadow copy to rebuild its parameters from.
     Status updatable_kernel(size_t index, const char* operation, KernelNode** out);
     // Hands `params` to the executable for the node at `index`; on success they become the node's.
@@ -100,6 +103,9 @@ private:
     const CUcontext cu_context_;
     const decltype(DriverApi::cuGraphLaunch) graph_launch_;
     Counters* const counters_;
+    // Whether replays open their profiler range: a tool attaches at the process's first range or
+    // never (range/nvtx_state.hpp), so the answer at creation holds for the graph's life.
+    const bool profiled_;
 
     std::shared_ptr<Context> context_;
     const uint32_t flags_;
