@@ -567,7 +567,9 @@ CUABI_API cuabi_status cuabi_device_info_get(int32_t ordinal, cuabi_device_info*
  * A context is one device's primary CUDA context (the one the CUDA runtime also uses), retained
  * for as long as the handle or anything made from it lives. Several contexts -- one per device,
  * or several handles on one device -- may exist at once. cuabi makes a context current on the
- * calling thread when a call needs it and leaves it current afterwards. Thread-safe.
+ * calling thread when a call needs it and leaves it current afterwards. Launches and graph replays
+ * on a cuabi stream do not need it (the driver takes the context from the stream) and leave the
+ * thread's current context as it was. Thread-safe.
  * ========================================================================================== */
 
 /* Fills *options with defaults (device 0). Use instead of CUABI_CONTEXT_OPTIONS_INIT. */
@@ -890,8 +892,10 @@ CUABI_API cuabi_status cuabi_cache_driver_jit_path(char* buffer, size_t capacity
  * memory against the device's opt-in maximum, cooperative grids against co-residency, and every
  * argument against the kernel's real parameter layout. Each failed check has its own status and a
  * message naming the kernel, the values and the limit. The check uses facts cached per kernel on
- * its first launch, so later launches allocate nothing and take no lock. Launches are thread-safe:
- * any number of threads may launch the same kernel, each on its own stream or on a shared one.
+ * its first launch, so later launches allocate nothing and take no lock; a plain launch on a cuabi
+ * stream (no flags, no cluster) then costs within a few percent of cuLaunchKernel itself
+ * (docs/performance.md). Launches are thread-safe: any number of threads may launch the same
+ * kernel, each on its own stream or on a shared one.
  *
  * Statuses of the launch functions beyond the common ones:
  *   CUABI_ERROR_LAUNCH_GRID / _BLOCK      a dimension is 0 or above the device's limit
