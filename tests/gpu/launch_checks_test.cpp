@@ -9,16 +9,6 @@
 
 namespace {
 
-const char* const kFillSource = R"(
-extern "C" __global__ void fill(unsigned int* out, unsigned int value) {
-    unsigned int i = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
-    out[i] = value + i;
-}
-extern "C" __global__ void __launch_bounds__(128) bounded(unsigned int* out, unsigned int value) {
-    out[blockIdx.x * blockDim.x + threadIdx.x] = value;
-}
-)";
-
 class LaunchChecks : public LaunchTest {
 protected:
     void SetUp() override {
@@ -89,18 +79,9 @@ TEST_F(LaunchChecks, SharedMemoryAboveTheOptInMaximumIsRefused) {
     mentions("allows at most " + std::to_string(info.max_shared_memory_per_block_optin) + " per block");
 }
 
-const char* const kSharedSource = R"(
-extern "C" __global__ void rotate(unsigned int* out, unsigned int words) {
-    extern __shared__ unsigned int tile[];
-    for (unsigned int i = threadIdx.x; i < words; i += blockDim.x) tile[i] = i * 2654435761u;
-    __syncthreads();
-    for (unsigned int i = threadIdx.x; i < words; i += blockDim.x) out[i] = tile[(i + words / 2) % words];
-}
-)";
-
 TEST_F(LaunchChecks, DynamicSharedMemoryAbove48KiBIsOptedInAndWorks) {
     if (info.max_shared_memory_per_block_optin <= 48 * 1024) GTEST_SKIP() << "the device has no shared memory opt-in";
-    cuabi_kernel* rotate = kernel(kSharedSource, "rotate");
+    cuabi_kernel* rotate = kernel(kRotateSource, "rotate");
     ASSERT_NE(rotate, nullptr);
     for (uint32_t bytes : {100u * 1024u, 64u * 1024u, static_cast<uint32_t>(info.max_shared_memory_per_block_optin)}) {
         const uint32_t words = bytes / 4;
@@ -119,22 +100,8 @@ TEST_F(LaunchChecks, DynamicSharedMemoryAbove48KiBIsOptedInAndWorks) {
 }
 
 TEST_F(LaunchChecks, ArgumentsAreCheckedAgainstTheKernelsParameters) {
-    cuabi_launch_config launch = config(1, 32);
-    cuabi_kernel_arg args[] = {{&out_address, 8}, {&value, 4}, {&value, 4}};
-    EXPECT_STATUS_WITH_FIX(cuabi_launch(fill, &launch, args, 1), CUABI_ERROR_ARGUMENT_COUNT);
-    mentions("kernel 'fill' takes 2 parameters but 1 argument was given");
-    EXPECT_STATUS_WITH_FIX(cuabi_launch(fill, &launch, args, 3), CUABI_ERROR_ARGUMENT_COUNT);
-    uint64_t wide = value;
-    cuabi_kernel_arg wrong_size[] = {{&out_address, 8}, {&wide, 8}};
-    EXPECT_STATUS_WITH_FIX(cuabi_launch(fill, &launch, wrong_size, 2), CUABI_ERROR_ARGUMENT_SIZE);
-    mentions("args[1] is 8 bytes, but parameter 1 is 4 bytes (at offset 8)");
-    cuabi_kernel_arg null_value[] = {{&out_address, 8}, {nullptr, 4}};
-    EXPECT_STATUS_WITH_FIX(cuabi_launch(fill, &launch, null_value, 2), CUABI_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS_WITH_FIX(cuabi_launch(fill, &launch, nullptr, 2), CUABI_ERROR_INVALID_ARGUMENT);
-    uint8_t packed[16] = {};
-    EXPECT_STATUS_WITH_FIX(cuabi_launch_packed(fill, &launch, packed, 16), CUABI_ERROR_ARGUMENT_SIZE);
-    mentions("packed_size is 16, but its 2 parameters take 12 bytes");
-    EXPECT_STATUS_WITH_FIX(cuabi_launch_packed(fill, &launch, nullptr, 12), CUABI_ERROR_INVALID_ARGUMENT);
+    expect_argument_checks(fill, config(1, 32), out_address, value);
+    EXPECT_NE(message().find("kernel 'fill'"), std::string::npos) << message();
 }
 
 TEST_F(LaunchChecks, RejectedLaunchesRunNothing) {

@@ -15,21 +15,6 @@
 
 namespace {
 
-const char* const kSource = R"(
-extern "C" __global__ void fill(unsigned int* out, unsigned int value) {
-    out[blockIdx.x * blockDim.x + threadIdx.x] = value + blockIdx.x * blockDim.x + threadIdx.x;
-}
-extern "C" __global__ void __launch_bounds__(128) bounded(unsigned int* out, unsigned int value) {
-    out[blockIdx.x * blockDim.x + threadIdx.x] = value;
-}
-extern "C" __global__ void rotate(unsigned int* out, unsigned int words) {
-    extern __shared__ unsigned int tile[];
-    for (unsigned int i = threadIdx.x; i < words; i += blockDim.x) tile[i] = i * 2654435761u;
-    __syncthreads();
-    for (unsigned int i = threadIdx.x; i < words; i += blockDim.x) out[i] = tile[(i + words / 2) % words];
-}
-)";
-
 constexpr uint32_t kWords = 1 << 16;
 
 class LaunchFastPath : public LaunchTest {
@@ -37,7 +22,7 @@ protected:
     void SetUp() override {
         LaunchTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
-        fill = kernel(kSource, "fill");
+        fill = kernel(kFillSource, "fill");
         out = buffer(kWords * 4, &out_address);
         queue = stream();
         ASSERT_TRUE(fill != nullptr && out != nullptr && queue != nullptr);
@@ -104,25 +89,13 @@ TEST_F(LaunchFastPath, EveryBadLaunchOnAStreamIsReportedAndRunsNothing) {
     launch.struct_size = 4;
     EXPECT_STATUS_WITH_FIX(launch_fill(launch), CUABI_ERROR_STRUCT_SIZE);
 
-    launch = on_stream(1, 32);
-    cuabi_kernel_arg args[] = {{&out_address, 8}, {&value, 4}};
-    EXPECT_STATUS_WITH_FIX(cuabi_launch(fill, &launch, args, 1), CUABI_ERROR_ARGUMENT_COUNT);
-    expect_mentions("kernel 'fill' takes 2 parameters but 1 argument was given");
-    uint64_t wide = value;
-    cuabi_kernel_arg wrong_size[] = {{&out_address, 8}, {&wide, 8}};
-    EXPECT_STATUS_WITH_FIX(cuabi_launch(fill, &launch, wrong_size, 2), CUABI_ERROR_ARGUMENT_SIZE);
-    expect_mentions("args[1] is 8 bytes, but parameter 1 is 4 bytes (at offset 8)");
-    cuabi_kernel_arg null_value[] = {{&out_address, 8}, {nullptr, 4}};
-    EXPECT_STATUS_WITH_FIX(cuabi_launch(fill, &launch, null_value, 2), CUABI_ERROR_INVALID_ARGUMENT);
-    EXPECT_STATUS_WITH_FIX(cuabi_launch(fill, &launch, nullptr, 2), CUABI_ERROR_INVALID_ARGUMENT);
-    uint8_t packed[16] = {};
-    EXPECT_STATUS_WITH_FIX(cuabi_launch_packed(fill, &launch, packed, 16), CUABI_ERROR_ARGUMENT_SIZE);
-    expect_mentions("packed_size is 16, but its 2 parameters take 12 bytes");
-    EXPECT_STATUS_WITH_FIX(cuabi_launch_packed(fill, &launch, nullptr, 12), CUABI_ERROR_INVALID_ARGUMENT);
+    expect_argument_checks(fill, on_stream(1, 32), out_address, value);
+    expect_mentions("kernel 'fill'");
 
     // A kernel whose own limit (launch bounds) is below the device's, warmed up like `fill`.
-    cuabi_kernel* bounded = kernel(kSource, "bounded");
+    cuabi_kernel* bounded = kernel(kFillSource, "bounded");
     ASSERT_NE(bounded, nullptr);
+    cuabi_kernel_arg args[] = {{&out_address, 8}, {&value, 4}};
     cuabi_launch_config inside = on_stream(1, 128);
     ASSERT_OK(cuabi_launch(bounded, &inside, args, 2));
     ASSERT_OK(cuabi_stream_synchronize(queue));
@@ -140,7 +113,7 @@ TEST_F(LaunchFastPath, EveryBadLaunchOnAStreamIsReportedAndRunsNothing) {
 TEST_F(LaunchFastPath, StaleKernelAndStreamHandlesAreInvalidHandles) {
     cuabi_module* module = nullptr;
     cuabi_kernel* doomed = nullptr;
-    ASSERT_OK(cuabi_module_compile(context, kSource, nullptr, &module));
+    ASSERT_OK(cuabi_module_compile(context, kFillSource, nullptr, &module));
     ASSERT_OK(cuabi_module_get_kernel(module, "fill", &doomed));
     cuabi_kernel_arg args[] = {{&out_address, 8}, {&value, 4}};
     cuabi_launch_config launch = on_stream(1, 32);
@@ -164,7 +137,7 @@ TEST_F(LaunchFastPath, StaleKernelAndStreamHandlesAreInvalidHandles) {
 // limit; the same size then launches the fast way. Both compute the right rotation.
 TEST_F(LaunchFastPath, SharedMemoryAboveTheOptInIsRaisedThenLaunchesFast) {
     if (info.max_shared_memory_per_block_optin <= 48 * 1024) GTEST_SKIP() << "the device has no shared memory opt-in";
-    cuabi_kernel* rotate = kernel(kSource, "rotate");
+    cuabi_kernel* rotate = kernel(kRotateSource, "rotate");
     ASSERT_NE(rotate, nullptr);
     for (uint32_t bytes : {16u * 1024u, 64u * 1024u, 64u * 1024u, 100u * 1024u, 32u * 1024u}) {
         const uint32_t words = bytes / 4;

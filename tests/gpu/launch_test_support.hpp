@@ -8,6 +8,54 @@
 
 #include "gpu_test_support.hpp"
 
+// Kernels the launch-check suites share: `fill` writes value + its global index (blocks and
+// threads in x and y), `bounded` has launch bounds below the device's limit, and `rotate` moves
+// data through dynamic shared memory of any size.
+inline const char* const kFillSource = R"(
+extern "C" __global__ void fill(unsigned int* out, unsigned int value) {
+    unsigned int i = (blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x * blockDim.y + threadIdx.y * blockDim.x + threadIdx.x;
+    out[i] = value + i;
+}
+extern "C" __global__ void __launch_bounds__(128) bounded(unsigned int* out, unsigned int value) {
+    out[blockIdx.x * blockDim.x + threadIdx.x] = value;
+}
+)";
+
+inline const char* const kRotateSource = R"(
+extern "C" __global__ void rotate(unsigned int* out, unsigned int words) {
+    extern __shared__ unsigned int tile[];
+    for (unsigned int i = threadIdx.x; i < words; i += blockDim.x) tile[i] = i * 2654435761u;
+    __syncthreads();
+    for (unsigned int i = threadIdx.x; i < words; i += blockDim.x) out[i] = tile[(i + words / 2) % words];
+}
+)";
+
+// The argument checks, as both launch paths must make them, for a kernel taking
+// (unsigned int* out, unsigned int value): a wrong count, a wrong size, a NULL value, a NULL table,
+// a wrong packed size and a NULL packed buffer each get their own status and message.
+inline void expect_argument_checks(cuabi_kernel* kernel, const cuabi_launch_config& launch, uint64_t out_address,
+                                   uint32_t value) {
+    auto mentions = [](const char* fragment) {
+        std::string text = cuabi_last_error_message();
+        EXPECT_NE(text.find(fragment), std::string::npos) << "message lacks '" << fragment << "': " << text;
+    };
+    cuabi_kernel_arg args[] = {{&out_address, 8}, {&value, 4}, {&value, 4}};
+    EXPECT_STATUS_WITH_FIX(cuabi_launch(kernel, &launch, args, 1), CUABI_ERROR_ARGUMENT_COUNT);
+    mentions("takes 2 parameters but 1 argument was given");
+    EXPECT_STATUS_WITH_FIX(cuabi_launch(kernel, &launch, args, 3), CUABI_ERROR_ARGUMENT_COUNT);
+    uint64_t wide = value;
+    cuabi_kernel_arg wrong_size[] = {{&out_address, 8}, {&wide, 8}};
+    EXPECT_STATUS_WITH_FIX(cuabi_launch(kernel, &launch, wrong_size, 2), CUABI_ERROR_ARGUMENT_SIZE);
+    mentions("args[1] is 8 bytes, but parameter 1 is 4 bytes (at offset 8)");
+    cuabi_kernel_arg null_value[] = {{&out_address, 8}, {nullptr, 4}};
+    EXPECT_STATUS_WITH_FIX(cuabi_launch(kernel, &launch, null_value, 2), CUABI_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS_WITH_FIX(cuabi_launch(kernel, &launch, nullptr, 2), CUABI_ERROR_INVALID_ARGUMENT);
+    uint8_t packed[16] = {};
+    EXPECT_STATUS_WITH_FIX(cuabi_launch_packed(kernel, &launch, packed, 16), CUABI_ERROR_ARGUMENT_SIZE);
+    mentions("packed_size is 16, but its 2 parameters take 12 bytes");
+    EXPECT_STATUS_WITH_FIX(cuabi_launch_packed(kernel, &launch, nullptr, 12), CUABI_ERROR_INVALID_ARGUMENT);
+}
+
 class LaunchTest : public GpuTest {
 protected:
     void SetUp() override {

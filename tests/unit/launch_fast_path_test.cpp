@@ -13,29 +13,11 @@
 #include "launch/arguments.hpp"
 #include "launch/fast_path.hpp"
 #include "launch/geometry.hpp"
+#include "synthetic_devices.hpp"
 
 namespace cuabi {
 namespace launch {
 namespace {
-
-DeviceLimits hopper() {
-    DeviceLimits device;
-    device.max_grid[0] = 2147483647u;
-    device.max_grid[1] = 65535u;
-    device.max_grid[2] = 65535u;
-    device.max_block[0] = 1024u;
-    device.max_block[1] = 1024u;
-    device.max_block[2] = 64u;
-    device.max_threads_per_block = 1024u;
-    device.shared_per_block = 48u * 1024u;
-    device.shared_per_block_optin = 232448u;
-    device.multiprocessor_count = 132u;
-    device.max_threads_per_multiprocessor = 2048u;
-    device.cc_major = 9;
-    device.cooperative_launch = true;
-    device.cluster_launch = true;
-    return device;
-}
 
 KernelLimits kernel(uint32_t max_threads, uint32_t static_shared = 0) {
     KernelLimits limits;
