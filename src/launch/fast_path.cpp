@@ -1,9 +1,12 @@
 #include "launch/fast_path.hpp"
 
 #include <algorithm>
+#include <cstddef>
 
 namespace cuabi {
 namespace launch {
+
+static_assert(offsetof(FastPath, max_block) == 64, "a fast launch reads the first line whole, then the second");
 
 bool prepare_fast_path(const DeviceLimits& device, const KernelLimits& limits, const ParamLayout& layout,
                        FastPath* out) {

@@ -1,19 +1,20 @@
 // The fast path of a validated launch: the common launch (plain grid and block, a cuabi stream, no
-// flags, no cluster, a kernel of up to kFastParams parameters) checked against a few numbers kept
-// on two cache lines, by code that fits on a few more.
+// flags, no cluster, a kernel of up to kFastParams parameters that has launched before) checked
+// against numbers kept on two cache lines inside the kernel object, by one compact function
+// (launch_fast in launcher.cpp).
 //
 // Why it exists: the driver's cuLaunchKernel (about 3 us on an H100 host) evicts cuabi's code and
-// data from the first-level caches, so what a validated launch adds to it is mostly cache misses.
-// The general path (launcher.cpp) walks a dozen objects and checks in separate functions whose
-// failure messages sit between the hot instructions; measured on the H100 that cost 190-250 ns per
-// launch, of which the checks alone were 30-100 ns. The fast path reads only FastPath below and the
-// caller's arguments.
+// data from the first-level caches, so what a validated launch adds to it is mostly cache misses:
+// the cost grows with the lines cuabi touches (docs/performance.md, "Where the time went"). The
+// general path walks a dozen objects and runs checks in separate functions; on the H100 it added
+// 150-250 ns per launch. The fast path touches the two handle slots, the two lines below, the
+// stream's first line, the counters and the caller's arguments.
 //
 // It checks the same limits as the general path and never reports an error: anything it does not
 // admit (including every invalid launch) goes the general way, which checks everything again and
 // says what is wrong. So `admits_*` must never accept what check_geometry, check_shared_memory,
-// check_cluster_shape, check_arguments or check_packed would refuse; tests/unit/fast_path_test.cpp
-// holds them to that on synthetic devices.
+// check_cluster_shape, check_arguments or check_packed would refuse;
+// tests/unit/launch_fast_path_test.cpp holds them to that on synthetic devices.
 #pragma once
 
 #include <cuda.h>
@@ -52,8 +53,9 @@ struct alignas(64) FastPath {
     // Set (release) once everything above and below is filled, when prepare_fast_path said the
     // kernel is eligible; read (acquire) first by every fast launch.
     std::atomic<bool> eligible{false};
-    // Second line: the device's grid and block limits, then the parameters (offset and size of
-    // each, both below 32 KiB), the first ten on this line and sixteen on each line after.
+    // The device's grid limits end the first line (fast_path.cpp asserts it); the second holds the
+    // block limits and the first 13 parameters (offset and size of each, both below 32 KiB), and
+    // each further line 16 more.
     uint32_t max_grid[3] = {0, 0, 0};
     uint32_t max_block[3] = {0, 0, 0};
     struct Param {
