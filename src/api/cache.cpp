@@ -17,8 +17,13 @@ static_assert(static_cast<int32_t>(cache::Source::DriverDefault) == CUABI_SETTIN
                   static_cast<int32_t>(cache::Source::Cuabi) == CUABI_SETTING_CUABI,
               "cache::Source must spell the CUABI_SETTING_* values");
 
-void set_if(uint64_t* out, uint64_t value) {
-    if (out != nullptr) *out = value;
+// What a prune, clear or verify reports: on success the two counts the call returns, each to its
+// output when the caller passed one.
+Status report(Status status, uint64_t first, uint64_t* out_first, uint64_t second, uint64_t* out_second) {
+    if (status != CUABI_SUCCESS) return status;
+    if (out_first != nullptr) *out_first = first;
+    if (out_second != nullptr) *out_second = second;
+    return CUABI_SUCCESS;
 }
 
 }  // namespace
@@ -63,28 +68,19 @@ CUABI_API cuabi_status cuabi_cache_degradation_reason(char* buffer, size_t capac
 CUABI_API cuabi_status cuabi_cache_prune(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes) {
     cache::Removal removal;
     Status status = cache::KernelCache::instance().prune(max_bytes, &removal);
-    if (status != CUABI_SUCCESS) return status;
-    set_if(out_removed_entries, removal.removed_entries);
-    set_if(out_removed_bytes, removal.removed_bytes);
-    return CUABI_SUCCESS;
+    return report(status, removal.removed_entries, out_removed_entries, removal.removed_bytes, out_removed_bytes);
 }
 
 CUABI_API cuabi_status cuabi_cache_clear(uint64_t* out_removed_entries, uint64_t* out_removed_bytes) {
     cache::Removal removal;
     Status status = cache::KernelCache::instance().clear(&removal);
-    if (status != CUABI_SUCCESS) return status;
-    set_if(out_removed_entries, removal.removed_entries);
-    set_if(out_removed_bytes, removal.removed_bytes);
-    return CUABI_SUCCESS;
+    return report(status, removal.removed_entries, out_removed_entries, removal.removed_bytes, out_removed_bytes);
 }
 
 CUABI_API cuabi_status cuabi_cache_verify(uint64_t* out_checked_entries, uint64_t* out_removed_entries) {
     cache::Removal removal;
     Status status = cache::KernelCache::instance().verify(&removal);
-    if (status != CUABI_SUCCESS) return status;
-    set_if(out_checked_entries, removal.checked_entries);
-    set_if(out_removed_entries, removal.removed_entries);
-    return CUABI_SUCCESS;
+    return report(status, removal.checked_entries, out_checked_entries, removal.removed_entries, out_removed_entries);
 }
 
 CUABI_API cuabi_status cuabi_cache_driver_jit_info(cuabi_driver_jit_cache_info* info) {

@@ -117,14 +117,15 @@ Status Graph::stream_check(const Stream& stream, const char* operation) const {
 // context is made current and the launch tried once more before the failure is reported.
 Status Graph::replay(const Stream& stream) {
     if (stream.cu_context() != cu_context_) return stream_check(stream, "launch");
-    CUresult result;
-    {
-        std::lock_guard<Exclusive> lock(exclusive_);
-        result = graph_launch_(exec_, stream.cu_stream());
-    }
+    CUresult result = submit(stream);
     if (result != CUDA_SUCCESS) return launch_again_or_fail(stream, result);
     Counters::bump(counters_->graph_launches);
     return CUABI_SUCCESS;
+}
+
+CUresult Graph::submit(const Stream& stream) {
+    std::lock_guard<Exclusive> lock(exclusive_);
+    return graph_launch_(exec_, stream.cu_stream());
 }
 
 Status Graph::launch(const Stream& stream) {
@@ -138,20 +139,14 @@ Status Graph::launch(const Stream& stream) {
 [[gnu::cold, gnu::noinline]] Status Graph::launch_again_or_fail(const Stream& stream, CUresult result) {
     Status status = context_->make_current();
     if (status != CUABI_SUCCESS) return status;
-    size_t node_count;
-    {
-        std::lock_guard<Exclusive> lock(exclusive_);
-        result = graph_launch_(exec_, stream.cu_stream());
-        node_count = nodes_.size();
-    }
-    if (result == CUDA_SUCCESS) {
+    if ((result = submit(stream)) == CUDA_SUCCESS) {
         Counters::bump(counters_->graph_launches);
         return CUABI_SUCCESS;
     }
     fail_cu(result, "cuGraphLaunch",
             "if the error is sticky (CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_FAILED) an earlier kernel "
             "faulted and the context must be recreated; otherwise check the stream",
-            "for a graph of %zu nodes on device %d", node_count, context_->ordinal());
+            "for a graph of %zu nodes on device %d", node_count(), context_->ordinal());
     return end_capture_after_failure(&stream, CUABI_ERROR_LAUNCH_FAILED);
 }
 

@@ -90,6 +90,7 @@ private:
     // After a refused replay: makes the context current and tries once more, else reports.
     Status launch_again_or_fail(const Stream& stream, CUresult result);
     Status replay(const Stream& stream);
+    CUresult submit(const Stream& stream);  // cuGraphLaunch under the guard
     // Node updates: the kernel node at `index` with a shadow copy to rebuild its parameters from.
     Status updatable_kernel(size_t index, const char* operation, KernelNode** out);
     // Hands `params` to the executable for the node at `index`; on success they become the node's.

@@ -74,15 +74,7 @@ CUresult submit(const Kernel& kernel, const Shape& shape, CUstream stream, void*
         attributes[count].value.clusterDim.z = shape.cluster[2];
         ++count;
     }
-    CUlaunchConfig config{};
-    config.gridDimX = shape.grid[0];
-    config.gridDimY = shape.grid[1];
-    config.gridDimZ = shape.grid[2];
-    config.blockDimX = shape.block[0];
-    config.blockDimY = shape.block[1];
-    config.blockDimZ = shape.block[2];
-    config.sharedMemBytes = shape.dynamic_shared_bytes;
-    config.hStream = stream;
+    CUlaunchConfig config = driver_config(shape, stream);
     config.attrs = attributes;
     config.numAttrs = count;
     return api.cuLaunchKernelEx(&config, kernel.function(), params, extra);

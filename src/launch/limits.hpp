@@ -5,6 +5,8 @@
 // that unit tests drive with synthetic limits, no GPU needed.
 #pragma once
 
+#include <cuda.h>
+
 #include <cstdint>
 
 #include "cuabi/cuabi.h"
@@ -50,6 +52,21 @@ struct Shape {
 
     bool has_cluster() const { return cluster[0] != 0 || cluster[1] != 0 || cluster[2] != 0; }
 };
+
+// The driver's launch config for `shape` on `stream`, without attributes (cuLaunchKernelEx and
+// the cluster occupancy calculator both take one).
+inline CUlaunchConfig driver_config(const Shape& shape, CUstream stream) {
+    CUlaunchConfig config{};
+    config.gridDimX = shape.grid[0];
+    config.gridDimY = shape.grid[1];
+    config.gridDimZ = shape.grid[2];
+    config.blockDimX = shape.block[0];
+    config.blockDimY = shape.block[1];
+    config.blockDimZ = shape.block[2];
+    config.sharedMemBytes = shape.dynamic_shared_bytes;
+    config.hStream = stream;
+    return config;
+}
 
 // Copies the launch limits out of a device's info (see query_device_info).
 DeviceLimits device_limits_from(const cuabi_device_info& info);

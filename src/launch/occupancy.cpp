@@ -25,14 +25,7 @@ Status max_cluster_blocks(const Kernel& kernel, KernelFacts& facts, const Shape&
     const uint32_t threads = static_cast<uint32_t>(dim_product(shape.block));
     if (facts.max_cluster_blocks.lookup(threads, shape.dynamic_shared_bytes, out_blocks)) return CUABI_SUCCESS;
     // The calculator ignores the cluster dimensions of the config; it answers for block and memory.
-    CUlaunchConfig config{};
-    config.gridDimX = shape.grid[0];
-    config.gridDimY = shape.grid[1];
-    config.gridDimZ = shape.grid[2];
-    config.blockDimX = shape.block[0];
-    config.blockDimY = shape.block[1];
-    config.blockDimZ = shape.block[2];
-    config.sharedMemBytes = shape.dynamic_shared_bytes;
+    CUlaunchConfig config = driver_config(shape, nullptr);
     int blocks = 0;
     CUresult result = kernel.context().api().cuOccupancyMaxPotentialClusterSize(&blocks, kernel.function(), &config);
     if (result != CUDA_SUCCESS)

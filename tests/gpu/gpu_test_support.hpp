@@ -58,9 +58,29 @@ protected:
         ASSERT_EQ(status, CUABI_SUCCESS) << cuabi_failure_text(status);
     }
     void TearDown() override {
+        cuabi_stream_destroy(other_stream_);
+        cuabi_context_destroy(other_context_);
         cuabi_context_destroy(context);
         context = nullptr;
     }
 
+    // For tests of work across devices: *out receives a stream on device 1 (destroyed with the
+    // test). With one device the test is skipped and *out stays NULL; the caller then returns.
+    void other_device_stream(cuabi_stream** out) {
+        *out = nullptr;
+        int32_t devices = 0;
+        ASSERT_OK(cuabi_device_count(&devices));
+        if (devices < 2) GTEST_SKIP() << "needs two devices (one device's contexts share its CUDA context)";
+        cuabi_context_options options = CUABI_CONTEXT_OPTIONS_INIT;
+        options.device_ordinal = 1;
+        ASSERT_OK(cuabi_context_create(&options, &other_context_));
+        ASSERT_OK(cuabi_stream_create(other_context_, nullptr, &other_stream_));
+        *out = other_stream_;
+    }
+
     cuabi_context* context = nullptr;
+
+private:
+    cuabi_context* other_context_ = nullptr;
+    cuabi_stream* other_stream_ = nullptr;
 };
