@@ -128,9 +128,9 @@ def check(header_path, map_path, library):
     stem = re.sub(r"\.so(\..*)?$", "", os.path.basename(library))
     if abi_major is None:
         problems.append("%s defines no CUABI_ABI_VERSION" % header_path)
-    elif soname != "%s.so.%s" % (stem, abi_major.value):
+    elif soname != "%s.so.%s" % (stem, abi_major.value.rstrip("uU")):
         problems.append("SONAME is %s, expected %s.so.%s (CUABI_ABI_VERSION)" % (soname, stem,
-                                                                               abi_major.value))
+                                                                               abi_major.value.rstrip("uU")))
     for entry in needed:
         if FORBIDDEN_NEEDED.match(entry):
             problems.append("NEEDED %s: cuabi must load CUDA libraries at run time, never link them "

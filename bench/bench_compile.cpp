@@ -266,10 +266,10 @@ int run_parent(const Options& options) {
     int32_t devices = 0;
     cuabi_context* context = nullptr;
     std::string target = options.target;
-    if (cuabi_device_count(&devices) == CUABI_SUCCESS && devices > 0) {
+    if (cuabi_device_get_count(&devices) == CUABI_SUCCESS && devices > 0) {
         bench::check(cuabi_context_create(nullptr, &context), "cuabi_context_create");
         cuabi_device_info device = CUABI_DEVICE_INFO_INIT;
-        bench::check(cuabi_device_info_get(0, &device), "cuabi_device_info_get");
+        bench::check(cuabi_device_get_info(0, &device), "cuabi_device_get_info");
         report.note("device", device.name);
     } else {
         std::printf("skipped: context rows (cold compile with load, memory hit in a context, disk hit in a fresh "

@@ -93,7 +93,7 @@ Options parse(int argc, char** argv) {
 void bench_replay(bench::Report& report, int nodes, cuabi_kernel* empty, cuabi_stream* stream, CUstream cu_stream,
                   const Options& options) {
     void* native = nullptr;
-    bench::check(cuabi_kernel_native(empty, &native), "cuabi_kernel_native");
+    bench::check(cuabi_kernel_get_native(empty, &native), "cuabi_kernel_get_native");
     CUfunction function = static_cast<CUfunction>(native);
     cuabi_launch_config config;
     cuabi_launch_config_init(&config);
@@ -108,7 +108,7 @@ void bench_replay(bench::Report& report, int nodes, cuabi_kernel* empty, cuabi_s
     graph_options.flags = CUABI_GRAPH_UPLOAD;
     bench::check(cuabi_graph_capture_end(stream, &graph_options, &graph), "cuabi_graph_capture_end");
     void* exec_pointer = nullptr;
-    bench::check(cuabi_graph_native(graph, nullptr, &exec_pointer), "cuabi_graph_native");
+    bench::check(cuabi_graph_get_native(graph, nullptr, &exec_pointer), "cuabi_graph_get_native");
     CUgraphExec exec = static_cast<CUgraphExec>(exec_pointer);
 
     std::vector<Variant> variants = {
@@ -153,7 +153,7 @@ void bench_update(bench::Report& report, cuabi_kernel* update4, cuabi_stream* st
 
     void* graph_pointer = nullptr;
     void* exec_pointer = nullptr;
-    bench::check(cuabi_graph_native(graph, &graph_pointer, &exec_pointer), "cuabi_graph_native");
+    bench::check(cuabi_graph_get_native(graph, &graph_pointer, &exec_pointer), "cuabi_graph_get_native");
     CUgraphExec exec = static_cast<CUgraphExec>(exec_pointer);
     CUgraphNode node = nullptr;
     size_t count = 1;
@@ -167,12 +167,12 @@ void bench_update(bench::Report& report, cuabi_kernel* update4, cuabi_stream* st
     }
     std::vector<unsigned char> packed[2];
     cuabi_graph_node_info info = CUABI_GRAPH_NODE_INFO_INIT;
-    bench::check(cuabi_graph_node_info_get(graph, 0, &info), "cuabi_graph_node_info_get");
+    bench::check(cuabi_graph_get_node_info(graph, 0, &info), "cuabi_graph_get_node_info");
     for (int set = 0; set < 2; ++set) {
         packed[set].resize(info.param_bytes);
         for (size_t i = 0; i < 4; ++i) {
             size_t offset = 0, size = 0;
-            bench::check(cuabi_graph_node_param_info(graph, 0, i, &offset, &size), "cuabi_graph_node_param_info");
+            bench::check(cuabi_graph_get_node_param_info(graph, 0, i, &offset, &size), "cuabi_graph_get_node_param_info");
             std::memcpy(packed[set].data() + offset, args[set][i].value, size);
         }
     }

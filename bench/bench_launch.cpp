@@ -66,7 +66,7 @@ Case make_case(const char* name, cuabi_module* module, const std::vector<size_t>
     c.name = std::string("launch, ") + std::to_string(sizes.size()) + " args";
     bench::check(cuabi_module_get_kernel(module, name, &c.kernel), "cuabi_module_get_kernel");
     void* native = nullptr;
-    bench::check(cuabi_kernel_native(c.kernel, &native), "cuabi_kernel_native");
+    bench::check(cuabi_kernel_get_native(c.kernel, &native), "cuabi_kernel_get_native");
     c.function = static_cast<CUfunction>(native);
     c.values.resize(sizes.size());
     for (size_t i = 0; i < sizes.size(); ++i) c.values[i] = sizes[i] == 8 ? device_address : 1;  // pointers or ints
@@ -74,7 +74,7 @@ Case make_case(const char* name, cuabi_module* module, const std::vector<size_t>
         c.table.push_back({&c.values[i], sizes[i]});
         c.params.push_back(&c.values[i]);
         size_t offset = 0, size = 0;
-        bench::check(cuabi_kernel_param_info(c.kernel, i, &offset, &size), "cuabi_kernel_param_info");
+        bench::check(cuabi_kernel_get_param_info(c.kernel, i, &offset, &size), "cuabi_kernel_get_param_info");
         if (c.packed.size() < offset + size) c.packed.resize(offset + size);
         std::memcpy(c.packed.data() + offset, &c.values[i], size);
     }

@@ -72,7 +72,7 @@ double launch_ns(std::string* why_not) {
     Gpu gpu;
     const char* source = "extern \"C\" __global__ void add(float* y, const float* x, float a, int n) {\n"
                          "  int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] += a * x[i];\n}\n";
-    if (cuabi_device_count(&devices) != CUABI_SUCCESS || cuabi_context_create(nullptr, &gpu.context) != CUABI_SUCCESS ||
+    if (cuabi_device_get_count(&devices) != CUABI_SUCCESS || cuabi_context_create(nullptr, &gpu.context) != CUABI_SUCCESS ||
         cuabi_module_compile(gpu.context, source, nullptr, &gpu.module) != CUABI_SUCCESS ||
         cuabi_module_get_kernel(gpu.module, "add", &gpu.kernel) != CUABI_SUCCESS ||
         cuabi_stream_create(gpu.context, nullptr, &gpu.stream) != CUABI_SUCCESS) {
@@ -103,7 +103,7 @@ double launch_ns(std::string* why_not) {
 }
 
 int child() {
-    std::printf("ranges_enabled %u\nprofiler_attached %u\n", cuabi_ranges_enabled(), cuabi_ranges_profiler_attached());
+    std::printf("ranges_enabled %u\nprofiler_attached %u\n", cuabi_range_get_enabled(), cuabi_range_get_profiler_attached());
     std::printf("push_pop_ns %.2f\n", push_pop_ns());
     std::string why_not;
     double launch = launch_ns(&why_not);

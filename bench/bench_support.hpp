@@ -78,15 +78,15 @@ struct Device {
     static Device open() {
         Device d;
         check(cuabi_context_create(nullptr, &d.context), "cuabi_context_create");
-        check(cuabi_context_device_info(d.context, &d.info), "cuabi_context_device_info");
+        check(cuabi_context_get_device_info(d.context, &d.info), "cuabi_context_get_device_info");
         check(cuabi_stream_create(d.context, nullptr, &d.stream), "cuabi_stream_create");
         void* native = nullptr;
-        check(cuabi_stream_native(d.stream, &native), "cuabi_stream_native");
+        check(cuabi_stream_get_native(d.stream, &native), "cuabi_stream_get_native");
         d.cu_stream = static_cast<CUstream>(native);
-        check(cuabi_context_native(d.context, &native), "cuabi_context_native");
+        check(cuabi_context_get_native(d.context, &native), "cuabi_context_get_native");
         check_cu(cuCtxSetCurrent(static_cast<CUcontext>(native)), "cuCtxSetCurrent");
         check(cuabi_buffer_create(d.context, 256, nullptr, &d.scratch), "cuabi_buffer_create");
-        check(cuabi_buffer_device_address(d.scratch, &d.scratch_address), "cuabi_buffer_device_address");
+        check(cuabi_buffer_get_device_address(d.scratch, &d.scratch_address), "cuabi_buffer_get_device_address");
         return d;
     }
     void close() {
@@ -97,7 +97,7 @@ struct Device {
     // "13.0" for the report.
     static std::string driver_version() {
         int32_t driver = 0;
-        cuabi_driver_version(&driver);
+        cuabi_driver_get_version(&driver);
         return std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10);
     }
 };

@@ -2,28 +2,48 @@
  * cuabi.h -- compile, cache, launch and graph CUDA kernels through a stable C ABI.
  *
  * This is the only header a cuabi user includes. It is C99 and reads top to bottom as the manual:
- * each group opens with the lifetime and thread-safety rules of its object, each function says
- * what it does, which statuses it returns beyond the common ones, and who owns what it returns.
+ * each group opens with the lifetime and thread-safety rules of its object, then its constants and
+ * structs, then its functions; each function says what it does, which statuses it returns beyond
+ * the common ones, and who owns what it returns. The longer documents installed with the library
+ * (share/doc/cuabi/: errors.md, compile.md, cache.md, device.md, profiling.md, abi-policy.md,
+ * performance.md) add background; nothing a caller needs is only there.
  *
  * Conventions that hold for every function (so they are not repeated below):
+ *   - Names: cuabi_<object>_<verb> (cuabi_stream_create, cuabi_graph_launch); a getter is
+ *     cuabi_<object>_get_<noun> (cuabi_buffer_get_size); a function of the library as a whole has
+ *     no object (cuabi_version_number), and the thread's last-failure accessors are cuabi_last_*.
  *   - Functions that can fail return cuabi_status: CUABI_SUCCESS (0) or an error code. After a
  *     failure, cuabi_last_error_message() on the same thread says what was wrong, with the
- *     values involved, and ends in "Fix: ...".
+ *     values involved, and ends in "Fix: ...". No C++ exception and no signal ever leaves a call.
  *   - Every function may return CUABI_ERROR_INVALID_ARGUMENT for a NULL pointer where one is
- *     required and CUABI_ERROR_INVALID_HANDLE for a NULL, destroyed, foreign or wrong-type handle.
- *     Functions that reach the GPU may return CUABI_ERROR_DRIVER_NOT_FOUND,
- *     CUABI_ERROR_DRIVER_TOO_OLD, CUABI_ERROR_NO_DEVICE and CUABI_ERROR_CUDA.
- *   - Output parameters are named out_*; they are written only on success.
- *   - Options structs begin with uint32_t struct_size. Fill them with the CUABI_*_INIT macro or
- *     the cuabi_*_init() function; a NULL options pointer means all defaults. A struct from an
- *     older, smaller header gets defaults for the fields it lacks; a larger one whose unknown
- *     tail is not all zero bytes is rejected with CUABI_ERROR_STRUCT_SIZE.
- *   - Variable-length results use two calls: pass a NULL buffer to learn the size in *out_size,
- *     then a buffer of that capacity. A too small buffer gives CUABI_ERROR_BUFFER_TOO_SMALL and
- *     still sets *out_size.
+ *     required, CUABI_ERROR_INVALID_HANDLE for a NULL, destroyed, made-up or wrong-type handle,
+ *     CUABI_ERROR_OUT_OF_HOST_MEMORY when the host cannot allocate, and CUABI_ERROR_INTERNAL for a
+ *     cuabi bug (the message says what to report). Functions that reach the GPU may also return
+ *     CUABI_ERROR_DRIVER_NOT_FOUND, CUABI_ERROR_DRIVER_TOO_OLD, CUABI_ERROR_NO_DEVICE,
+ *     CUABI_ERROR_FORKED and CUABI_ERROR_CUDA.
+ *   - Output parameters are named out_*; they are written only on success (the two-call pattern
+ *     below also writes *out_size on CUABI_ERROR_BUFFER_TOO_SMALL).
+ *   - Structs begin with uint32_t struct_size, which the caller sets to sizeof the struct it was
+ *     built against: the cuabi_*_init() function of each struct does it (and fills defaults), as
+ *     does its CUABI_*_INIT macro for C callers. For options, a NULL pointer means all defaults.
+ *     A struct from an older, smaller header gets defaults for the fields it lacks; a larger one
+ *     whose unknown tail is not all zero bytes, or one claiming more than CUABI_STRUCT_SIZE_MAX
+ *     bytes, is refused with CUABI_ERROR_STRUCT_SIZE. Output structs are filled up to struct_size.
+ *     Fields named reserved must be zero. No struct has implicit padding.
+ *   - Constants: enumerated values (statuses, kinds, modes) are int32_t and written as plain
+ *     decimal numbers; flags and other unsigned values are written with a u suffix and go into
+ *     uint32_t or uint64_t fields. Booleans are uint32_t, 0 or 1.
+ *   - Variable-length results use two calls: pass a NULL buffer (capacity 0) to learn the size in
+ *     *out_size, then a buffer of that capacity. A too small buffer gives
+ *     CUABI_ERROR_BUFFER_TOO_SMALL and still sets *out_size. Text counts its terminating NUL.
  *   - Every handle may be used from any thread unless its group says otherwise; cuabi makes the
- *     right CUDA context current itself. Every destroy function accepts NULL, and objects keep
- *     what they depend on alive, so handles may be destroyed in any order.
+ *     right CUDA context current itself. A handle value is never valid twice: once destroyed it
+ *     stays invalid however many objects are created later, also across dlclose and reloading.
+ *   - Every destroy function accepts NULL and any invalid handle, returns nothing and leaves the
+ *     thread's last error untouched. Objects keep what they depend on alive, so handles may be
+ *     destroyed in any order.
+ *   - Strings are NUL-terminated UTF-8 and are copied by cuabi when it keeps them; nothing passed
+ *     in must outlive the call unless its function says so.
  *
  * Define CUABI_NO_PROTOTYPES before including this header to get only the types, constants and
  * PFN_cuabi_* function-pointer typedefs (for programs that dlopen libcuabi.so.1 and resolve
@@ -47,25 +67,52 @@ extern "C" {
 #endif
 
 /* ============================================================================================
- * Versions
+ * Library
  *
  * The macros give the version this header belongs to; cuabi_version_number() gives the version
- * of the library actually loaded. As with SQLite, compare them at start-up if you depend on a
- * feature: a program built against 1.x runs with any later 1.y (same ABI major).
+ * of the library actually loaded. Compare them at start-up if you depend on a feature: a program
+ * built against 1.x runs with any later 1.y (same ABI major), and a function added in 1.y is
+ * found by cuabi_get_proc_address() only in libraries of 1.y or later. Thread-free.
  * ========================================================================================== */
-#define CUABI_VERSION_MAJOR 1
-#define CUABI_VERSION_MINOR 0
-#define CUABI_VERSION_PATCH 0
-#define CUABI_VERSION_NUMBER (CUABI_VERSION_MAJOR * 10000 + CUABI_VERSION_MINOR * 100 + CUABI_VERSION_PATCH)
+#define CUABI_VERSION_MAJOR 1u
+#define CUABI_VERSION_MINOR 0u
+#define CUABI_VERSION_PATCH 0u
+/* 10000 * major + 100 * minor + patch. */
+#define CUABI_VERSION_NUMBER 10000u
 #define CUABI_VERSION_STRING "1.0.0"
 /* The ABI major: the SONAME is libcuabi.so.<CUABI_ABI_VERSION>. */
-#define CUABI_ABI_VERSION 1
+#define CUABI_ABI_VERSION 1u
+/* The most bytes any struct_size may claim (a larger value is an uninitialized struct). */
+#define CUABI_STRUCT_SIZE_MAX 4096u
+
+/* Generic function pointer returned by cuabi_get_proc_address(); cast to the PFN_cuabi_* type. */
+typedef void (*cuabi_proc)(void);
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* The loaded library's version as CUABI_VERSION_NUMBER spells it (10000 * major + ...). */
+CUABI_API uint32_t cuabi_version_number(void);
+
+/* The loaded library's ABI major (the SONAME's number). */
+CUABI_API uint32_t cuabi_abi_version(void);
+
+/* The exported function called `name` ("cuabi_launch"), or NULL for any other name (NULL
+ * included). This is the one symbol a dlopen user needs; cast the result to the matching
+ * PFN_cuabi_* type. */
+CUABI_API cuabi_proc cuabi_get_proc_address(const char* name);
+
+#endif /* CUABI_NO_PROTOTYPES */
 
 /* ============================================================================================
- * Status codes
+ * Status codes and errors
  *
- * Values are fixed forever and never reused; new codes are only added. docs/errors.md says when
- * each happens and what fixes it. cuabi_status_name() turns a code into its name.
+ * Values are fixed forever and never reused; new codes are only added, in their group's range.
+ * share/doc/cuabi/errors.md says when each happens and what fixes it.
+ *
+ * The last error is thread-local: read it on the thread that made the failing call, before the
+ * next cuabi call on that thread. Successful calls do not clear it. A runtime that moves
+ * goroutines or tasks between OS threads must read it inside the same native call (or pin the
+ * thread around call and read).
  * ========================================================================================== */
 typedef int32_t cuabi_status;
 
@@ -81,6 +128,8 @@ typedef int32_t cuabi_status;
 #define CUABI_ERROR_NOT_READY 8
 #define CUABI_ERROR_CONTEXT_MISMATCH 9
 #define CUABI_ERROR_INTERNAL 10
+#define CUABI_ERROR_FORKED 11 /* this process is a fork() child of one that started CUDA */
+#define CUABI_ERROR_TIMEOUT 12 /* a deadline passed (a compile, the cache lock) */
 /* Environment: 20-29 */
 #define CUABI_ERROR_DRIVER_NOT_FOUND 20
 #define CUABI_ERROR_DRIVER_TOO_OLD 21
@@ -115,6 +164,31 @@ typedef int32_t cuabi_status;
 /* Profiler ranges: 100-109 */
 #define CUABI_ERROR_RANGE 100
 
+#ifndef CUABI_NO_PROTOTYPES
+
+/* The name of a status code ("CUABI_ERROR_INVALID_HANDLE"), or "CUABI_UNKNOWN_STATUS".
+ * Thread-free: needs no state and never fails. The string is static. */
+CUABI_API const char* cuabi_status_name(cuabi_status status);
+
+/* The message of the last failure on this thread: what was wrong, with the values involved,
+ * ending in "Fix: ...". Never NULL ("no error" before any failure). Valid until the next cuabi
+ * call on this thread; copy it to keep it. */
+CUABI_API const char* cuabi_last_error_message(void);
+
+/* The CUresult behind the last CUABI_ERROR_CUDA (or other driver-caused) failure on this
+ * thread, or 0 (CUDA_SUCCESS) if the last failure did not come from the driver. */
+CUABI_API int32_t cuabi_last_cu_result(void);
+
+/* The nvrtcResult behind the last NVRTC-caused failure on this thread, or 0. */
+CUABI_API int32_t cuabi_last_nvrtc_result(void);
+
+/* The NVRTC log of the last cuabi_module_compile() / cuabi_module_compile_offline() on this
+ * thread, failed or not: the one way to read the log of a compile that produced no module.
+ * "" when that call failed before NVRTC ran. Two-call. Thread-local, like the message. */
+CUABI_API cuabi_status cuabi_last_compile_log(char* out_text, size_t capacity, size_t* out_size);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
 /* ============================================================================================
  * Handles
  *
@@ -131,27 +205,15 @@ typedef struct cuabi_kernel cuabi_kernel;
 typedef struct cuabi_graph cuabi_graph;
 typedef struct cuabi_range cuabi_range;
 
-/* Generic function pointer returned by cuabi_get_proc_address(); cast to the PFN_cuabi_* type. */
-typedef void (*cuabi_proc)(void);
-
 /* ============================================================================================
- * Options and info structs
+ * Driver and devices
+ *
+ * libcuda.so.1 is loaded on first use, never linked. These functions need no context.
+ * Thread-safe.
  * ========================================================================================== */
 
-/* Context flags (cuabi_context_options.flags): none are defined yet; pass 0. */
-
-/* Options for cuabi_context_create(). */
-typedef struct cuabi_context_options {
-    uint32_t struct_size;   /* sizeof(cuabi_context_options) */
-    int32_t device_ordinal; /* CUDA device ordinal; default 0 */
-    uint32_t flags;         /* reserved, must be 0 */
-    uint32_t reserved;      /* must be 0 */
-} cuabi_context_options;
-#define CUABI_CONTEXT_OPTIONS_INIT {sizeof(cuabi_context_options), 0, 0, 0}
-
 /* Facts about one device: identity, memory and every limit a launch is validated against.
- * An output struct: set struct_size to sizeof(cuabi_device_info) (the _INIT macro does) and
- * cuabi fills as much as fits. */
+ * An output struct: cuabi_device_info_init() prepares it and cuabi fills as much as fits. */
 typedef struct cuabi_device_info {
     uint32_t struct_size;
     int32_t ordinal;
@@ -180,49 +242,51 @@ typedef struct cuabi_device_info {
     int32_t clock_rate_khz;
     int32_t memory_bus_width_bits;
     int32_t l2_cache_bytes;
-    uint32_t reserved;
+    uint32_t reserved[2];
 } cuabi_device_info;
 /* Every field spelled out so that -Wextra (-Wmissing-field-initializers) stays quiet in C and C++. */
 #define CUABI_DEVICE_INFO_INIT \
-    {sizeof(cuabi_device_info), 0, {0}, {0}, 0, 0, 0, 0, 0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+    {sizeof(cuabi_device_info), 0, {0}, {0}, 0, 0, 0, 0, 0, 0, {0, 0, 0}, {0, 0, 0}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0, 0}}
 
-/* Stream flags (cuabi_stream_options.flags). Streams are non-blocking by default: they never
- * synchronize with CUDA's legacy default stream. */
-#define CUABI_STREAM_DEFAULT 0x0u
+#ifndef CUABI_NO_PROTOTYPES
 
-/* Options for cuabi_stream_create(). */
-typedef struct cuabi_stream_options {
-    uint32_t struct_size; /* sizeof(cuabi_stream_options) */
-    uint32_t flags;       /* CUABI_STREAM_* ; default 0 */
-    int32_t priority;     /* lower is higher priority; 0 = default; clamped to the device range */
-    uint32_t reserved;    /* must be 0 */
-} cuabi_stream_options;
-#define CUABI_STREAM_OPTIONS_INIT {sizeof(cuabi_stream_options), 0, 0, 0}
+/* Sets out_info->struct_size and zeroes the rest. */
+CUABI_API void cuabi_device_info_init(cuabi_device_info* out_info);
 
-/* Event flags (cuabi_event_options.flags). */
-#define CUABI_EVENT_DEFAULT 0x0u
-#define CUABI_EVENT_DISABLE_TIMING 0x1u /* cheaper; cuabi_event_elapsed_ms() is then refused */
-#define CUABI_EVENT_BLOCKING_SYNC 0x2u  /* synchronize by sleeping rather than spinning */
+/* The CUDA driver's version (e.g. 13000 for 13.0). Returns CUABI_ERROR_DRIVER_NOT_FOUND when
+ * libcuda.so.1 cannot be loaded (the message says where cuabi looked and why it failed). */
+CUABI_API cuabi_status cuabi_driver_get_version(int32_t* out_version);
 
-/* Options for cuabi_event_create(). */
-typedef struct cuabi_event_options {
-    uint32_t struct_size; /* sizeof(cuabi_event_options) */
-    uint32_t flags;       /* CUABI_EVENT_* ; default 0 (timing enabled) */
-} cuabi_event_options;
-#define CUABI_EVENT_OPTIONS_INIT {sizeof(cuabi_event_options), 0}
+/* The number of CUDA devices. Returns CUABI_ERROR_NO_DEVICE when the driver loads but sees none. */
+CUABI_API cuabi_status cuabi_device_get_count(int32_t* out_count);
 
-/* Buffer flags (cuabi_buffer_options.flags). */
-#define CUABI_BUFFER_DEFAULT 0x0u
-#define CUABI_BUFFER_ZERO 0x1u /* fill the new buffer with zero bytes */
+/* Facts about device `ordinal` without creating a context (set out_info->struct_size first).
+ * Returns CUABI_ERROR_INVALID_DEVICE for an ordinal outside [0, count). */
+CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info* out_info);
 
-/* Options for cuabi_buffer_create(). */
-typedef struct cuabi_buffer_options {
-    uint32_t struct_size; /* sizeof(cuabi_buffer_options) */
-    uint32_t flags;       /* CUABI_BUFFER_* ; default 0 */
-} cuabi_buffer_options;
-#define CUABI_BUFFER_OPTIONS_INIT {sizeof(cuabi_buffer_options), 0}
+#endif /* CUABI_NO_PROTOTYPES */
 
-/* Per-context counters (DESIGN §9). An output struct: set struct_size. */
+/* ============================================================================================
+ * Context
+ *
+ * A context is one device's primary CUDA context (the one the CUDA runtime also uses), retained
+ * for as long as the handle or anything made from it lives. Several contexts -- one per device,
+ * or several handles on one device -- may exist at once. cuabi makes a context current on the
+ * calling thread when a call needs it and leaves it current afterwards. Launches and graph replays
+ * on a cuabi stream do not need it (the driver takes the context from the stream) and leave the
+ * thread's current context as it was. Thread-safe.
+ * ========================================================================================== */
+
+/* Options for cuabi_context_create(). */
+typedef struct cuabi_context_options {
+    uint32_t struct_size;   /* sizeof(cuabi_context_options) */
+    int32_t device_ordinal; /* CUDA device ordinal; default 0 */
+    uint32_t flags;         /* none are defined yet: must be 0 */
+    uint32_t reserved;
+} cuabi_context_options;
+#define CUABI_CONTEXT_OPTIONS_INIT {sizeof(cuabi_context_options), 0, 0u, 0u}
+
+/* Per-context counters of work done through cuabi. An output struct: cuabi_counters_init(). */
 typedef struct cuabi_counters {
     uint32_t struct_size;
     uint32_t reserved;
@@ -235,8 +299,8 @@ typedef struct cuabi_counters {
     uint64_t graph_instantiations;
     uint64_t graph_updates;
     uint64_t graph_reinstantiations;
-    uint64_t compiles;               /* NVRTC compilations actually run */
-    uint64_t compile_time_ns;        /* wall time spent in NVRTC */
+    uint64_t compiles;               /* NVRTC compilations actually run for this context */
+    uint64_t compile_time_ns;        /* wall time spent in them */
     uint64_t memory_cache_hits;
     uint64_t memory_cache_misses;
     uint64_t disk_cache_hits;
@@ -244,28 +308,263 @@ typedef struct cuabi_counters {
     uint64_t disk_cache_corrupt_recovered;
     uint64_t disk_cache_evictions;
 } cuabi_counters;
-#define CUABI_COUNTERS_INIT {sizeof(cuabi_counters), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define CUABI_COUNTERS_INIT {sizeof(cuabi_counters), 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u}
 
-/* Image kinds: what a module was loaded from, and what cuabi_module_get_image() returns. */
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Fills *out_options with defaults (device 0). */
+CUABI_API void cuabi_context_options_init(cuabi_context_options* out_options);
+
+/* Sets out_counters->struct_size and zeroes the rest. */
+CUABI_API void cuabi_counters_init(cuabi_counters* out_counters);
+
+/* Creates a context on options->device_ordinal (NULL options: device 0).
+ * Returns CUABI_ERROR_INVALID_DEVICE for a bad ordinal, CUABI_ERROR_STRUCT_SIZE for a bad
+ * options struct. The caller owns *out_context and releases it with cuabi_context_destroy(). */
+CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options, cuabi_context** out_context);
+
+/* Releases the handle and drops the graph-cache entries inserted under it (graphs whose own
+ * handles are still held stay valid). Streams, buffers, modules, graphs... made from it keep the
+ * CUDA context alive until they are destroyed too. */
+CUABI_API void cuabi_context_destroy(cuabi_context* context);
+
+/* Facts and launch limits of the context's device (see cuabi_device_get_info). */
+CUABI_API cuabi_status cuabi_context_get_device_info(cuabi_context* context, cuabi_device_info* out_info);
+
+/* Waits until all work on the context's device submitted by this process is done. */
+CUABI_API cuabi_status cuabi_context_synchronize(cuabi_context* context);
+
+/* The underlying CUcontext, for interoperating with other CUDA code. Not owned by the caller. */
+CUABI_API cuabi_status cuabi_context_get_native(cuabi_context* context, void** out_cu_context);
+
+/* Reads the context's counters (set out_counters->struct_size first). */
+CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, cuabi_counters* out_counters);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Stream
+ *
+ * An ordered queue of GPU work. cuabi never uses CUDA's legacy default stream: its streams are
+ * created non-blocking. Every function that enqueues work -- buffer transfers, launches, event
+ * records, graph launches and uploads -- accepts a NULL stream, meaning "run synchronously": on
+ * the calling thread's per-thread stream, waiting for completion before returning. Functions about
+ * one stream's own state (synchronize, query, wait_event, get_native, and graph capture, which
+ * cannot capture a synchronous call) need a real stream and return CUABI_ERROR_INVALID_HANDLE
+ * for NULL. A stream may be shared between threads; work enqueued from several threads is ordered
+ * by the enqueue order.
+ * ========================================================================================== */
+
+/* Stream flags (cuabi_stream_options.flags). */
+#define CUABI_STREAM_DEFAULT 0x0u
+
+/* Options for cuabi_stream_create(). */
+typedef struct cuabi_stream_options {
+    uint32_t struct_size; /* sizeof(cuabi_stream_options) */
+    uint32_t flags;       /* CUABI_STREAM_*; default 0 */
+    int32_t priority;     /* lower is higher priority; 0 = default; clamped to the device range */
+    uint32_t reserved;
+} cuabi_stream_options;
+#define CUABI_STREAM_OPTIONS_INIT {sizeof(cuabi_stream_options), CUABI_STREAM_DEFAULT, 0, 0u}
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Fills *out_options with defaults. */
+CUABI_API void cuabi_stream_options_init(cuabi_stream_options* out_options);
+
+/* Creates a non-blocking stream on the context. options->priority is clamped to the device's
+ * range. The caller owns *out_stream. */
+CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, const cuabi_stream_options* options, cuabi_stream** out_stream);
+
+/* Wraps a CUstream created elsewhere (another CUDA library) without taking ownership: destroying
+ * the handle does not destroy the stream. The stream must belong to the context's CUDA context
+ * and outlive the handle. Returns CUABI_ERROR_INVALID_ARGUMENT for NULL (0), CU_STREAM_LEGACY or
+ * CU_STREAM_PER_THREAD (pass NULL streams to cuabi functions instead) or a stream the driver does
+ * not know, CUABI_ERROR_CONTEXT_MISMATCH when the stream belongs to another context. */
+CUABI_API cuabi_status cuabi_stream_wrap(cuabi_context* context, void* cu_stream, cuabi_stream** out_stream);
+
+/* Destroys an owned stream after its queued work finishes (CUDA semantics: the call does not
+ * wait); releases a wrapped one. A capture cuabi began on the stream is ended and discarded. */
+CUABI_API void cuabi_stream_destroy(cuabi_stream* stream);
+
+/* Waits until all work on the stream is done. */
+CUABI_API cuabi_status cuabi_stream_synchronize(cuabi_stream* stream);
+
+/* CUABI_SUCCESS when all work on the stream is done, CUABI_ERROR_NOT_READY when some is still
+ * running (this is not a failure: no error message is set). */
+CUABI_API cuabi_status cuabi_stream_query(cuabi_stream* stream);
+
+/* Makes future work on `stream` wait until `event` has completed (fork/join across streams).
+ * Returns CUABI_ERROR_CONTEXT_MISMATCH when they belong to different contexts. */
+CUABI_API cuabi_status cuabi_stream_wait_event(cuabi_stream* stream, cuabi_event* event);
+
+/* The underlying CUstream. Not owned by the caller. */
+CUABI_API cuabi_status cuabi_stream_get_native(cuabi_stream* stream, void** out_cu_stream);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Event
+ *
+ * A marker in a stream: record it, wait for it, time between two of them. Thread-safe.
+ * ========================================================================================== */
+
+/* Event flags (cuabi_event_options.flags). */
+#define CUABI_EVENT_DEFAULT 0x0u
+#define CUABI_EVENT_DISABLE_TIMING 0x1u /* cheaper; cuabi_event_get_elapsed_ms() is then refused */
+#define CUABI_EVENT_BLOCKING_SYNC 0x2u  /* synchronize by sleeping rather than spinning */
+
+/* Options for cuabi_event_create(). */
+typedef struct cuabi_event_options {
+    uint32_t struct_size; /* sizeof(cuabi_event_options) */
+    uint32_t flags;       /* CUABI_EVENT_*; default 0 (timing enabled) */
+} cuabi_event_options;
+#define CUABI_EVENT_OPTIONS_INIT {sizeof(cuabi_event_options), CUABI_EVENT_DEFAULT}
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Fills *out_options with defaults. */
+CUABI_API void cuabi_event_options_init(cuabi_event_options* out_options);
+
+/* Creates an event. The caller owns *out_event. Returns CUABI_ERROR_INVALID_ARGUMENT for
+ * unknown flags. */
+CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_event_options* options, cuabi_event** out_event);
+
+/* Destroys the event. */
+CUABI_API void cuabi_event_destroy(cuabi_event* event);
+
+/* Records the event at the current end of `stream`. A NULL stream records on the calling
+ * thread's per-thread stream, where cuabi runs synchronous (NULL-stream) work, so two events
+ * recorded with NULL time the synchronous calls between them. CUABI_ERROR_CONTEXT_MISMATCH when
+ * event and stream belong to different contexts. */
+CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stream);
+
+/* Waits until the event has completed. */
+CUABI_API cuabi_status cuabi_event_synchronize(cuabi_event* event);
+
+/* CUABI_SUCCESS when the event has completed, CUABI_ERROR_NOT_READY when not (no message set). */
+CUABI_API cuabi_status cuabi_event_query(cuabi_event* event);
+
+/* Milliseconds between two completed events (resolution about 0.5 us). Returns
+ * CUABI_ERROR_NOT_READY when one has not completed, CUABI_ERROR_INVALID_ARGUMENT when one was
+ * created with CUABI_EVENT_DISABLE_TIMING or never recorded. */
+CUABI_API cuabi_status cuabi_event_get_elapsed_ms(cuabi_event* start, cuabi_event* end, float* out_ms);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Buffer
+ *
+ * Device memory of a fixed size, owned (allocated by cuabi) or wrapped (a device pointer from
+ * elsewhere, not freed by cuabi). Every copy is checked against the buffer's bounds. Functions
+ * taking a stream enqueue the work and return; with a NULL stream they finish before returning.
+ * Host memory passed to an enqueued copy must stay valid until the stream reaches the copy.
+ * A graph that captured a transfer of a buffer keeps that buffer alive (see the Graph group).
+ * Thread-safe; concurrent writes to overlapping bytes are the caller's race, as in CUDA.
+ * ========================================================================================== */
+
+/* Buffer flags (cuabi_buffer_options.flags). */
+#define CUABI_BUFFER_DEFAULT 0x0u
+#define CUABI_BUFFER_ZERO 0x1u /* fill the new buffer with zero bytes */
+
+/* Options for cuabi_buffer_create(). */
+typedef struct cuabi_buffer_options {
+    uint32_t struct_size; /* sizeof(cuabi_buffer_options) */
+    uint32_t flags;       /* CUABI_BUFFER_*; default 0 */
+} cuabi_buffer_options;
+#define CUABI_BUFFER_OPTIONS_INIT {sizeof(cuabi_buffer_options), CUABI_BUFFER_DEFAULT}
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Fills *out_options with defaults. */
+CUABI_API void cuabi_buffer_options_init(cuabi_buffer_options* out_options);
+
+/* Allocates `size` bytes of device memory. Returns CUABI_ERROR_INVALID_ARGUMENT for size 0 or
+ * unknown flags, CUABI_ERROR_DEVICE_OUT_OF_MEMORY when the device cannot hold it. The caller owns
+ * *out_buffer. */
+CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, const cuabi_buffer_options* options, cuabi_buffer** out_buffer);
+
+/* Wraps `size` bytes at device address `device_address` (a CUdeviceptr from another library)
+ * without taking ownership; the memory must outlive the handle. cuabi asks the driver whether the
+ * address is CUDA memory (CUABI_ERROR_INVALID_ARGUMENT if not, or for address 0 or size 0),
+ * whether it belongs to the context (CUABI_ERROR_CONTEXT_MISMATCH if not) and, where the driver
+ * knows the allocation's extent, whether the range fits in it (CUABI_ERROR_OUT_OF_BOUNDS if not). */
+CUABI_API cuabi_status cuabi_buffer_wrap(cuabi_context* context, uint64_t device_address, size_t size, cuabi_buffer** out_buffer);
+
+/* Releases the handle. An owned buffer's memory is freed once no graph keeps it alive, after work
+ * already queued on it (as CUDA's cuMemFree, it does not wait: synchronize first if kernels may
+ * still use it); a wrapped buffer's memory stays its owner's. */
+CUABI_API void cuabi_buffer_destroy(cuabi_buffer* buffer);
+
+/* The buffer's size in bytes. */
+CUABI_API cuabi_status cuabi_buffer_get_size(cuabi_buffer* buffer, size_t* out_size);
+
+/* The buffer's device address (a CUdeviceptr), e.g. to pass as a kernel argument. */
+CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, uint64_t* out_address);
+
+/* Copies `size` bytes from host memory `data` to the buffer at byte `offset`.
+ * CUABI_ERROR_OUT_OF_BOUNDS when offset + size exceeds the buffer. A size of 0 does nothing
+ * (data may then be NULL). */
+CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, const void* data, size_t size, cuabi_stream* stream);
+
+/* Copies `size` bytes from the buffer at byte `offset` to host memory `out_data`.
+ * CUABI_ERROR_OUT_OF_BOUNDS when offset + size exceeds the buffer. A size of 0 does nothing
+ * (out_data may then be NULL). */
+CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, void* out_data, size_t size, cuabi_stream* stream);
+
+/* Copies `size` bytes between device buffers of one context. CUABI_ERROR_OUT_OF_BOUNDS when
+ * either range exceeds its buffer, CUABI_ERROR_INVALID_ARGUMENT when the two ranges overlap in
+ * device memory (also through wrapped buffers that alias), CUABI_ERROR_CONTEXT_MISMATCH when the
+ * buffers belong to different devices. */
+CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, cuabi_stream* stream);
+
+/* Sets `count` elements of `element_size` bytes (1, 2 or 4) starting at byte `offset` to the low
+ * element_size bytes of `value`. CUABI_ERROR_INVALID_ARGUMENT for another element_size or when
+ * offset (or, for a wrapped buffer, the address) is not a multiple of element_size;
+ * CUABI_ERROR_OUT_OF_BOUNDS when the range exceeds the buffer. */
+CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, cuabi_stream* stream);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Module
+ *
+ * A module is one compiled or loaded image (CUBIN, PTX or fatbin) with its NVRTC log and the
+ * lowered names of the name expressions it was compiled with. Compiling goes through the kernel
+ * cache (see the Cache group): a memory hit costs a hash and a lookup; a disk hit loads no NVRTC.
+ * NVRTC itself runs, by default, in a worker process that cuabi starts and keeps, so that a crash
+ * or hang inside NVRTC costs a status rather than the calling process. The toolkit's own headers
+ * (cooperative_groups.h, cuda/std, CUB, cuda_fp16.h, ...) are found without include options, as
+ * nvcc finds them. Modules of the same image share one loaded copy in the driver
+ * (cuLibraryLoadData), in every context. A module keeps its context alive; its kernels keep it
+ * alive. Thread-safe: a module may be used and compiled from any thread; compiles of different
+ * sources run concurrently, and identical compiles requested at once run NVRTC once.
+ * ========================================================================================== */
+
+/* Image kinds: what a module was loaded from (cuabi_module_info.image_kind). */
 #define CUABI_IMAGE_PTX 1    /* PTX text (NUL-terminated), JIT-compiled by the driver at load */
 #define CUABI_IMAGE_CUBIN 2  /* an ELF binary for one GPU architecture: loads without a JIT */
 #define CUABI_IMAGE_FATBIN 3 /* a fat binary (nvcc -fatbin): CUBINs and/or PTX for several targets */
 
 /* Compile flags (cuabi_compile_options.flags). */
 #define CUABI_COMPILE_DEFAULT 0x0u
-#define CUABI_COMPILE_NO_CACHE 0x1u /* neither look up nor store in the kernel cache: always run NVRTC */
-#define CUABI_COMPILE_PTX 0x2u      /* emit PTX for the target's compute_XY instead of a CUBIN */
+#define CUABI_COMPILE_NO_CACHE 0x1u            /* neither look up nor store in the kernel cache: always run NVRTC */
+#define CUABI_COMPILE_PTX 0x2u                 /* emit PTX for the target's compute_XY instead of a CUBIN */
+#define CUABI_COMPILE_NO_TOOLKIT_INCLUDES 0x4u /* do not add the toolkit's include directories */
+#define CUABI_COMPILE_IN_PROCESS 0x8u          /* run NVRTC in this process, not in the worker */
+#define CUABI_COMPILE_ISOLATED 0x10u           /* run NVRTC in the worker even where the process
+                                                  default (CUABI_COMPILE_ISOLATION) says otherwise */
 
 /* Tri-state settings (cuabi_compile_options.ftz, prec_div, prec_sqrt, fmad). */
-#define CUABI_TRISTATE_DEFAULT (-1) /* NVRTC's default, which fast_math changes */
+#define CUABI_TRISTATE_DEFAULT -1 /* NVRTC's default, which fast_math changes */
 #define CUABI_TRISTATE_OFF 0
 #define CUABI_TRISTATE_ON 1
 
 /* Options for cuabi_module_compile() and cuabi_module_compile_offline(). Fill with
- * CUABI_COMPILE_OPTIONS_INIT or cuabi_compile_options_init(): the tri-state fields default to -1,
- * so a zero-filled struct asks for "off" rather than "default". Arrays are (pointer, count) pairs;
- * a count of 0 allows a NULL pointer. cuabi copies what it needs: nothing here must outlive the call.
- * docs/compile.md lists each option's NVRTC flag and what the cache key does with it. */
+ * cuabi_compile_options_init(): the tri-state fields default to -1, so a zero-filled struct asks
+ * for "off" rather than "default". Arrays are (pointer, count) pairs; a count of 0 allows a NULL
+ * pointer. cuabi copies what it needs: nothing here must outlive the call. The cache key covers
+ * every field that changes the output (share/doc/cuabi/compile.md lists each option's NVRTC flag). */
 typedef struct cuabi_compile_options {
     uint32_t struct_size;       /* sizeof(cuabi_compile_options) */
     uint32_t flags;             /* CUABI_COMPILE_*; default 0 */
@@ -283,7 +582,8 @@ typedef struct cuabi_compile_options {
     uint32_t device_debug;      /* boolean: --device-debug (-G: unoptimized, debuggable) */
     const char* const* defines; /* "NAME" or "NAME=VALUE" (as -D) */
     size_t define_count;
-    const char* const* include_dirs; /* searched in order for #include "..." (not tracked by the cache) */
+    const char* const* include_dirs; /* searched in order for #include, before the toolkit's own
+                                        (files found here are not tracked by the cache key: see salt) */
     size_t include_dir_count;
     const char* const* header_names;   /* in-memory headers: the name #include uses ... */
     const char* const* header_sources; /* ... and its contents */
@@ -295,11 +595,15 @@ typedef struct cuabi_compile_options {
     const void* salt;                    /* caller bytes mixed into the cache key (e.g. a hash of the
                                             files reached through include_dirs) */
     size_t salt_size;
+    uint32_t timeout_ms;                 /* deadline for NVRTC in the worker, after which the compile
+                                            fails with CUABI_ERROR_TIMEOUT; 0: the default, 120000 or
+                                            $CUABI_COMPILE_TIMEOUT_MS. In-process compiles have none. */
+    uint32_t reserved;
 } cuabi_compile_options;
 #define CUABI_COMPILE_OPTIONS_INIT                                                                          \
-    {sizeof(cuabi_compile_options), CUABI_COMPILE_DEFAULT, NULL, NULL, NULL, 0, CUABI_TRISTATE_DEFAULT,    \
-     CUABI_TRISTATE_DEFAULT, CUABI_TRISTATE_DEFAULT, CUABI_TRISTATE_DEFAULT, 0, 0, 0, NULL, 0, NULL, 0, NULL, \
-     NULL, 0, NULL, 0, NULL, 0, NULL, 0}
+    {sizeof(cuabi_compile_options), CUABI_COMPILE_DEFAULT, NULL, NULL, NULL, 0u, CUABI_TRISTATE_DEFAULT,    \
+     CUABI_TRISTATE_DEFAULT, CUABI_TRISTATE_DEFAULT, CUABI_TRISTATE_DEFAULT, 0u, 0u, 0u, NULL, 0, NULL, 0,   \
+     NULL, NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0u, 0u}
 
 /* Where a module's image came from (cuabi_module_info.origin). */
 #define CUABI_MODULE_ORIGIN_COMPILED 0     /* NVRTC ran for this call */
@@ -307,11 +611,11 @@ typedef struct cuabi_compile_options {
 #define CUABI_MODULE_ORIGIN_DISK_CACHE 2   /* the on-disk cache: no NVRTC */
 #define CUABI_MODULE_ORIGIN_IMAGE 3        /* cuabi_module_load_image(): the caller's bytes */
 
-/* Facts about a module. An output struct: set struct_size (CUABI_MODULE_INFO_INIT does). */
+/* Facts about a module. An output struct: cuabi_module_info_init(). */
 typedef struct cuabi_module_info {
     uint32_t struct_size;
-    uint32_t image_kind;            /* CUABI_IMAGE_* */
-    uint32_t origin;                /* CUABI_MODULE_ORIGIN_* */
+    int32_t image_kind;             /* CUABI_IMAGE_* */
+    int32_t origin;                 /* CUABI_MODULE_ORIGIN_* */
     uint32_t loaded;                /* boolean: 0 for cuabi_module_compile_offline() modules */
     uint32_t ptx_fallback;          /* boolean: NVRTC does not know the device's architecture, so the
                                        module is PTX for the newest compute_XY it supports (JIT at load) */
@@ -320,10 +624,116 @@ typedef struct cuabi_module_info {
     char target[32];                /* "sm_90", "compute_90"; "" when unknown (a fatbin) */
     char cache_key[40];             /* 32 hex digits of the kernel-cache key; "" for loaded images */
 } cuabi_module_info;
-#define CUABI_MODULE_INFO_INIT {sizeof(cuabi_module_info), 0, 0, 0, 0, 0, 0, {0}, {0}}
+#define CUABI_MODULE_INFO_INIT {sizeof(cuabi_module_info), 0, 0, 0u, 0u, 0u, 0u, {0}, {0}}
 
-/* Facts about a kernel on its context's device (cuFuncGetAttribute). An output struct: set
- * struct_size (CUABI_KERNEL_ATTRIBUTES_INIT does). */
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Fills *out_options with defaults (the tri-states to CUABI_TRISTATE_DEFAULT, everything else 0/NULL). */
+CUABI_API void cuabi_compile_options_init(cuabi_compile_options* out_options);
+
+/* Sets out_info->struct_size and zeroes the rest. */
+CUABI_API void cuabi_module_info_init(cuabi_module_info* out_info);
+
+/* Compiles CUDA C++ `source` with NVRTC for the context's device and loads it.
+ * Without options->target the image is a CUBIN for the device's sm_XY, or -- when NVRTC is older
+ * than the device -- PTX for the newest compute_XY NVRTC supports (cuabi_module_info.ptx_fallback).
+ * Identical requests are served by the kernel cache, also when NVRTC cannot be loaded. Returns
+ * CUABI_ERROR_COMPILE for errors in the source (the message quotes the first error and, for a
+ * missing #include, every directory searched; cuabi_last_compile_log() has the whole log),
+ * CUABI_ERROR_INVALID_ARGUMENT for a bad option (including options NVRTC refuses),
+ * CUABI_ERROR_NVRTC_NOT_FOUND when the cache has no entry and libnvrtc cannot be loaded,
+ * CUABI_ERROR_INVALID_IMAGE when an explicit target cannot run on the device, CUABI_ERROR_TIMEOUT
+ * when NVRTC ran past options->timeout_ms, CUABI_ERROR_NVRTC when NVRTC failed otherwise (also
+ * when it crashed in the worker). The caller owns *out_module. */
+CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
+
+/* Compiles `source` for options->target (required) without a context, driver or GPU: for
+ * ahead-of-time builds. The module is not loaded: read it with cuabi_module_get_image(),
+ * cuabi_module_get_log() and cuabi_module_get_lowered_name(); cuabi_module_get_kernel() refuses it.
+ * Goes through the kernel cache too, so it warms the cache for later cuabi_module_compile() calls
+ * with the same options on a device of that architecture. Statuses as cuabi_module_compile(). */
+CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
+
+/* Loads `size` bytes of PTX (text; a terminating NUL is optional), a CUBIN or a fatbin into the
+ * context. The bytes are checked before the driver sees them (every header, table and section
+ * must lie within `size`) and copied: the caller may free them on return. Returns
+ * CUABI_ERROR_INVALID_IMAGE for bytes that are none of these or are damaged, for a CUBIN of
+ * another architecture or PTX newer than the device, and when the driver refuses the image (the
+ * message carries the JIT error log). The caller owns *out_module. */
+CUABI_API cuabi_status cuabi_module_load_image(cuabi_context* context, const void* image, size_t size, cuabi_module** out_module);
+
+/* Releases the module. Kernels taken from it stay usable until they are destroyed. */
+CUABI_API void cuabi_module_destroy(cuabi_module* module);
+
+/* Facts about the module: image kind and size, target, where it came from, the cache key
+ * (set out_info->struct_size first). */
+CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_info* out_info);
+
+/* The module's image, two-call: the CUBIN, the PTX including its terminating NUL, or the fatbin.
+ * Write it to a file and load it later with cuabi_module_load_image(). */
+CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* out_image, size_t capacity, size_t* out_size);
+
+/* The NVRTC log of the compile that produced the module (warnings), "" for loaded images and for
+ * clean compiles. Two-call. On a cache hit it is the log stored with the image. */
+CUABI_API cuabi_status cuabi_module_get_log(cuabi_module* module, char* out_text, size_t capacity, size_t* out_size);
+
+/* The mangled symbol that the name expression `expression` (as given in
+ * cuabi_compile_options.name_expressions, e.g. "reduce<float, 256>") lowered to, as NVRTC's
+ * nvrtcGetLoweredName reported it. Two-call. Returns CUABI_ERROR_KERNEL_NOT_FOUND for an
+ * expression the module was not compiled with. */
+CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const char* expression, char* out_text, size_t capacity, size_t* out_size);
+
+/* Finds a kernel by symbol name ("saxpy" for an extern "C" kernel, or a mangled name) or by a
+ * C++ name expression the module was compiled with ("reduce<float, 256>"), resolved through the
+ * module's stored lowered-name map -- without NVRTC, also on a cache hit. Returns
+ * CUABI_ERROR_KERNEL_NOT_FOUND, listing the module's expressions and kernels, when there is no
+ * such kernel; CUABI_ERROR_INVALID_ARGUMENT for a module compiled offline; CUABI_ERROR_INVALID_IMAGE
+ * when the driver cannot load the image on the device. The caller owns *out_kernel. */
+CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char* name_or_expression, cuabi_kernel** out_kernel);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * NVRTC
+ *
+ * NVRTC is loaded on the first compile that misses the cache, never linked: libnvrtc.so.<major>
+ * for the newest major the installed driver can load (13, then 12), or $CUABI_NVRTC_PATH.
+ * These functions load it (in this process) when it is not loaded yet. Thread-safe.
+ * ========================================================================================== */
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* The version of the NVRTC cuabi uses. Returns CUABI_ERROR_NVRTC_NOT_FOUND, saying where cuabi
+ * looked, when there is none. */
+CUABI_API cuabi_status cuabi_nvrtc_get_version(int32_t* out_major, int32_t* out_minor);
+
+/* The architectures NVRTC compiles for, ascending (75 for sm_75, ...). Two-call counted in
+ * elements: *out_count receives the number; `out_archs` holds `capacity` elements.
+ * Returns CUABI_ERROR_NVRTC_NOT_FOUND when NVRTC cannot be loaded. */
+CUABI_API cuabi_status cuabi_nvrtc_get_supported_archs(int32_t* out_archs, size_t capacity, size_t* out_count);
+
+/* The path of the NVRTC library cuabi loaded or would load (two-call). Returns
+ * CUABI_ERROR_NVRTC_NOT_FOUND, saying where cuabi looked, when there is none. */
+CUABI_API cuabi_status cuabi_nvrtc_get_path(char* out_text, size_t capacity, size_t* out_size);
+
+/* The toolkit include directories cuabi gives NVRTC unless CUABI_COMPILE_NO_TOOLKIT_INCLUDES is
+ * set, one per line in search order (two-call; "" when no toolkit headers were found). They come
+ * from $CUABI_CUDA_INCLUDE_PATH, $CUDA_HOME / $CUDA_PATH, the toolkit NVRTC was loaded from, the
+ * usual install locations and pip's nvidia-* packages. Needs no GPU and does not load NVRTC. */
+CUABI_API cuabi_status cuabi_nvrtc_get_include_dirs(char* out_text, size_t capacity, size_t* out_size);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Kernel
+ *
+ * A kernel is one __global__ function of a loaded module, in the module's context, taken with
+ * cuabi_module_get_kernel(). It keeps its module alive. Thread-safe: one kernel may be launched
+ * from several threads at once.
+ * ========================================================================================== */
+
+/* Facts about a kernel on its context's device (cuFuncGetAttribute). An output struct:
+ * cuabi_kernel_attributes_init(). */
 typedef struct cuabi_kernel_attributes {
     uint32_t struct_size;
     int32_t registers_per_thread;
@@ -336,54 +746,174 @@ typedef struct cuabi_kernel_attributes {
     int32_t binary_version;                  /* architecture of the binary: 90 = sm_90 */
     uint32_t reserved;
 } cuabi_kernel_attributes;
-#define CUABI_KERNEL_ATTRIBUTES_INIT {sizeof(cuabi_kernel_attributes), 0, 0, 0, 0, 0, 0, 0, 0, 0}
+#define CUABI_KERNEL_ATTRIBUTES_INIT {sizeof(cuabi_kernel_attributes), 0, 0, 0, 0, 0, 0, 0, 0, 0u}
 
-/* @@types:module@@ (insert module-group types above this line) */
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Sets out_attributes->struct_size and zeroes the rest. */
+CUABI_API void cuabi_kernel_attributes_init(cuabi_kernel_attributes* out_attributes);
+
+/* Releases the kernel. */
+CUABI_API void cuabi_kernel_destroy(cuabi_kernel* kernel);
+
+/* The kernel's registers, thread limit, static shared/constant/local memory and PTX/binary
+ * versions on its device (set out_attributes->struct_size first). */
+CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_kernel_attributes* out_attributes);
+
+/* The underlying CUfunction (of the kernel's context), for interoperating with other CUDA code.
+ * Not owned by the caller; valid while the kernel handle lives. */
+CUABI_API cuabi_status cuabi_kernel_get_native(cuabi_kernel* kernel, void** out_cu_function);
+
+/* The number of parameters `kernel` takes. CUABI_ERROR_UNSUPPORTED when the driver is older than
+ * CUDA 12.4 (no cuFuncGetParamInfo). */
+CUABI_API cuabi_status cuabi_kernel_get_param_count(cuabi_kernel* kernel, size_t* out_count);
+
+/* Where parameter `index` lies in the kernel's parameter buffer: its byte offset and size (the
+ * layout cuabi_launch_packed() expects). CUABI_ERROR_OUT_OF_BOUNDS for index >= the parameter count,
+ * CUABI_ERROR_UNSUPPORTED as for cuabi_kernel_get_param_count(). */
+CUABI_API cuabi_status cuabi_kernel_get_param_info(cuabi_kernel* kernel, size_t index, size_t* out_offset, size_t* out_size);
+
+/* How many blocks of `block_threads` threads with `shared_memory_bytes` of dynamic shared memory
+ * can be resident on one multiprocessor at once (the driver's occupancy calculator; 0 when none
+ * fits). A cooperative grid may have at most this times the multiprocessor count blocks.
+ * CUABI_ERROR_LAUNCH_BLOCK / _KERNEL_THREADS / _SHARED_MEMORY for values no launch could use. */
+CUABI_API cuabi_status cuabi_kernel_get_max_active_blocks_per_sm(cuabi_kernel* kernel, uint32_t block_threads, uint32_t shared_memory_bytes, uint32_t* out_blocks);
+
+/* The block size (threads) that gives `kernel` the highest occupancy with `shared_memory_bytes` of
+ * dynamic shared memory per block, and the smallest grid (blocks) that fills the device with it. */
+CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uint32_t shared_memory_bytes, uint32_t* out_block_threads, uint32_t* out_min_grid_blocks);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Launch
+ *
+ * A launch is checked before the driver sees it: grid, block and cluster dimensions against the
+ * device, threads per block against the kernel's own limit (launch bounds, registers), shared
+ * memory against the device's opt-in maximum, cooperative grids against co-residency, and every
+ * argument against the kernel's real parameter layout. Each failed check has its own status and a
+ * message naming the kernel, the values and the limit. The check uses facts cached per kernel on
+ * its first launch, so later launches allocate nothing and take no lock; a plain launch on a cuabi
+ * stream (no flags, no cluster) then costs within a few percent of cuLaunchKernel itself
+ * (share/doc/cuabi/performance.md). Launches are thread-safe: any number of threads may launch the
+ * same kernel, each on its own stream or on a shared one.
+ *
+ * Statuses of the launch functions beyond the common ones:
+ *   CUABI_ERROR_LAUNCH_GRID / _BLOCK      a dimension is 0 or above the device's limit
+ *   CUABI_ERROR_LAUNCH_KERNEL_THREADS     more threads per block than this kernel allows
+ *   CUABI_ERROR_LAUNCH_SHARED_MEMORY      static + dynamic shared memory above the device's maximum
+ *   CUABI_ERROR_LAUNCH_COOPERATIVE        cooperative launch unsupported, or the grid cannot be resident
+ *   CUABI_ERROR_LAUNCH_CLUSTER            cluster unsupported, malformed, or too large for the kernel
+ *   CUABI_ERROR_ARGUMENT_COUNT / _SIZE    arguments do not match the kernel's parameters
+ *   CUABI_ERROR_CONTEXT_MISMATCH          the stream belongs to another device than the kernel
+ *   CUABI_ERROR_LAUNCH_FAILED             the driver refused the launch (cuabi_last_cu_result() has the
+ *                                         CUresult; an earlier kernel's fault also surfaces here)
+ * Without cuFuncGetParamInfo (drivers before CUDA 12.4) argument counts and sizes cannot be
+ * checked; only NULL values and zero sizes are. A launch refused on a stream that captures ends
+ * the capture if cuabi began it (see the Graph group).
+ * ========================================================================================== */
+
 /* Launch flags (cuabi_launch_config.flags). */
 #define CUABI_LAUNCH_DEFAULT 0x0u
 #define CUABI_LAUNCH_COOPERATIVE 0x1u /* all blocks resident at once, so the kernel may sync the whole grid */
 #define CUABI_LAUNCH_SYNCHRONIZE 0x2u /* wait until the kernel has finished before returning */
 
 /* How to launch a kernel: geometry, shared memory, stream and flags. Fill it with
- * CUABI_LAUNCH_CONFIG_INIT or cuabi_launch_config_init() (one block of one thread, no cluster, no
- * dynamic shared memory, NULL stream), then set what you need. */
+ * cuabi_launch_config_init() (one block of one thread, no cluster, no dynamic shared memory,
+ * NULL stream), then set what you need. */
 typedef struct cuabi_launch_config {
     uint32_t struct_size;         /* sizeof(cuabi_launch_config) */
-    uint32_t flags;               /* CUABI_LAUNCH_* ; default 0 */
+    uint32_t flags;               /* CUABI_LAUNCH_*; default 0 */
     uint32_t grid[3];             /* blocks in x, y, z; every dimension >= 1 */
     uint32_t block[3];            /* threads per block in x, y, z; every dimension >= 1 */
     uint32_t cluster[3];          /* blocks per thread block cluster (sm_90+); {0,0,0} = no cluster */
     uint32_t shared_memory_bytes; /* dynamic shared memory per block; above 48 KiB cuabi opts the kernel in */
     cuabi_stream* stream;         /* NULL: run on the calling thread's per-thread stream and wait */
 } cuabi_launch_config;
-#define CUABI_LAUNCH_CONFIG_INIT {sizeof(cuabi_launch_config), 0, {1, 1, 1}, {1, 1, 1}, {0, 0, 0}, 0, NULL}
+#define CUABI_LAUNCH_CONFIG_INIT {sizeof(cuabi_launch_config), CUABI_LAUNCH_DEFAULT, {1u, 1u, 1u}, {1u, 1u, 1u}, {0u, 0u, 0u}, 0u, NULL}
 
 /* One kernel argument for cuabi_launch(): the address of the value and its size in bytes (a
- * device pointer is passed as the address of a variable holding it, size 8). */
+ * device pointer is passed as the address of a variable holding it, size 8). An array element,
+ * not a versioned struct: it has no struct_size and never changes. */
 typedef struct cuabi_kernel_arg {
     const void* value;
     size_t size;
 } cuabi_kernel_arg;
 
-/* @@types:launch@@ (insert launch-group types above this line) */
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Fills *out_config with the defaults of CUABI_LAUNCH_CONFIG_INIT. */
+CUABI_API void cuabi_launch_config_init(cuabi_launch_config* out_config);
+
+/* Launches `kernel` with one cuabi_kernel_arg per kernel parameter, in declaration order
+ * (arg_count <= 256; use cuabi_launch_packed for more). config NULL means the defaults. The values
+ * are copied before the call returns. With a NULL config->stream, or CUABI_LAUNCH_SYNCHRONIZE, the
+ * call waits for the kernel to finish. */
+CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t arg_count);
+
+/* Like cuabi_launch(), with all arguments in one buffer of packed_size bytes, each at the offset
+ * cuabi_kernel_get_param_info() reports; packed_size is where the last parameter ends. For callers
+ * that cannot build pointer tables (cgo). The buffer is copied before the call returns. */
+CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed, size_t packed_size);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Graph
+ *
+ * Capture a sequence of cuabi (or raw CUDA) calls on a stream once, then replay it with one call:
+ *
+ *     cuabi_graph_capture_begin(stream, CUABI_CAPTURE_MODE_THREAD_LOCAL);
+ *     cuabi_launch(...); cuabi_buffer_fill(...); ...      (enqueued, not run: the stream captures)
+ *     cuabi_graph_capture_end(stream, NULL, &graph);      (the captured graph, instantiated)
+ *     cuabi_graph_launch(graph, stream);                  (replay, as often as needed)
+ *
+ * A cuabi_graph owns both the captured graph and its executable. Launches into a capturing stream
+ * are validated exactly as always. When a cuabi call on a stream that captures fails -- a launch
+ * refused by validation, an invalid capture, a bad argument to capture_end -- and cuabi began that
+ * capture, cuabi ends and discards it, so the stream never stays capturing, and the message says
+ * so. A capture begun by other code (cuStreamBeginCapture on a wrapped stream) is never ended by
+ * cuabi: the failure is reported and the capture left to its owner. (A global or thread-local
+ * capture can also only be ended on the thread that began it.)
+ *
+ * Nodes are numbered in the order the driver lists them, which is the order they were captured;
+ * every node comes after the nodes it depends on, and two captures of the same sequence number
+ * their nodes alike. The executable can be updated in place: a kernel node's arguments and
+ * geometry (validated like a launch; cuabi keeps a copy of the arguments, since the executable
+ * cannot report them), a memset node's value, or everything at once from a new capture.
+ *
+ * What a graph keeps alive: its context; the cuabi kernels it launches; every cuabi buffer that a
+ * captured cuabi transfer (write, read, copy, fill) touches; and every buffer passed to
+ * cuabi_graph_retain_buffer(). A buffer reached only through a kernel argument (a raw device
+ * address) is not known to cuabi: retain it explicitly, or keep it alive yourself, for as long as
+ * the graph may replay. Kernels and memory from other libraries stay their owner's responsibility.
+ * Thread safety: any thread may use a graph; calls on one graph are serialized by a per-graph
+ * lock (uncontended unless threads really share it).
+ * ========================================================================================== */
+
 /* Capture modes (cuabi_graph_capture_begin): which CUDA calls that are unsafe while a stream
  * captures (synchronous allocation, synchronizing the device, ...) are refused, and where. */
 #define CUABI_CAPTURE_MODE_GLOBAL 0       /* refused on every thread of the process */
 #define CUABI_CAPTURE_MODE_THREAD_LOCAL 1 /* refused on the thread that began the capture */
 #define CUABI_CAPTURE_MODE_RELAXED 2      /* never refused; the capture may end on any thread */
 
+/* A stream's capture status (cuabi_graph_capture_get_status). */
+#define CUABI_CAPTURE_STATUS_NONE 0        /* the stream does not capture */
+#define CUABI_CAPTURE_STATUS_ACTIVE 1      /* the stream captures */
+#define CUABI_CAPTURE_STATUS_INVALIDATED 2 /* the capture was invalidated and still needs ending */
+
 /* Graph flags (cuabi_graph_options.flags). */
 #define CUABI_GRAPH_DEFAULT 0x0u
-#define CUABI_GRAPH_AUTO_FREE_ON_LAUNCH 0x1u   /* memory allocated in the graph and not freed is freed before a relaunch */
-#define CUABI_GRAPH_USE_NODE_PRIORITY 0x2u     /* run kernel nodes at their captured stream priorities */
-#define CUABI_GRAPH_UPLOAD 0x4u                /* upload to the device on the capturing stream right after instantiation */
+#define CUABI_GRAPH_AUTO_FREE_ON_LAUNCH 0x1u /* memory allocated in the graph and not freed is freed before a relaunch */
+#define CUABI_GRAPH_USE_NODE_PRIORITY 0x2u   /* run kernel nodes at their captured stream priorities */
+#define CUABI_GRAPH_UPLOAD 0x4u              /* upload to the device on the capturing stream right after instantiation */
 
 /* Options for cuabi_graph_capture_end(). */
 typedef struct cuabi_graph_options {
     uint32_t struct_size; /* sizeof(cuabi_graph_options) */
-    uint32_t flags;       /* CUABI_GRAPH_* ; default 0 */
+    uint32_t flags;       /* CUABI_GRAPH_*; default 0 */
 } cuabi_graph_options;
-#define CUABI_GRAPH_OPTIONS_INIT {sizeof(cuabi_graph_options), 0}
+#define CUABI_GRAPH_OPTIONS_INIT {sizeof(cuabi_graph_options), CUABI_GRAPH_DEFAULT}
 
 /* Node kinds (cuabi_graph_node_info.kind). */
 #define CUABI_GRAPH_NODE_OTHER 0              /* a kind this version of cuabi does not know */
@@ -404,13 +934,10 @@ typedef struct cuabi_graph_options {
 
 /* cuabi_graph_node_info.param_count when the driver cannot tell the layout (cuFuncGetParamInfo
  * needs a CUDA 12.4 driver). */
-#define CUABI_GRAPH_UNKNOWN UINT32_MAX
-/* cuabi_graph_update_info.error_node_index when the driver names no node. */
-#define CUABI_GRAPH_NO_NODE UINT64_MAX
+#define CUABI_GRAPH_PARAM_COUNT_UNKNOWN 0xFFFFFFFFu
 
-/* One node of a graph (cuabi_graph_node_info_get). An output struct: set struct_size
- * (CUABI_GRAPH_NODE_INFO_INIT does) and cuabi fills as much as fits. Fields that do not apply to
- * the node's kind are zero. */
+/* One node of a graph (cuabi_graph_get_node_info). An output struct: cuabi_graph_node_info_init().
+ * Fields that do not apply to the node's kind are zero. */
 typedef struct cuabi_graph_node_info {
     uint32_t struct_size;
     int32_t kind;                 /* CUABI_GRAPH_NODE_* */
@@ -421,560 +948,41 @@ typedef struct cuabi_graph_node_info {
     uint32_t grid[3];
     uint32_t block[3];
     uint32_t shared_memory_bytes; /* dynamic shared memory per block */
-    uint32_t param_count;         /* CUABI_GRAPH_UNKNOWN when the driver cannot tell */
+    uint32_t param_count;         /* CUABI_GRAPH_PARAM_COUNT_UNKNOWN when the driver cannot tell */
     uint64_t param_bytes;         /* size of the packed argument buffer (cuabi_graph_update_kernel_args_packed) */
     /* Memset nodes: */
     uint32_t memset_value;
     uint32_t memset_element_size; /* 1, 2 or 4 bytes */
 } cuabi_graph_node_info;
-#define CUABI_GRAPH_NODE_INFO_INIT {sizeof(cuabi_graph_node_info), 0, NULL, {0, 0, 0}, {0, 0, 0}, 0, 0, 0, 0, 0}
+#define CUABI_GRAPH_NODE_INFO_INIT {sizeof(cuabi_graph_node_info), 0, NULL, {0u, 0u, 0u}, {0u, 0u, 0u}, 0u, 0u, 0u, 0u, 0u}
 
 /* Whole-graph update flags (cuabi_graph_capture_end_update). */
 #define CUABI_GRAPH_UPDATE_DEFAULT 0x0u
 #define CUABI_GRAPH_UPDATE_NO_REINSTANTIATE 0x1u /* fail with CUABI_ERROR_GRAPH_UPDATE instead of rebuilding */
 
-/* What a whole-graph update did (cuabi_graph_capture_end_update). An output struct: set
- * struct_size (CUABI_GRAPH_UPDATE_INFO_INIT does). */
+/* What a whole-graph update did (cuabi_graph_capture_end_update). An output struct:
+ * cuabi_graph_update_info_init(). */
 typedef struct cuabi_graph_update_info {
     uint32_t struct_size;
     uint32_t reinstantiated;   /* boolean: the executable could not be updated in place and was rebuilt */
     int32_t driver_result;     /* the driver's CUgraphExecUpdateResult; 0 when updated in place, or when
                                   cuabi refused before asking the driver (node kinds differ) */
-    uint32_t reserved;
-    uint64_t error_node_index; /* the node of the new capture the refusal names, or CUABI_GRAPH_NO_NODE */
+    uint32_t has_error_node;   /* boolean: error_node_index names the node the refusal is about */
+    uint64_t error_node_index; /* that node of the new capture; 0 when has_error_node is 0 */
     char reason[512];          /* why it was not updated in place (NUL-terminated), "" when it was */
 } cuabi_graph_update_info;
-#define CUABI_GRAPH_UPDATE_INFO_INIT {sizeof(cuabi_graph_update_info), 0, 0, 0, 0, {0}}
-
-/* Graph cache statistics (cuabi_graph_cache_get_stats). An output struct: set struct_size. */
-typedef struct cuabi_graph_cache_stats {
-    uint32_t struct_size;
-    uint32_t reserved;
-    uint64_t entries;    /* graphs held now */
-    uint64_t capacity;   /* the bound (cuabi_graph_cache_set_capacity) */
-    uint64_t hits;
-    uint64_t misses;
-    uint64_t insertions;
-    uint64_t evictions;  /* entries dropped to stay within the capacity */
-} cuabi_graph_cache_stats;
-#define CUABI_GRAPH_CACHE_STATS_INIT {sizeof(cuabi_graph_cache_stats), 0, 0, 0, 0, 0, 0, 0}
-
-/* @@types:graph@@ (insert graph-group types above this line) */
-/* @@types:range@@ (insert range-group types above this line) */
-/* Statistics of the kernel cache (see the Cache group). An output struct: set struct_size.
- * Hit, miss, store and failure counts are this process's since it started; disk_entries and
- * disk_bytes are what the cache directory holds now, written by any process. */
-typedef struct cuabi_cache_stats {
-    uint32_t struct_size;
-    uint32_t disk_enabled;            /* boolean: entries are looked up on disk */
-    uint32_t disk_writable;           /* boolean: new entries are written to disk */
-    uint32_t reserved;
-    uint64_t memory_hits;
-    uint64_t memory_misses;
-    uint64_t memory_entries;
-    uint64_t memory_bytes;            /* approximate heap bytes held by memory entries */
-    uint64_t memory_max_bytes;        /* CUABI_CACHE_MEMORY_MAX_BYTES, default 256 MiB */
-    uint64_t memory_evictions;
-    uint64_t disk_hits;
-    uint64_t disk_misses;
-    uint64_t disk_entries;
-    uint64_t disk_bytes;
-    uint64_t disk_max_bytes;          /* CUABI_CACHE_MAX_BYTES, default 1 GiB */
-    uint64_t disk_stores;             /* entries this process published */
-    uint64_t disk_store_failures;     /* failed writes (full or read-only disk); see the reason */
-    uint64_t disk_corrupt_recovered;  /* truncated or corrupt entries found and removed */
-    uint64_t disk_evictions;          /* entries this process evicted to respect the size cap */
-} cuabi_cache_stats;
-#define CUABI_CACHE_STATS_INIT {sizeof(cuabi_cache_stats), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
-
-/* Who chose a CUDA driver JIT cache setting (cuabi_driver_jit_cache_info). */
-#define CUABI_SETTING_DRIVER_DEFAULT 0 /* nobody: the driver's default applies */
-#define CUABI_SETTING_ENVIRONMENT 1    /* the operator, through the environment */
-#define CUABI_SETTING_CUABI 2          /* cuabi, because the operator had not */
-
-/* The CUDA driver's JIT cache settings in effect in this process. An output struct: set
- * struct_size. */
-typedef struct cuabi_driver_jit_cache_info {
-    uint32_t struct_size;
-    uint32_t enabled;              /* boolean: 0 when CUDA_CACHE_DISABLE=1 */
-    int32_t path_source;           /* CUABI_SETTING_*: who chose CUDA_CACHE_PATH */
-    int32_t max_bytes_source;      /* CUABI_SETTING_*: who chose CUDA_CACHE_MAXSIZE */
-    uint64_t max_bytes;            /* CUDA_CACHE_MAXSIZE in effect; 0 = the driver's default */
-    uint32_t driver_started_first; /* boolean: the driver was initialized in this process before
-                                      cuabi (e.g. by the CUDA runtime), so cuabi changed nothing */
-    uint32_t reserved;
-} cuabi_driver_jit_cache_info;
-#define CUABI_DRIVER_JIT_CACHE_INFO_INIT {sizeof(cuabi_driver_jit_cache_info), 0, 0, 0, 0, 0, 0}
-
-/* @@types:cache@@ (insert cache-group types above this line) */
+#define CUABI_GRAPH_UPDATE_INFO_INIT {sizeof(cuabi_graph_update_info), 0u, 0, 0u, 0u, {0}}
 
 #ifndef CUABI_NO_PROTOTYPES
 
-/* ============================================================================================
- * Errors
- *
- * The last error is thread-local: read it on the thread that made the failing call, before the
- * next cuabi call on that thread. (Goroutine runtimes must lock the OS thread around call and
- * read; the Go binding does.) It is not cleared by successful calls.
- * ========================================================================================== */
+/* Fills *out_options with defaults (no flags). */
+CUABI_API void cuabi_graph_options_init(cuabi_graph_options* out_options);
 
-/* The name of a status code ("CUABI_ERROR_INVALID_HANDLE"), or "CUABI_UNKNOWN_STATUS".
- * Thread-free: needs no state and never fails. The string is static. */
-CUABI_API const char* cuabi_status_name(cuabi_status status);
+/* Sets out_info->struct_size and zeroes the rest. */
+CUABI_API void cuabi_graph_node_info_init(cuabi_graph_node_info* out_info);
 
-/* The message of the last failure on this thread: what was wrong, with the values involved,
- * ending in "Fix: ...". Never NULL ("no error" before any failure). Valid until the next cuabi
- * call on this thread; copy it to keep it. */
-CUABI_API const char* cuabi_last_error_message(void);
-
-/* The CUresult behind the last CUABI_ERROR_CUDA (or other driver-caused) failure on this
- * thread, or 0 (CUDA_SUCCESS) if the last failure did not come from the driver. */
-CUABI_API int32_t cuabi_last_cu_result(void);
-
-/* The nvrtcResult behind the last NVRTC-caused failure on this thread, or 0. */
-CUABI_API int32_t cuabi_last_nvrtc_result(void);
-
-/* ============================================================================================
- * Library
- * ========================================================================================== */
-
-/* The loaded library's version as CUABI_VERSION_NUMBER would spell it (10000*major + ...). */
-CUABI_API uint32_t cuabi_version_number(void);
-
-/* The loaded library's ABI major (the SONAME's number). */
-CUABI_API uint32_t cuabi_abi_version(void);
-
-/* The exported function called name ("cuabi_launch"), or NULL for any other name. This is the
- * one symbol a dlopen user needs; cast the result to the matching PFN_cuabi_* type.
- * Thread-free. */
-CUABI_API cuabi_proc cuabi_get_proc_address(const char* name);
-
-/* The CUDA driver's version (e.g. 13000 for 13.0). Loads the driver on first use.
- * Returns CUABI_ERROR_DRIVER_NOT_FOUND when libcuda.so.1 cannot be loaded (the message says
- * where cuabi looked and why it failed). */
-CUABI_API cuabi_status cuabi_driver_version(int32_t* out_version);
-
-/* The number of CUDA devices. Returns CUABI_ERROR_NO_DEVICE when the driver loads but sees none. */
-CUABI_API cuabi_status cuabi_device_count(int32_t* out_count);
-
-/* Facts about device `ordinal` without creating a context. info->struct_size must be set.
- * Returns CUABI_ERROR_INVALID_DEVICE for an ordinal outside [0, count). */
-CUABI_API cuabi_status cuabi_device_info_get(int32_t ordinal, cuabi_device_info* info);
-
-/* ============================================================================================
- * Context
- *
- * A context is one device's primary CUDA context (the one the CUDA runtime also uses), retained
- * for as long as the handle or anything made from it lives. Several contexts -- one per device,
- * or several handles on one device -- may exist at once. cuabi makes a context current on the
- * calling thread when a call needs it and leaves it current afterwards. Launches and graph replays
- * on a cuabi stream do not need it (the driver takes the context from the stream) and leave the
- * thread's current context as it was. Thread-safe.
- * ========================================================================================== */
-
-/* Fills *options with defaults (device 0). Use instead of CUABI_CONTEXT_OPTIONS_INIT. */
-CUABI_API void cuabi_context_options_init(cuabi_context_options* options);
-
-/* Creates a context on options->device_ordinal (NULL options: device 0).
- * Returns CUABI_ERROR_INVALID_DEVICE for a bad ordinal, CUABI_ERROR_STRUCT_SIZE for a bad
- * options struct. The caller owns *out_context and releases it with cuabi_context_destroy(). */
-CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options, cuabi_context** out_context);
-
-/* Releases the handle and drops the graph-cache entries inserted under it (graphs whose own
- * handles are still held stay valid). Streams, buffers, modules, graphs... made from it keep the
- * CUDA context alive until they are destroyed too. NULL is accepted. */
-CUABI_API void cuabi_context_destroy(cuabi_context* context);
-
-/* Facts and launch limits of the context's device (see cuabi_device_info_get). */
-CUABI_API cuabi_status cuabi_context_device_info(cuabi_context* context, cuabi_device_info* info);
-
-/* Waits until all work on the context's device submitted by this process is done. */
-CUABI_API cuabi_status cuabi_context_synchronize(cuabi_context* context);
-
-/* The underlying CUcontext, for interoperating with other CUDA code. Not owned by the caller. */
-CUABI_API cuabi_status cuabi_context_native(cuabi_context* context, void** out_cu_context);
-
-/* Reads the context's counters into *counters (struct_size must be set). */
-CUABI_API cuabi_status cuabi_context_counters(cuabi_context* context, cuabi_counters* counters);
-
-/* ============================================================================================
- * Stream
- *
- * An ordered queue of GPU work. cuabi never uses CUDA's legacy default stream: its streams are
- * created non-blocking, and functions that take a stream treat NULL as "run synchronously"
- * (on the calling thread's per-thread stream, waiting for completion). A stream may be shared
- * between threads; work enqueued from several threads is ordered by the enqueue order.
- * ========================================================================================== */
-
-CUABI_API void cuabi_stream_options_init(cuabi_stream_options* options);
-
-/* Creates a non-blocking stream on the context. options->priority is clamped to the device's
- * range. The caller owns *out_stream. */
-CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, const cuabi_stream_options* options, cuabi_stream** out_stream);
-
-/* Wraps a CUstream created elsewhere (another CUDA library) without taking ownership: destroying
- * the handle does not destroy the stream. The stream must belong to the context's CUDA context
- * and outlive the handle. Returns CUABI_ERROR_INVALID_ARGUMENT for NULL (0), CU_STREAM_LEGACY or
- * CU_STREAM_PER_THREAD (pass NULL streams to cuabi functions instead) or a stream the driver does
- * not know, CUABI_ERROR_CONTEXT_MISMATCH when the stream belongs to another context. */
-CUABI_API cuabi_status cuabi_stream_wrap(cuabi_context* context, void* cu_stream, cuabi_stream** out_stream);
-
-/* Destroys an owned stream after its queued work finishes (CUDA semantics: the call does not
- * wait); releases a wrapped one. NULL is accepted. */
-CUABI_API void cuabi_stream_destroy(cuabi_stream* stream);
-
-/* Waits until all work on the stream is done. */
-CUABI_API cuabi_status cuabi_stream_synchronize(cuabi_stream* stream);
-
-/* CUABI_SUCCESS when all work on the stream is done, CUABI_ERROR_NOT_READY when some is still
- * running (this is not a failure: no error message is set). */
-CUABI_API cuabi_status cuabi_stream_query(cuabi_stream* stream);
-
-/* Makes future work on `stream` wait until `event` has completed (fork/join across streams).
- * Returns CUABI_ERROR_CONTEXT_MISMATCH when they belong to different contexts. */
-CUABI_API cuabi_status cuabi_stream_wait_event(cuabi_stream* stream, cuabi_event* event);
-
-/* The underlying CUstream. Not owned by the caller. */
-CUABI_API cuabi_status cuabi_stream_native(cuabi_stream* stream, void** out_cu_stream);
-
-/* ============================================================================================
- * Event
- *
- * A marker in a stream: record it, wait for it, time between two of them. Thread-safe.
- * ========================================================================================== */
-
-CUABI_API void cuabi_event_options_init(cuabi_event_options* options);
-
-/* Creates an event. The caller owns *out_event. Returns CUABI_ERROR_INVALID_ARGUMENT for
- * unknown flags. */
-CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_event_options* options, cuabi_event** out_event);
-
-/* Destroys the event. NULL is accepted. */
-CUABI_API void cuabi_event_destroy(cuabi_event* event);
-
-/* Records the event at the current end of `stream`. A NULL stream records on the calling
- * thread's per-thread stream, where cuabi runs synchronous (NULL-stream) work, so two events
- * recorded with NULL time the synchronous calls between them. CUABI_ERROR_CONTEXT_MISMATCH when
- * event and stream belong to different contexts. */
-CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stream);
-
-/* Waits until the event has completed. */
-CUABI_API cuabi_status cuabi_event_synchronize(cuabi_event* event);
-
-/* CUABI_SUCCESS when the event has completed, CUABI_ERROR_NOT_READY when not (no message set). */
-CUABI_API cuabi_status cuabi_event_query(cuabi_event* event);
-
-/* Milliseconds between two completed events (resolution about 0.5 us). Returns
- * CUABI_ERROR_NOT_READY when one has not completed, CUABI_ERROR_INVALID_ARGUMENT when one was
- * created with CUABI_EVENT_DISABLE_TIMING or never recorded. */
-CUABI_API cuabi_status cuabi_event_elapsed_ms(cuabi_event* start, cuabi_event* end, float* out_ms);
-
-/* ============================================================================================
- * Buffer
- *
- * Device memory of a fixed size, owned (allocated by cuabi) or wrapped (a device pointer from
- * elsewhere, not freed by cuabi). Every copy is checked against the buffer's bounds. Functions
- * taking a stream enqueue the work and return; with a NULL stream they finish before returning.
- * Host memory passed to an enqueued copy must stay valid until the stream reaches the copy.
- * Thread-safe; concurrent writes to overlapping bytes are the caller's race, as in CUDA.
- * ========================================================================================== */
-
-CUABI_API void cuabi_buffer_options_init(cuabi_buffer_options* options);
-
-/* Allocates `size` bytes of device memory. Returns CUABI_ERROR_INVALID_ARGUMENT for size 0 or
- * unknown flags, CUABI_ERROR_DEVICE_OUT_OF_MEMORY when the device cannot hold it. The caller owns
- * *out_buffer. */
-CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, const cuabi_buffer_options* options, cuabi_buffer** out_buffer);
-
-/* Wraps `size` bytes at device address `device_address` (a CUdeviceptr from another library)
- * without taking ownership; the memory must outlive the handle. cuabi asks the driver whether the
- * address is CUDA memory (CUABI_ERROR_INVALID_ARGUMENT if not, or for address 0 or size 0),
- * whether it belongs to the context (CUABI_ERROR_CONTEXT_MISMATCH if not) and, where the driver
- * knows the allocation's extent, whether the range fits in it (CUABI_ERROR_OUT_OF_BOUNDS if not). */
-CUABI_API cuabi_status cuabi_buffer_wrap(cuabi_context* context, uint64_t device_address, size_t size, cuabi_buffer** out_buffer);
-
-/* Frees an owned buffer's memory (after work already queued on it, as CUDA's cuMemFree does
- * not wait: synchronize first if kernels may still use it) or releases a wrapped one. NULL is
- * accepted. */
-CUABI_API void cuabi_buffer_destroy(cuabi_buffer* buffer);
-
-/* The buffer's size in bytes. */
-CUABI_API cuabi_status cuabi_buffer_size(cuabi_buffer* buffer, size_t* out_size);
-
-/* The buffer's device address (a CUdeviceptr), e.g. to pass as a kernel argument. */
-CUABI_API cuabi_status cuabi_buffer_device_address(cuabi_buffer* buffer, uint64_t* out_address);
-
-/* Copies `size` bytes from host memory `src` to the buffer at byte `offset`.
- * CUABI_ERROR_OUT_OF_BOUNDS when offset + size exceeds the buffer. A size of 0 does nothing
- * (src may then be NULL). */
-CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, const void* src, size_t size, cuabi_stream* stream);
-
-/* Copies `size` bytes from the buffer at byte `offset` to host memory `dst`.
- * CUABI_ERROR_OUT_OF_BOUNDS when offset + size exceeds the buffer. A size of 0 does nothing
- * (dst may then be NULL). */
-CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, void* dst, size_t size, cuabi_stream* stream);
-
-/* Copies `size` bytes between device buffers of one context. CUABI_ERROR_OUT_OF_BOUNDS when
- * either range exceeds its buffer, CUABI_ERROR_INVALID_ARGUMENT when the two ranges overlap in
- * device memory (also through wrapped buffers that alias), CUABI_ERROR_CONTEXT_MISMATCH when the
- * buffers belong to different devices. */
-CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, cuabi_stream* stream);
-
-/* Sets `count` elements of `element_size` bytes (1, 2 or 4) starting at byte `offset` to the low
- * element_size bytes of `value`. CUABI_ERROR_INVALID_ARGUMENT for another element_size or when
- * offset (or, for a wrapped buffer, the address) is not a multiple of element_size;
- * CUABI_ERROR_OUT_OF_BOUNDS when the range exceeds the buffer. */
-CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, cuabi_stream* stream);
-
-/* ============================================================================================
- * Module
- *
- * A module is one compiled or loaded image (CUBIN, PTX or fatbin) with its NVRTC log and the
- * lowered names of the name expressions it was compiled with. Compiling goes through the kernel
- * cache (see the Cache group): a memory hit costs a hash and a lookup; a disk hit runs no NVRTC.
- * Modules of the same image share one loaded copy in the driver (cuLibraryLoadData), in every
- * context. A module keeps its context alive; its kernels keep it alive. Thread-safe: a module may
- * be used and compiled from any thread; compiles of different sources run concurrently.
- * docs/compile.md describes options, targets, cache keys and loading.
- * ========================================================================================== */
-
-/* Fills *options with defaults (the tri-states to CUABI_TRISTATE_DEFAULT, everything else 0/NULL).
- * Use instead of CUABI_COMPILE_OPTIONS_INIT. */
-CUABI_API void cuabi_compile_options_init(cuabi_compile_options* options);
-
-/* Compiles CUDA C++ `source` (NUL-terminated) with NVRTC for the context's device and loads it.
- * Without options->target the image is a CUBIN for the device's sm_XY, or -- when NVRTC is older
- * than the device -- PTX for the newest compute_XY NVRTC supports (cuabi_module_info.ptx_fallback).
- * Identical requests are served by the kernel cache. Returns CUABI_ERROR_COMPILE for errors in the
- * source (the message quotes the first error; cuabi_last_compile_log() has the whole log),
- * CUABI_ERROR_INVALID_ARGUMENT for a bad option (including options NVRTC refuses),
- * CUABI_ERROR_NVRTC_NOT_FOUND when libnvrtc cannot be loaded, CUABI_ERROR_INVALID_IMAGE when an
- * explicit target cannot run on the device, CUABI_ERROR_NVRTC for other NVRTC failures.
- * The caller owns *out_module. */
-CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
-
-/* Compiles `source` for options->target (required) without a context, driver or GPU: for
- * ahead-of-time builds. The module is not loaded: read it with cuabi_module_get_image(),
- * cuabi_module_get_log() and cuabi_module_get_lowered_name(); cuabi_module_get_kernel() refuses it.
- * Goes through the kernel cache too, so it warms the cache for later cuabi_module_compile() calls
- * with the same options on a device of that architecture. Statuses as cuabi_module_compile(). */
-CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
-
-/* Loads `size` bytes of PTX (text; a terminating NUL is optional), a CUBIN or a fatbin into the
- * context. The bytes are copied: the caller may free them on return. Returns
- * CUABI_ERROR_INVALID_IMAGE for bytes that are none of these, for a CUBIN of another architecture
- * or PTX newer than the device, and when the driver refuses the image (the message carries the JIT
- * error log). The caller owns *out_module. */
-CUABI_API cuabi_status cuabi_module_load_image(cuabi_context* context, const void* image, size_t size, cuabi_module** out_module);
-
-/* Releases the module. Kernels taken from it stay usable until they are destroyed. NULL is accepted. */
-CUABI_API void cuabi_module_destroy(cuabi_module* module);
-
-/* Facts about the module: image kind and size, target, where it came from, the cache key.
- * info->struct_size must be set. */
-CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_info* info);
-
-/* The module's image (two-call: *out_size bytes): the CUBIN, the PTX including its terminating NUL,
- * or the fatbin. Write it to a file and load it later with cuabi_module_load_image(). */
-CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* buffer, size_t capacity, size_t* out_size);
-
-/* The NVRTC log of the compile that produced the module (warnings), "" for loaded images and for
- * clean compiles. Two-call: *out_size counts the terminating NUL. On a cache hit it is the log
- * stored with the image. */
-CUABI_API cuabi_status cuabi_module_get_log(cuabi_module* module, char* buffer, size_t capacity, size_t* out_size);
-
-/* The mangled symbol that the name expression `expression` (as given in
- * cuabi_compile_options.name_expressions, e.g. "reduce<float, 256>") lowered to, as NVRTC's
- * nvrtcGetLoweredName reported it. Two-call, *out_size counts the NUL. Returns
- * CUABI_ERROR_KERNEL_NOT_FOUND for an expression the module was not compiled with. */
-CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const char* expression, char* buffer, size_t capacity, size_t* out_size);
-
-/* The NVRTC log of the last cuabi_module_compile() / cuabi_module_compile_offline() on this
- * thread, failed or not: the one way to read the log of a compile that produced no module.
- * "" when that call failed before NVRTC ran. Two-call, *out_size counts the NUL. Thread-local,
- * like cuabi_last_error_message(). */
-CUABI_API cuabi_status cuabi_last_compile_log(char* buffer, size_t capacity, size_t* out_size);
-
-/* The version of the NVRTC cuabi loaded (libnvrtc.so.13, else .so.12, or $CUABI_NVRTC_PATH).
- * Returns CUABI_ERROR_NVRTC_NOT_FOUND, saying where cuabi looked, when there is none. */
-CUABI_API cuabi_status cuabi_nvrtc_version(int32_t* out_major, int32_t* out_minor);
-
-/* The architectures NVRTC compiles for, ascending (75 for sm_75, ...). Two-call counted in
- * elements: *out_count receives the number; `archs` holds `capacity` elements.
- * Returns CUABI_ERROR_NVRTC_NOT_FOUND when NVRTC cannot be loaded. */
-CUABI_API cuabi_status cuabi_nvrtc_supported_archs(int32_t* archs, size_t capacity, size_t* out_count);
-
-/* @@functions:module@@ (insert module-group functions above this line) */
-/* ============================================================================================
- * Kernel
- *
- * A kernel is one __global__ function of a loaded module, in the module's context. It keeps its
- * module alive. Thread-safe: one kernel may be launched from several threads at once.
- * ========================================================================================== */
-
-/* Finds a kernel by symbol name ("saxpy" for an extern "C" kernel, or a mangled name) or by a
- * C++ name expression the module was compiled with ("reduce<float, 256>"), resolved through the
- * module's stored lowered-name map -- without NVRTC, also on a cache hit. Returns
- * CUABI_ERROR_KERNEL_NOT_FOUND, listing the module's expressions and kernels, when there is no
- * such kernel; CUABI_ERROR_INVALID_ARGUMENT for a module compiled offline; CUABI_ERROR_INVALID_IMAGE
- * when the driver cannot load the image on the device. The caller owns *out_kernel. */
-CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char* name_or_expression, cuabi_kernel** out_kernel);
-
-/* Releases the kernel. NULL is accepted. */
-CUABI_API void cuabi_kernel_destroy(cuabi_kernel* kernel);
-
-/* The kernel's registers, thread limit, static shared/constant/local memory and PTX/binary
- * versions on its device. attributes->struct_size must be set. */
-CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_kernel_attributes* attributes);
-
-/* The underlying CUfunction (of the kernel's context), for interoperating with other CUDA code.
- * Not owned by the caller; valid while the kernel handle lives. */
-CUABI_API cuabi_status cuabi_kernel_native(cuabi_kernel* kernel, void** out_cu_function);
-
-/* @@functions:kernel@@ (insert kernel-group functions above this line) */
-/* ============================================================================================
- * Cache
- *
- * Compiled kernels are cached per process in memory and, across processes, on disk in
- * $CUABI_CACHE_DIR, else $XDG_CACHE_HOME/cuabi, else ~/.cache/cuabi (docs/cache.md has the
- * format and policy). The cache never fails a compile: when its directory is refused (owned by
- * another user, writable by group or others), read-only or full, it keeps entries in memory
- * only and says why in cuabi_cache_degradation_reason(). CUABI_CACHE_DISABLE=1 keeps it in
- * memory on purpose. All functions here are thread-safe and may run while other threads and
- * processes compile; those that change the directory take its lock.
- * ========================================================================================== */
-
-/* Reads the cache statistics into *stats (struct_size must be set). Lists the cache directory
- * to count disk_entries / disk_bytes, so the call costs a directory scan. */
-CUABI_API cuabi_status cuabi_cache_stats_get(cuabi_cache_stats* stats);
-
-/* The cache directory (absolute, NUL-terminated) through the two-call pattern; *out_size counts
- * the terminating NUL. The path is reported even when the disk cache is off or refused. An empty
- * string means no location could be found (CUABI_CACHE_DIR, XDG_CACHE_HOME and HOME unset). */
-CUABI_API cuabi_status cuabi_cache_directory(char* buffer, size_t capacity, size_t* out_size);
-
-/* Why the disk cache is off, refused or not taking writes, with a "Fix: ..." (two-call pattern,
- * *out_size counts the NUL). The empty string while the disk cache works normally. */
-CUABI_API cuabi_status cuabi_cache_degradation_reason(char* buffer, size_t capacity, size_t* out_size);
-
-/* Removes least recently used disk entries until the directory holds at most max_bytes.
- * *out_removed_entries / *out_removed_bytes (each may be NULL) receive what was removed.
- * Returns CUABI_ERROR_CACHE_UNSAFE for a refused directory, CUABI_ERROR_CACHE_IO when entries
- * cannot be removed. With CUABI_CACHE_DISABLE=1 it succeeds and removes nothing. */
-CUABI_API cuabi_status cuabi_cache_prune(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
-
-/* Empties this process's memory cache and removes every disk entry (of every process: other
- * processes then miss and compile again). Modules already loaded are unaffected. Statuses and
- * NULL-able outputs as for cuabi_cache_prune(). */
-CUABI_API cuabi_status cuabi_cache_clear(uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
-
-/* Reads and checks every disk entry (header, sizes, checksum, key) and removes the bad ones.
- * *out_checked_entries and *out_removed_entries may be NULL. Statuses as for cuabi_cache_prune(). */
-CUABI_API cuabi_status cuabi_cache_verify(uint64_t* out_checked_entries, uint64_t* out_removed_entries);
-
-/* The CUDA driver JIT cache settings in effect (info->struct_size must be set). Before the
- * driver starts, cuabi sets CUDA_CACHE_PATH to <cache directory>/driver-jit and
- * CUDA_CACHE_MAXSIZE to 1 GiB where the operator has not set them, and changes nothing when
- * CUDA_CACHE_DISABLE=1 or the cuabi disk cache is off or refused. Loads the driver if it is not
- * loaded yet (so that what is shown is what the driver uses); works without one. */
-CUABI_API cuabi_status cuabi_cache_driver_jit_info(cuabi_driver_jit_cache_info* info);
-
-/* The CUDA driver JIT cache directory in effect (two-call pattern, *out_size counts the NUL):
- * CUDA_CACHE_PATH, or the driver's default ($HOME/.nv/ComputeCache) when it is unset. */
-CUABI_API cuabi_status cuabi_cache_driver_jit_path(char* buffer, size_t capacity, size_t* out_size);
-
-/* @@functions:cache@@ (insert cache-group functions above this line) */
-/* ============================================================================================
- * Launch
- *
- * A launch is checked before the driver sees it: grid, block and cluster dimensions against the
- * device, threads per block against the kernel's own limit (launch bounds, registers), shared
- * memory against the device's opt-in maximum, cooperative grids against co-residency, and every
- * argument against the kernel's real parameter layout. Each failed check has its own status and a
- * message naming the kernel, the values and the limit. The check uses facts cached per kernel on
- * its first launch, so later launches allocate nothing and take no lock; a plain launch on a cuabi
- * stream (no flags, no cluster) then costs within a few percent of cuLaunchKernel itself
- * (docs/performance.md). Launches are thread-safe: any number of threads may launch the same
- * kernel, each on its own stream or on a shared one.
- *
- * Statuses of the launch functions beyond the common ones:
- *   CUABI_ERROR_LAUNCH_GRID / _BLOCK      a dimension is 0 or above the device's limit
- *   CUABI_ERROR_LAUNCH_KERNEL_THREADS     more threads per block than this kernel allows
- *   CUABI_ERROR_LAUNCH_SHARED_MEMORY      static + dynamic shared memory above the device's maximum
- *   CUABI_ERROR_LAUNCH_COOPERATIVE        cooperative launch unsupported, or the grid cannot be resident
- *   CUABI_ERROR_LAUNCH_CLUSTER            cluster unsupported, malformed, or too large for the kernel
- *   CUABI_ERROR_ARGUMENT_COUNT / _SIZE    arguments do not match the kernel's parameters
- *   CUABI_ERROR_CONTEXT_MISMATCH          the stream belongs to another device than the kernel
- *   CUABI_ERROR_LAUNCH_FAILED             the driver refused the launch (cuabi_last_cu_result() has the
- *                                         CUresult; an earlier kernel's fault also surfaces here)
- * Without cuFuncGetParamInfo (drivers before CUDA 12.4) argument counts and sizes cannot be
- * checked; only NULL values and zero sizes are.
- * ========================================================================================== */
-
-/* Fills *config with the defaults of CUABI_LAUNCH_CONFIG_INIT. */
-CUABI_API void cuabi_launch_config_init(cuabi_launch_config* config);
-
-/* Launches `kernel` with one cuabi_kernel_arg per kernel parameter, in declaration order
- * (arg_count <= 256; use cuabi_launch_packed for more). config NULL means the defaults. The values
- * are copied before the call returns. With a NULL config->stream, or CUABI_LAUNCH_SYNCHRONIZE, the
- * call waits for the kernel to finish. */
-CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t arg_count);
-
-/* Like cuabi_launch(), with all arguments in one buffer of packed_size bytes, each at the offset
- * cuabi_kernel_param_info() reports; packed_size is where the last parameter ends. For callers that
- * cannot build pointer tables (cgo). The buffer is copied before the call returns. */
-CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed, size_t packed_size);
-
-/* The number of parameters `kernel` takes. CUABI_ERROR_UNSUPPORTED when the driver is older than
- * CUDA 12.4 (no cuFuncGetParamInfo). */
-CUABI_API cuabi_status cuabi_kernel_param_count(cuabi_kernel* kernel, size_t* out_count);
-
-/* Where parameter `index` lies in the kernel's parameter buffer: its byte offset and size (the
- * layout cuabi_launch_packed() expects). CUABI_ERROR_OUT_OF_BOUNDS for index >= the parameter count,
- * CUABI_ERROR_UNSUPPORTED as for cuabi_kernel_param_count(). */
-CUABI_API cuabi_status cuabi_kernel_param_info(cuabi_kernel* kernel, size_t index, size_t* out_offset, size_t* out_size);
-
-/* How many blocks of `block_threads` threads with `shared_memory_bytes` of dynamic shared memory
- * can be resident on one multiprocessor at once (the driver's occupancy calculator; 0 when none
- * fits). A cooperative grid may have at most this times the multiprocessor count blocks.
- * CUABI_ERROR_LAUNCH_BLOCK / _KERNEL_THREADS / _SHARED_MEMORY for values no launch could use. */
-CUABI_API cuabi_status cuabi_kernel_max_active_blocks_per_sm(cuabi_kernel* kernel, uint32_t block_threads, uint32_t shared_memory_bytes, uint32_t* out_blocks);
-
-/* The block size (threads) that gives `kernel` the highest occupancy with `shared_memory_bytes` of
- * dynamic shared memory per block, and the smallest grid (blocks) that fills the device with it. */
-CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uint32_t shared_memory_bytes, uint32_t* out_block_threads, uint32_t* out_min_grid_blocks);
-
-/* @@functions:launch@@ (insert launch-group functions above this line) */
-/* ============================================================================================
- * Graph
- *
- * Capture a sequence of cuabi (or raw CUDA) calls on a stream once, then replay it with one call:
- *
- *     cuabi_graph_capture_begin(stream, CUABI_CAPTURE_MODE_THREAD_LOCAL);
- *     cuabi_launch(...); cuabi_buffer_fill(...); ...      (enqueued, not run: the stream captures)
- *     cuabi_graph_capture_end(stream, NULL, &graph);      (the captured graph, instantiated)
- *     cuabi_graph_launch(graph, stream);                  (replay, as often as needed)
- *
- * A cuabi_graph owns both the captured graph and its executable. Launches into a capturing stream
- * are validated exactly as always. When any cuabi call on a capturing stream fails -- a launch
- * refused by validation, an invalid capture, a bad argument to capture_end -- cuabi ends the capture
- * and discards it, so the stream never stays capturing, and the message says so. (The one exception
- * is a global or thread-local capture ended from another thread: the driver allows only the thread
- * that began it to end it.)
- *
- * Nodes are numbered in the order the driver lists them, which is the order they were captured;
- * every node comes after the nodes it depends on, and two captures of the same sequence number
- * their nodes alike. The executable can be updated in place: a kernel node's arguments and
- * geometry (validated like a launch; cuabi keeps a copy of the arguments, since the executable
- * cannot report them), a memset node's value, or everything at once from a new capture.
- *
- * A graph keeps its context, and the cuabi kernels it launches, alive. Kernels from other
- * libraries stay their owner's responsibility. Thread safety: any thread may use a graph; calls
- * on one graph are serialized by a per-graph lock (uncontended unless threads really share it).
- * ========================================================================================== */
-
-/* Fills *options with defaults (no flags). */
-CUABI_API void cuabi_graph_options_init(cuabi_graph_options* options);
+/* Sets out_info->struct_size and zeroes the rest. */
+CUABI_API void cuabi_graph_update_info_init(cuabi_graph_update_info* out_info);
 
 /* Starts capturing `stream` in `mode` (CUABI_CAPTURE_MODE_*): work enqueued on it is recorded,
  * not run. Returns CUABI_ERROR_INVALID_ARGUMENT for an unknown mode, CUABI_ERROR_CAPTURE when the
@@ -982,10 +990,11 @@ CUABI_API void cuabi_graph_options_init(cuabi_graph_options* options);
 CUABI_API cuabi_status cuabi_graph_capture_begin(cuabi_stream* stream, int32_t mode);
 
 /* Ends the capture on `stream` and instantiates it into *out_graph (owned by the caller; release
- * it with cuabi_graph_destroy). On every failure the capture is ended and discarded. Returns
- * CUABI_ERROR_CAPTURE when the stream was not capturing, when the capture was invalidated by an
- * operation not allowed during capture, when forked streams never joined back, or when called on
- * another thread than a global / thread-local capture began on (the stream then still captures).
+ * it with cuabi_graph_destroy). On every failure a capture cuabi began is ended and discarded.
+ * Returns CUABI_ERROR_CAPTURE when the stream was not capturing, when cuabi did not begin the
+ * capture (it is left to the code that did), when the capture was invalidated by an operation not
+ * allowed during capture, when forked streams never joined back, or when called on another thread
+ * than a global / thread-local capture began on (the stream then still captures).
  * CUABI_ERROR_STRUCT_SIZE / INVALID_ARGUMENT for bad options. */
 CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi_graph_options* options, cuabi_graph** out_graph);
 
@@ -999,49 +1008,56 @@ CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi
  * statuses of cuabi_graph_capture_end. */
 CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuabi_graph* graph, uint32_t flags, cuabi_graph_update_info* out_info);
 
-/* Ends and discards the capture on `stream`, if any (for when the caller's own code fails between
- * begin and end). Succeeds when the stream was not capturing. */
+/* Ends and discards the capture cuabi began on `stream`, if any (for when the caller's own code
+ * fails between begin and end). Succeeds when the stream was not capturing. Returns
+ * CUABI_ERROR_CAPTURE, ending nothing, for a capture cuabi did not begin. */
 CUABI_API cuabi_status cuabi_graph_capture_abort(cuabi_stream* stream);
 
-/* *out_active = 1 while `stream` captures (also when the capture was invalidated and still needs
- * ending), else 0. */
-CUABI_API cuabi_status cuabi_graph_capture_active(cuabi_stream* stream, uint32_t* out_active);
+/* The stream's capture status, CUABI_CAPTURE_STATUS_*, whoever began the capture. */
+CUABI_API cuabi_status cuabi_graph_capture_get_status(cuabi_stream* stream, int32_t* out_status);
 
-/* Releases the handle. The graph dies with its last handle and graph-cache entry; replays still
- * running finish first. NULL is accepted. */
+/* Releases the handle. The graph dies with its last handle and graph-cache entry, and with it the
+ * references it holds (context, kernels, buffers); replays still running finish first. */
 CUABI_API void cuabi_graph_destroy(cuabi_graph* graph);
 
-/* Enqueues one replay of the graph on `stream`, any stream of the graph's context.
- * CUABI_ERROR_CONTEXT_MISMATCH for a stream of another context, CUABI_ERROR_LAUNCH_FAILED when the
- * driver refuses. Allocates nothing. */
+/* Enqueues one replay of the graph on `stream`, any stream of the graph's context; NULL replays on
+ * the calling thread's per-thread stream and waits for it. CUABI_ERROR_CONTEXT_MISMATCH for a
+ * stream of another context, CUABI_ERROR_LAUNCH_FAILED when the driver refuses. Allocates nothing. */
 CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, cuabi_stream* stream);
 
-/* Prepares the graph's device resources on `stream` ahead of its first launch, so that launch is
- * as fast as later ones. CUABI_ERROR_CONTEXT_MISMATCH as for cuabi_graph_launch. */
+/* Prepares the graph's device resources on `stream` (NULL: as for cuabi_graph_launch) ahead of its
+ * first launch, so that launch is as fast as later ones. CUABI_ERROR_CONTEXT_MISMATCH as for
+ * cuabi_graph_launch. */
 CUABI_API cuabi_status cuabi_graph_upload(cuabi_graph* graph, cuabi_stream* stream);
+
+/* Makes the graph keep `buffer`'s memory alive for as long as the graph lives, as it does for
+ * buffers its captured transfers touch: for buffers its kernels reach through arguments. The
+ * caller may destroy its own handle at once. Retaining a buffer twice is harmless.
+ * CUABI_ERROR_CONTEXT_MISMATCH when the buffer belongs to another device's context. */
+CUABI_API cuabi_status cuabi_graph_retain_buffer(cuabi_graph* graph, cuabi_buffer* buffer);
 
 /* The underlying CUgraph (out_cu_graph may be NULL) and CUgraphExec, for interoperating with
  * other CUDA code; owned by the graph, valid until it dies or a capture_end_update re-instantiates
  * it. Changes made through the driver are not seen by cuabi's inventory. */
-CUABI_API cuabi_status cuabi_graph_native(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec);
+CUABI_API cuabi_status cuabi_graph_get_native(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec);
 
 /* The number of nodes in the graph. */
-CUABI_API cuabi_status cuabi_graph_node_count(cuabi_graph* graph, size_t* out_count);
+CUABI_API cuabi_status cuabi_graph_get_node_count(cuabi_graph* graph, size_t* out_count);
 
-/* Describes node `index` (see the order above) in *info (set info->struct_size). Reflects updates
+/* Describes node `index` (see the order above; set out_info->struct_size first). Reflects updates
  * made through cuabi. CUABI_ERROR_GRAPH_NODE for index >= the node count. */
-CUABI_API cuabi_status cuabi_graph_node_info_get(cuabi_graph* graph, size_t index, cuabi_graph_node_info* info);
+CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t index, cuabi_graph_node_info* out_info);
 
 /* Two-call: the name of kernel node `index`'s kernel -- for a cuabi kernel the name or expression
  * it was looked up by, otherwise the driver's (mangled) function name. CUABI_ERROR_GRAPH_NODE for
  * a bad index or a node that is not a kernel node. */
-CUABI_API cuabi_status cuabi_graph_node_kernel_name(cuabi_graph* graph, size_t index, char* buffer, size_t capacity, size_t* out_size);
+CUABI_API cuabi_status cuabi_graph_get_node_kernel_name(cuabi_graph* graph, size_t index, char* out_text, size_t capacity, size_t* out_size);
 
 /* Offset and size in bytes of parameter `param_index` of kernel node `index`: the layout
  * cuabi_graph_update_kernel_args_packed expects. CUABI_ERROR_OUT_OF_BOUNDS for a bad parameter
  * index, CUABI_ERROR_GRAPH_NODE for a bad node index or a node that is not a kernel node,
  * CUABI_ERROR_UNSUPPORTED when the driver cannot tell the layout (before CUDA 12.4). */
-CUABI_API cuabi_status cuabi_graph_node_param_info(cuabi_graph* graph, size_t index, size_t param_index, size_t* out_offset, size_t* out_size);
+CUABI_API cuabi_status cuabi_graph_get_node_param_info(cuabi_graph* graph, size_t index, size_t param_index, size_t* out_offset, size_t* out_size);
 
 /* Replaces every argument of kernel node `index` for the following replays, checked against the
  * kernel's parameters exactly as cuabi_launch checks them (CUABI_ERROR_ARGUMENT_COUNT,
@@ -1052,7 +1068,7 @@ CUABI_API cuabi_status cuabi_graph_node_param_info(cuabi_graph* graph, size_t in
 CUABI_API cuabi_status cuabi_graph_update_kernel_args(cuabi_graph* graph, size_t index, const cuabi_kernel_arg* args, size_t arg_count);
 
 /* Like cuabi_graph_update_kernel_args, with all arguments in one buffer laid out as
- * cuabi_graph_node_param_info says (packed_size must be the node's param_bytes). */
+ * cuabi_graph_get_node_param_info says (packed_size must be the node's param_bytes). */
 CUABI_API cuabi_status cuabi_graph_update_kernel_args_packed(cuabi_graph* graph, size_t index, const void* packed, size_t packed_size);
 
 /* Changes kernel node `index`'s grid, block (3 values each) and dynamic shared memory for the
@@ -1066,16 +1082,41 @@ CUABI_API cuabi_status cuabi_graph_update_kernel_geometry(cuabi_graph* graph, si
  * not a memset node, CUABI_ERROR_GRAPH_UPDATE when the driver refuses. */
 CUABI_API cuabi_status cuabi_graph_update_memset_value(cuabi_graph* graph, size_t index, uint32_t value);
 
-/* The capacity class the graph cache files `size` under: the next power of two (0 and 1 give 1;
- * sizes above 2^63 all give UINT64_MAX). Thread-free. */
-CUABI_API uint64_t cuabi_graph_capacity_class(uint64_t size);
+#endif /* CUABI_NO_PROTOTYPES */
 
-/* The graph cache: one per process, bounded (256 graphs by default), least recently used graphs
- * evicted first. Entries are found by (context, key bytes, capacity class of size): sizes in one
- * class share a graph, whose size arguments the caller then updates. The cache holds its own
- * reference: lookup returns a NEW handle to the cached graph, which the caller destroys as any
- * other; insert leaves the caller's handle to the caller. Entries keep their context alive until
- * evicted or cleared. Thread-safe. */
+/* ============================================================================================
+ * Graph cache
+ *
+ * One per process, bounded (256 graphs by default), least recently used graphs evicted first.
+ * Entries are found by (context, key bytes, capacity class of size): sizes in one class share a
+ * graph, whose size arguments the caller then updates. The cache holds its own reference: lookup
+ * returns a NEW handle to the cached graph, which the caller destroys as any other; insert leaves
+ * the caller's handle to the caller. Entries keep their context alive until evicted or cleared.
+ * Thread-safe.
+ * ========================================================================================== */
+
+/* Graph cache statistics (cuabi_graph_cache_get_stats). An output struct:
+ * cuabi_graph_cache_stats_init(). */
+typedef struct cuabi_graph_cache_stats {
+    uint32_t struct_size;
+    uint32_t reserved;
+    uint64_t entries;    /* graphs held now */
+    uint64_t capacity;   /* the bound (cuabi_graph_cache_set_capacity) */
+    uint64_t hits;
+    uint64_t misses;
+    uint64_t insertions;
+    uint64_t evictions;  /* entries dropped to stay within the capacity */
+} cuabi_graph_cache_stats;
+#define CUABI_GRAPH_CACHE_STATS_INIT {sizeof(cuabi_graph_cache_stats), 0u, 0u, 0u, 0u, 0u, 0u, 0u}
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Sets out_stats->struct_size and zeroes the rest. */
+CUABI_API void cuabi_graph_cache_stats_init(cuabi_graph_cache_stats* out_stats);
+
+/* The capacity class the graph cache files `size` under: the next power of two (0 and 1 give 1;
+ * sizes above 2^63 all give 0xFFFFFFFFFFFFFFFF). Thread-free. */
+CUABI_API uint64_t cuabi_graph_cache_get_capacity_class(uint64_t size);
 
 /* Finds the graph cached under (context, key[0..key_size), capacity class of size) and returns a
  * new handle to it in *out_graph (owned by the caller). CUABI_ERROR_NOT_FOUND on a miss. */
@@ -1093,10 +1134,142 @@ CUABI_API void cuabi_graph_cache_set_capacity(size_t max_entries);
  * cuabi_context_destroy() drops a context's entries itself. */
 CUABI_API cuabi_status cuabi_graph_cache_clear(cuabi_context* context);
 
-/* Reads the cache's counters into *stats (set stats->struct_size). */
-CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* stats);
+/* Reads the cache's counters (set out_stats->struct_size first). */
+CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* out_stats);
 
-/* @@functions:graph@@ (insert graph-group functions above this line) */
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Cache
+ *
+ * Compiled kernels are cached per process in memory and, across processes, on disk in
+ * $CUABI_CACHE_DIR, else $XDG_CACHE_HOME/cuabi, else ~/.cache/cuabi (share/doc/cuabi/cache.md has
+ * the format, the threat model and the policy). The directory is opened once without following
+ * links, must belong to the effective user and not be writable by group or others, and every
+ * later operation works relative to that open directory; anything in it that is not a regular
+ * entry file is removed, never read. The cache never fails a compile: when its directory is
+ * refused, read-only or full, or its lock stays taken past a deadline, it works from memory and
+ * says why in cuabi_cache_get_degradation_reason(). CUABI_CACHE_DISABLE=1 keeps it in memory on
+ * purpose. All functions here are thread-safe and may run while other threads and processes
+ * compile; those that change the directory take its lock.
+ * ========================================================================================== */
+
+/* Where NVRTC stands for this process (cuabi_cache_stats.nvrtc_state). */
+#define CUABI_NVRTC_STATE_NOT_LOADED 0  /* not needed yet: every compile so far was a cache hit */
+#define CUABI_NVRTC_STATE_LOADED 1      /* loaded (here or in the compile worker): misses compile */
+#define CUABI_NVRTC_STATE_UNAVAILABLE 2 /* cannot be loaded: entries any NVRTC wrote are served,
+                                           misses fail with CUABI_ERROR_NVRTC_NOT_FOUND */
+
+/* Statistics of the kernel cache. An output struct: cuabi_cache_stats_init(). Counts are this
+ * process's since it started; disk_entries and disk_bytes are what the cache directory holds now,
+ * written by any process. */
+typedef struct cuabi_cache_stats {
+    uint32_t struct_size;
+    uint32_t disk_enabled;            /* boolean: entries are looked up on disk */
+    uint32_t disk_writable;           /* boolean: new entries are written to disk */
+    int32_t nvrtc_state;              /* CUABI_NVRTC_STATE_* */
+    uint64_t memory_hits;
+    uint64_t memory_misses;
+    uint64_t memory_entries;
+    uint64_t memory_bytes;            /* approximate heap bytes held by memory entries */
+    uint64_t memory_max_bytes;        /* CUABI_CACHE_MEMORY_MAX_BYTES, default 256 MiB */
+    uint64_t memory_evictions;
+    uint64_t disk_hits;
+    uint64_t disk_misses;
+    uint64_t disk_entries;
+    uint64_t disk_bytes;
+    uint64_t disk_max_bytes;          /* CUABI_CACHE_MAX_BYTES, default 1 GiB */
+    uint64_t disk_stores;             /* entries this process published */
+    uint64_t disk_store_failures;     /* failed writes (full or read-only disk); see the reason */
+    uint64_t disk_corrupt_recovered;  /* truncated, corrupt or foreign entries found and removed */
+    uint64_t disk_evictions;          /* entries this process evicted to respect the size cap */
+    uint64_t disk_lock_timeouts;      /* operations that found the lock held past its deadline and
+                                         went on from memory */
+    uint64_t disk_temp_files_removed; /* temp files of writers that died mid-write, swept */
+    uint64_t compiles;                /* NVRTC runs of this process (all contexts, offline too) */
+    uint64_t compiles_joined;         /* compile requests served by an identical compile another
+                                         thread was already running */
+} cuabi_cache_stats;
+#define CUABI_CACHE_STATS_INIT \
+    {sizeof(cuabi_cache_stats), 0u, 0u, 0, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u}
+
+/* Who chose a CUDA driver JIT cache setting (cuabi_driver_jit_cache_info). */
+#define CUABI_SETTING_DRIVER_DEFAULT 0 /* nobody: the driver's default applies */
+#define CUABI_SETTING_ENVIRONMENT 1    /* the operator, through the environment */
+#define CUABI_SETTING_CUABI 2          /* cuabi_cache_configure_driver_jit(), because the operator had not */
+
+/* The CUDA driver's JIT cache settings in effect in this process. An output struct:
+ * cuabi_driver_jit_cache_info_init(). */
+typedef struct cuabi_driver_jit_cache_info {
+    uint32_t struct_size;
+    uint32_t enabled;              /* boolean: 0 when CUDA_CACHE_DISABLE=1 */
+    int32_t path_source;           /* CUABI_SETTING_*: who chose CUDA_CACHE_PATH */
+    int32_t max_bytes_source;      /* CUABI_SETTING_*: who chose CUDA_CACHE_MAXSIZE */
+    uint64_t max_bytes;            /* CUDA_CACHE_MAXSIZE in effect; 0 = the driver's default */
+    uint32_t driver_started_first; /* boolean: the driver was initialized in this process before
+                                      cuabi_cache_configure_driver_jit() ran, so it changed nothing */
+    uint32_t reserved;
+} cuabi_driver_jit_cache_info;
+#define CUABI_DRIVER_JIT_CACHE_INFO_INIT {sizeof(cuabi_driver_jit_cache_info), 0u, 0, 0, 0u, 0u, 0u}
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Sets out_stats->struct_size and zeroes the rest. */
+CUABI_API void cuabi_cache_stats_init(cuabi_cache_stats* out_stats);
+
+/* Sets out_info->struct_size and zeroes the rest. */
+CUABI_API void cuabi_driver_jit_cache_info_init(cuabi_driver_jit_cache_info* out_info);
+
+/* Reads the cache statistics (set out_stats->struct_size first). Lists the cache directory to
+ * count disk_entries / disk_bytes, so the call costs a directory scan. */
+CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* out_stats);
+
+/* The cache directory (absolute), two-call. The path is reported even when the disk cache is off
+ * or refused. An empty string means no location could be found (CUABI_CACHE_DIR, XDG_CACHE_HOME
+ * and HOME unset). */
+CUABI_API cuabi_status cuabi_cache_get_directory(char* out_text, size_t capacity, size_t* out_size);
+
+/* Why the disk cache is off, refused or not taking writes, with a "Fix: ..." (two-call). The
+ * empty string while the disk cache works normally. */
+CUABI_API cuabi_status cuabi_cache_get_degradation_reason(char* out_text, size_t capacity, size_t* out_size);
+
+/* Removes least recently used disk entries until the directory holds at most max_bytes.
+ * *out_removed_entries / *out_removed_bytes (each may be NULL) receive what was removed.
+ * Returns CUABI_ERROR_CACHE_UNSAFE for a refused directory, CUABI_ERROR_CACHE_IO when entries
+ * cannot be removed, CUABI_ERROR_TIMEOUT when the lock stays held past its deadline. With
+ * CUABI_CACHE_DISABLE=1 it succeeds and removes nothing. */
+CUABI_API cuabi_status cuabi_cache_prune(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
+
+/* Empties this process's memory cache and removes every disk entry (of every process: other
+ * processes then miss and compile again). Modules already loaded are unaffected. Statuses and
+ * NULL-able outputs as for cuabi_cache_prune(). */
+CUABI_API cuabi_status cuabi_cache_clear(uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
+
+/* Reads and checks every disk entry (header, sizes, checksum, key, image) and removes the bad ones
+ * and anything that is not an entry file. *out_checked_entries and *out_removed_entries may be
+ * NULL. Statuses as for cuabi_cache_prune(). */
+CUABI_API cuabi_status cuabi_cache_verify(uint64_t* out_checked_entries, uint64_t* out_removed_entries);
+
+/* Gives the CUDA driver a persistent JIT cache under the cuabi cache directory: sets
+ * CUDA_CACHE_PATH to <cache directory>/driver-jit and CUDA_CACHE_MAXSIZE to 1 GiB in the process
+ * environment where the operator has not set them, and changes nothing when CUDA_CACHE_DISABLE=1,
+ * when the cuabi disk cache is off or refused, or when the driver is already initialized (it reads
+ * them once, at cuInit). cuabi never changes the environment unless this is called. NOT
+ * thread-safe: the environment is process-wide and setenv races with every getenv, so call it at
+ * start-up, before other threads exist and before any CUDA call. */
+CUABI_API cuabi_status cuabi_cache_configure_driver_jit(void);
+
+/* The CUDA driver JIT cache settings in effect (set out_info->struct_size first). Loads the
+ * driver if it is not loaded yet (so that what is shown is what the driver uses); works without
+ * one. */
+CUABI_API cuabi_status cuabi_cache_get_driver_jit_info(cuabi_driver_jit_cache_info* out_info);
+
+/* The CUDA driver JIT cache directory in effect (two-call): CUDA_CACHE_PATH, or the driver's
+ * default ($HOME/.nv/ComputeCache) when it is unset. */
+CUABI_API cuabi_status cuabi_cache_get_driver_jit_path(char* out_text, size_t capacity, size_t* out_size);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
 /* ============================================================================================
  * Profiler ranges
  *
@@ -1108,28 +1281,29 @@ CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* stat
  *
  * Users mark their own ranges two ways, in the "cuabi" domain (domain NULL) or one they name:
  * thread-scoped push/pop, which nest on the calling thread, and start/end ranges held by a
- * cuabi_range handle, which may end on another thread and overlap freely. Names are
- * NUL-terminated UTF-8 and are copied by the profiler during the call. All functions here are
- * thread-safe and need no GPU. The checks (names, push depth, ending twice) apply the same way
- * with or without a profiler attached.
+ * cuabi_range handle, which may end on another thread and overlap freely. Names are copied by
+ * the profiler during the call. All functions here are thread-safe and need no GPU. The checks
+ * (names, push depth, ending twice) apply the same way with or without a profiler attached.
  * ========================================================================================== */
+
+#ifndef CUABI_NO_PROTOTYPES
 
 /* 1 when cuabi emits NVTX ranges (the default), 0 when CUABI_NVTX=0 switched them off.
  * Thread-free after the first call. */
-CUABI_API uint32_t cuabi_ranges_enabled(void);
+CUABI_API uint32_t cuabi_range_get_enabled(void);
 
 /* 1 when ranges are enabled and a profiler (an NVTX tool such as Nsight Systems) is attached to
  * this process, else 0. A process that starts without one never gets one later. */
-CUABI_API uint32_t cuabi_ranges_profiler_attached(void);
+CUABI_API uint32_t cuabi_range_get_profiler_attached(void);
 
 /* The number of entries in the catalog of cuabi's own ranges. */
-CUABI_API cuabi_status cuabi_range_catalog_count(size_t* out_count);
+CUABI_API cuabi_status cuabi_range_get_catalog_count(size_t* out_count);
 
 /* Entry `index` of the catalog: its NVTX message ("cuabi.compile", unique, always "cuabi."-
  * prefixed; a range that carries a detail reads "cuabi.launch: saxpy") and a description of the
  * phase it covers. Returns CUABI_ERROR_NOT_FOUND for index >= the count. The strings are static:
  * never freed, valid for the life of the process. */
-CUABI_API cuabi_status cuabi_range_catalog_entry(size_t index, const char** out_name, const char** out_description);
+CUABI_API cuabi_status cuabi_range_get_catalog_entry(size_t index, const char** out_name, const char** out_description);
 
 /* Opens range `name` on the calling thread, in `domain` (NULL: "cuabi"). Each domain is created
  * once per process, at its first use. Close it with cuabi_range_pop() on the same thread.
@@ -1150,124 +1324,129 @@ CUABI_API cuabi_status cuabi_range_start(const char* name, const char* domain, c
  * handle) returns CUABI_ERROR_INVALID_HANDLE and changes nothing. */
 CUABI_API cuabi_status cuabi_range_end(cuabi_range* range);
 
-/* @@functions:range@@ (insert range-group functions above this line) */
-
 #endif /* CUABI_NO_PROTOTYPES */
 
 /* ============================================================================================
  * Function-pointer types, one per function, for dlopen users (see cuabi_get_proc_address).
  * ========================================================================================== */
+typedef uint32_t (*PFN_cuabi_version_number)(void);
+typedef uint32_t (*PFN_cuabi_abi_version)(void);
+typedef cuabi_proc (*PFN_cuabi_get_proc_address)(const char* name);
 typedef const char* (*PFN_cuabi_status_name)(cuabi_status status);
 typedef const char* (*PFN_cuabi_last_error_message)(void);
 typedef int32_t (*PFN_cuabi_last_cu_result)(void);
 typedef int32_t (*PFN_cuabi_last_nvrtc_result)(void);
-typedef uint32_t (*PFN_cuabi_version_number)(void);
-typedef uint32_t (*PFN_cuabi_abi_version)(void);
-typedef cuabi_proc (*PFN_cuabi_get_proc_address)(const char* name);
-typedef cuabi_status (*PFN_cuabi_driver_version)(int32_t* out_version);
-typedef cuabi_status (*PFN_cuabi_device_count)(int32_t* out_count);
-typedef cuabi_status (*PFN_cuabi_device_info_get)(int32_t ordinal, cuabi_device_info* info);
-typedef void (*PFN_cuabi_context_options_init)(cuabi_context_options* options);
+typedef cuabi_status (*PFN_cuabi_last_compile_log)(char* out_text, size_t capacity, size_t* out_size);
+typedef void (*PFN_cuabi_device_info_init)(cuabi_device_info* out_info);
+typedef cuabi_status (*PFN_cuabi_driver_get_version)(int32_t* out_version);
+typedef cuabi_status (*PFN_cuabi_device_get_count)(int32_t* out_count);
+typedef cuabi_status (*PFN_cuabi_device_get_info)(int32_t ordinal, cuabi_device_info* out_info);
+typedef void (*PFN_cuabi_context_options_init)(cuabi_context_options* out_options);
+typedef void (*PFN_cuabi_counters_init)(cuabi_counters* out_counters);
 typedef cuabi_status (*PFN_cuabi_context_create)(const cuabi_context_options* options, cuabi_context** out_context);
 typedef void (*PFN_cuabi_context_destroy)(cuabi_context* context);
-typedef cuabi_status (*PFN_cuabi_context_device_info)(cuabi_context* context, cuabi_device_info* info);
+typedef cuabi_status (*PFN_cuabi_context_get_device_info)(cuabi_context* context, cuabi_device_info* out_info);
 typedef cuabi_status (*PFN_cuabi_context_synchronize)(cuabi_context* context);
-typedef cuabi_status (*PFN_cuabi_context_native)(cuabi_context* context, void** out_cu_context);
-typedef cuabi_status (*PFN_cuabi_context_counters)(cuabi_context* context, cuabi_counters* counters);
-typedef void (*PFN_cuabi_stream_options_init)(cuabi_stream_options* options);
+typedef cuabi_status (*PFN_cuabi_context_get_native)(cuabi_context* context, void** out_cu_context);
+typedef cuabi_status (*PFN_cuabi_context_get_counters)(cuabi_context* context, cuabi_counters* out_counters);
+typedef void (*PFN_cuabi_stream_options_init)(cuabi_stream_options* out_options);
 typedef cuabi_status (*PFN_cuabi_stream_create)(cuabi_context* context, const cuabi_stream_options* options, cuabi_stream** out_stream);
 typedef cuabi_status (*PFN_cuabi_stream_wrap)(cuabi_context* context, void* cu_stream, cuabi_stream** out_stream);
 typedef void (*PFN_cuabi_stream_destroy)(cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_stream_synchronize)(cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_stream_query)(cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_stream_wait_event)(cuabi_stream* stream, cuabi_event* event);
-typedef cuabi_status (*PFN_cuabi_stream_native)(cuabi_stream* stream, void** out_cu_stream);
-typedef void (*PFN_cuabi_event_options_init)(cuabi_event_options* options);
+typedef cuabi_status (*PFN_cuabi_stream_get_native)(cuabi_stream* stream, void** out_cu_stream);
+typedef void (*PFN_cuabi_event_options_init)(cuabi_event_options* out_options);
 typedef cuabi_status (*PFN_cuabi_event_create)(cuabi_context* context, const cuabi_event_options* options, cuabi_event** out_event);
 typedef void (*PFN_cuabi_event_destroy)(cuabi_event* event);
 typedef cuabi_status (*PFN_cuabi_event_record)(cuabi_event* event, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_event_synchronize)(cuabi_event* event);
 typedef cuabi_status (*PFN_cuabi_event_query)(cuabi_event* event);
-typedef cuabi_status (*PFN_cuabi_event_elapsed_ms)(cuabi_event* start, cuabi_event* end, float* out_ms);
-typedef void (*PFN_cuabi_buffer_options_init)(cuabi_buffer_options* options);
+typedef cuabi_status (*PFN_cuabi_event_get_elapsed_ms)(cuabi_event* start, cuabi_event* end, float* out_ms);
+typedef void (*PFN_cuabi_buffer_options_init)(cuabi_buffer_options* out_options);
 typedef cuabi_status (*PFN_cuabi_buffer_create)(cuabi_context* context, size_t size, const cuabi_buffer_options* options, cuabi_buffer** out_buffer);
 typedef cuabi_status (*PFN_cuabi_buffer_wrap)(cuabi_context* context, uint64_t device_address, size_t size, cuabi_buffer** out_buffer);
 typedef void (*PFN_cuabi_buffer_destroy)(cuabi_buffer* buffer);
-typedef cuabi_status (*PFN_cuabi_buffer_size)(cuabi_buffer* buffer, size_t* out_size);
-typedef cuabi_status (*PFN_cuabi_buffer_device_address)(cuabi_buffer* buffer, uint64_t* out_address);
-typedef cuabi_status (*PFN_cuabi_buffer_write)(cuabi_buffer* buffer, size_t offset, const void* src, size_t size, cuabi_stream* stream);
-typedef cuabi_status (*PFN_cuabi_buffer_read)(cuabi_buffer* buffer, size_t offset, void* dst, size_t size, cuabi_stream* stream);
+typedef cuabi_status (*PFN_cuabi_buffer_get_size)(cuabi_buffer* buffer, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_buffer_get_device_address)(cuabi_buffer* buffer, uint64_t* out_address);
+typedef cuabi_status (*PFN_cuabi_buffer_write)(cuabi_buffer* buffer, size_t offset, const void* data, size_t size, cuabi_stream* stream);
+typedef cuabi_status (*PFN_cuabi_buffer_read)(cuabi_buffer* buffer, size_t offset, void* out_data, size_t size, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_buffer_copy)(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_buffer_fill)(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, cuabi_stream* stream);
-typedef void (*PFN_cuabi_compile_options_init)(cuabi_compile_options* options);
+typedef void (*PFN_cuabi_compile_options_init)(cuabi_compile_options* out_options);
+typedef void (*PFN_cuabi_module_info_init)(cuabi_module_info* out_info);
 typedef cuabi_status (*PFN_cuabi_module_compile)(cuabi_context* context, const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
 typedef cuabi_status (*PFN_cuabi_module_compile_offline)(const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
 typedef cuabi_status (*PFN_cuabi_module_load_image)(cuabi_context* context, const void* image, size_t size, cuabi_module** out_module);
 typedef void (*PFN_cuabi_module_destroy)(cuabi_module* module);
-typedef cuabi_status (*PFN_cuabi_module_get_info)(cuabi_module* module, cuabi_module_info* info);
-typedef cuabi_status (*PFN_cuabi_module_get_image)(cuabi_module* module, void* buffer, size_t capacity, size_t* out_size);
-typedef cuabi_status (*PFN_cuabi_module_get_log)(cuabi_module* module, char* buffer, size_t capacity, size_t* out_size);
-typedef cuabi_status (*PFN_cuabi_module_get_lowered_name)(cuabi_module* module, const char* expression, char* buffer, size_t capacity, size_t* out_size);
-typedef cuabi_status (*PFN_cuabi_last_compile_log)(char* buffer, size_t capacity, size_t* out_size);
-typedef cuabi_status (*PFN_cuabi_nvrtc_version)(int32_t* out_major, int32_t* out_minor);
-typedef cuabi_status (*PFN_cuabi_nvrtc_supported_archs)(int32_t* archs, size_t capacity, size_t* out_count);
-/* @@pfn:module@@ (insert module-group pfn above this line) */
+typedef cuabi_status (*PFN_cuabi_module_get_info)(cuabi_module* module, cuabi_module_info* out_info);
+typedef cuabi_status (*PFN_cuabi_module_get_image)(cuabi_module* module, void* out_image, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_module_get_log)(cuabi_module* module, char* out_text, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_module_get_lowered_name)(cuabi_module* module, const char* expression, char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_module_get_kernel)(cuabi_module* module, const char* name_or_expression, cuabi_kernel** out_kernel);
+typedef cuabi_status (*PFN_cuabi_nvrtc_get_version)(int32_t* out_major, int32_t* out_minor);
+typedef cuabi_status (*PFN_cuabi_nvrtc_get_supported_archs)(int32_t* out_archs, size_t capacity, size_t* out_count);
+typedef cuabi_status (*PFN_cuabi_nvrtc_get_path)(char* out_text, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_nvrtc_get_include_dirs)(char* out_text, size_t capacity, size_t* out_size);
+typedef void (*PFN_cuabi_kernel_attributes_init)(cuabi_kernel_attributes* out_attributes);
 typedef void (*PFN_cuabi_kernel_destroy)(cuabi_kernel* kernel);
-typedef cuabi_status (*PFN_cuabi_kernel_get_attributes)(cuabi_kernel* kernel, cuabi_kernel_attributes* attributes);
-typedef cuabi_status (*PFN_cuabi_kernel_native)(cuabi_kernel* kernel, void** out_cu_function);
-/* @@pfn:kernel@@ (insert kernel-group pfn above this line) */
-typedef cuabi_status (*PFN_cuabi_cache_stats_get)(cuabi_cache_stats* stats);
-typedef cuabi_status (*PFN_cuabi_cache_directory)(char* buffer, size_t capacity, size_t* out_size);
-typedef cuabi_status (*PFN_cuabi_cache_degradation_reason)(char* buffer, size_t capacity, size_t* out_size);
-typedef cuabi_status (*PFN_cuabi_cache_prune)(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
-typedef cuabi_status (*PFN_cuabi_cache_clear)(uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
-typedef cuabi_status (*PFN_cuabi_cache_verify)(uint64_t* out_checked_entries, uint64_t* out_removed_entries);
-typedef cuabi_status (*PFN_cuabi_cache_driver_jit_info)(cuabi_driver_jit_cache_info* info);
-typedef cuabi_status (*PFN_cuabi_cache_driver_jit_path)(char* buffer, size_t capacity, size_t* out_size);
-/* @@pfn:cache@@ (insert cache-group pfn above this line) */
-typedef void (*PFN_cuabi_launch_config_init)(cuabi_launch_config* config);
+typedef cuabi_status (*PFN_cuabi_kernel_get_attributes)(cuabi_kernel* kernel, cuabi_kernel_attributes* out_attributes);
+typedef cuabi_status (*PFN_cuabi_kernel_get_native)(cuabi_kernel* kernel, void** out_cu_function);
+typedef cuabi_status (*PFN_cuabi_kernel_get_param_count)(cuabi_kernel* kernel, size_t* out_count);
+typedef cuabi_status (*PFN_cuabi_kernel_get_param_info)(cuabi_kernel* kernel, size_t index, size_t* out_offset, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_kernel_get_max_active_blocks_per_sm)(cuabi_kernel* kernel, uint32_t block_threads, uint32_t shared_memory_bytes, uint32_t* out_blocks);
+typedef cuabi_status (*PFN_cuabi_kernel_suggest_block_size)(cuabi_kernel* kernel, uint32_t shared_memory_bytes, uint32_t* out_block_threads, uint32_t* out_min_grid_blocks);
+typedef void (*PFN_cuabi_launch_config_init)(cuabi_launch_config* out_config);
 typedef cuabi_status (*PFN_cuabi_launch)(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t arg_count);
 typedef cuabi_status (*PFN_cuabi_launch_packed)(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed, size_t packed_size);
-typedef cuabi_status (*PFN_cuabi_kernel_param_count)(cuabi_kernel* kernel, size_t* out_count);
-typedef cuabi_status (*PFN_cuabi_kernel_param_info)(cuabi_kernel* kernel, size_t index, size_t* out_offset, size_t* out_size);
-typedef cuabi_status (*PFN_cuabi_kernel_max_active_blocks_per_sm)(cuabi_kernel* kernel, uint32_t block_threads, uint32_t shared_memory_bytes, uint32_t* out_blocks);
-typedef cuabi_status (*PFN_cuabi_kernel_suggest_block_size)(cuabi_kernel* kernel, uint32_t shared_memory_bytes, uint32_t* out_block_threads, uint32_t* out_min_grid_blocks);
-/* @@pfn:launch@@ (insert launch-group pfn above this line) */
-typedef void (*PFN_cuabi_graph_options_init)(cuabi_graph_options* options);
+typedef void (*PFN_cuabi_graph_options_init)(cuabi_graph_options* out_options);
+typedef void (*PFN_cuabi_graph_node_info_init)(cuabi_graph_node_info* out_info);
+typedef void (*PFN_cuabi_graph_update_info_init)(cuabi_graph_update_info* out_info);
 typedef cuabi_status (*PFN_cuabi_graph_capture_begin)(cuabi_stream* stream, int32_t mode);
 typedef cuabi_status (*PFN_cuabi_graph_capture_end)(cuabi_stream* stream, const cuabi_graph_options* options, cuabi_graph** out_graph);
 typedef cuabi_status (*PFN_cuabi_graph_capture_end_update)(cuabi_stream* stream, cuabi_graph* graph, uint32_t flags, cuabi_graph_update_info* out_info);
 typedef cuabi_status (*PFN_cuabi_graph_capture_abort)(cuabi_stream* stream);
-typedef cuabi_status (*PFN_cuabi_graph_capture_active)(cuabi_stream* stream, uint32_t* out_active);
+typedef cuabi_status (*PFN_cuabi_graph_capture_get_status)(cuabi_stream* stream, int32_t* out_status);
 typedef void (*PFN_cuabi_graph_destroy)(cuabi_graph* graph);
 typedef cuabi_status (*PFN_cuabi_graph_launch)(cuabi_graph* graph, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_graph_upload)(cuabi_graph* graph, cuabi_stream* stream);
-typedef cuabi_status (*PFN_cuabi_graph_native)(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec);
-typedef cuabi_status (*PFN_cuabi_graph_node_count)(cuabi_graph* graph, size_t* out_count);
-typedef cuabi_status (*PFN_cuabi_graph_node_info_get)(cuabi_graph* graph, size_t index, cuabi_graph_node_info* info);
-typedef cuabi_status (*PFN_cuabi_graph_node_kernel_name)(cuabi_graph* graph, size_t index, char* buffer, size_t capacity, size_t* out_size);
-typedef cuabi_status (*PFN_cuabi_graph_node_param_info)(cuabi_graph* graph, size_t index, size_t param_index, size_t* out_offset, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_graph_retain_buffer)(cuabi_graph* graph, cuabi_buffer* buffer);
+typedef cuabi_status (*PFN_cuabi_graph_get_native)(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec);
+typedef cuabi_status (*PFN_cuabi_graph_get_node_count)(cuabi_graph* graph, size_t* out_count);
+typedef cuabi_status (*PFN_cuabi_graph_get_node_info)(cuabi_graph* graph, size_t index, cuabi_graph_node_info* out_info);
+typedef cuabi_status (*PFN_cuabi_graph_get_node_kernel_name)(cuabi_graph* graph, size_t index, char* out_text, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_graph_get_node_param_info)(cuabi_graph* graph, size_t index, size_t param_index, size_t* out_offset, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_graph_update_kernel_args)(cuabi_graph* graph, size_t index, const cuabi_kernel_arg* args, size_t arg_count);
 typedef cuabi_status (*PFN_cuabi_graph_update_kernel_args_packed)(cuabi_graph* graph, size_t index, const void* packed, size_t packed_size);
 typedef cuabi_status (*PFN_cuabi_graph_update_kernel_geometry)(cuabi_graph* graph, size_t index, const uint32_t* grid, const uint32_t* block, uint32_t shared_memory_bytes);
 typedef cuabi_status (*PFN_cuabi_graph_update_memset_value)(cuabi_graph* graph, size_t index, uint32_t value);
-typedef uint64_t (*PFN_cuabi_graph_capacity_class)(uint64_t size);
+typedef void (*PFN_cuabi_graph_cache_stats_init)(cuabi_graph_cache_stats* out_stats);
+typedef uint64_t (*PFN_cuabi_graph_cache_get_capacity_class)(uint64_t size);
 typedef cuabi_status (*PFN_cuabi_graph_cache_lookup)(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph** out_graph);
 typedef cuabi_status (*PFN_cuabi_graph_cache_insert)(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph* graph);
 typedef void (*PFN_cuabi_graph_cache_set_capacity)(size_t max_entries);
 typedef cuabi_status (*PFN_cuabi_graph_cache_clear)(cuabi_context* context);
-typedef cuabi_status (*PFN_cuabi_graph_cache_get_stats)(cuabi_graph_cache_stats* stats);
-/* @@pfn:graph@@ (insert graph-group pfn above this line) */
-typedef uint32_t (*PFN_cuabi_ranges_enabled)(void);
-typedef uint32_t (*PFN_cuabi_ranges_profiler_attached)(void);
-typedef cuabi_status (*PFN_cuabi_range_catalog_count)(size_t* out_count);
-typedef cuabi_status (*PFN_cuabi_range_catalog_entry)(size_t index, const char** out_name, const char** out_description);
+typedef cuabi_status (*PFN_cuabi_graph_cache_get_stats)(cuabi_graph_cache_stats* out_stats);
+typedef void (*PFN_cuabi_cache_stats_init)(cuabi_cache_stats* out_stats);
+typedef void (*PFN_cuabi_driver_jit_cache_info_init)(cuabi_driver_jit_cache_info* out_info);
+typedef cuabi_status (*PFN_cuabi_cache_get_stats)(cuabi_cache_stats* out_stats);
+typedef cuabi_status (*PFN_cuabi_cache_get_directory)(char* out_text, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_cache_get_degradation_reason)(char* out_text, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_cache_prune)(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
+typedef cuabi_status (*PFN_cuabi_cache_clear)(uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
+typedef cuabi_status (*PFN_cuabi_cache_verify)(uint64_t* out_checked_entries, uint64_t* out_removed_entries);
+typedef cuabi_status (*PFN_cuabi_cache_configure_driver_jit)(void);
+typedef cuabi_status (*PFN_cuabi_cache_get_driver_jit_info)(cuabi_driver_jit_cache_info* out_info);
+typedef cuabi_status (*PFN_cuabi_cache_get_driver_jit_path)(char* out_text, size_t capacity, size_t* out_size);
+typedef uint32_t (*PFN_cuabi_range_get_enabled)(void);
+typedef uint32_t (*PFN_cuabi_range_get_profiler_attached)(void);
+typedef cuabi_status (*PFN_cuabi_range_get_catalog_count)(size_t* out_count);
+typedef cuabi_status (*PFN_cuabi_range_get_catalog_entry)(size_t index, const char** out_name, const char** out_description);
 typedef cuabi_status (*PFN_cuabi_range_push)(const char* name, const char* domain);
 typedef cuabi_status (*PFN_cuabi_range_pop)(void);
 typedef cuabi_status (*PFN_cuabi_range_start)(const char* name, const char* domain, cuabi_range** out_range);
 typedef cuabi_status (*PFN_cuabi_range_end)(cuabi_range* range);
-/* @@pfn:range@@ (insert range-group pfn above this line) */
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 
 #include "core/error.hpp"
 #include "core/handle_table.hpp"
+#include "core/options.hpp"
 
 namespace cuabi {
 
@@ -17,10 +18,8 @@ inline Status require_pointer(const void* pointer, const char* parameter_name) {
 
 // STRUCT_SIZE when an output struct's struct_size cannot be any version of the struct. Checked
 // before any work so that the caller learns it without a GPU (write_output checks again).
-inline Status require_output_struct(uint32_t struct_size, const char* type_name, const char* init_macro) {
-    if (struct_size >= sizeof(uint32_t) * 2) return CUABI_SUCCESS;
-    return fail(CUABI_ERROR_STRUCT_SIZE, format("set struct_size with %s", init_macro).c_str(),
-                "%s.struct_size is %u, smaller than any version of %s", type_name, struct_size, type_name);
+inline Status require_output_struct(uint32_t struct_size, const char* type_name, const char* init_function) {
+    return check_output_struct_size(struct_size, type_name, init_function);
 }
 
 // INVALID_ARGUMENT when `flags` has bits outside `known`.

@@ -58,7 +58,7 @@ CUABI_API cuabi_status cuabi_buffer_wrap(cuabi_context* context, uint64_t device
 
 CUABI_API void cuabi_buffer_destroy(cuabi_buffer* buffer) { destroy_handle<Buffer>(buffer); }
 
-CUABI_API cuabi_status cuabi_buffer_size(cuabi_buffer* buffer, size_t* out_size) {
+CUABI_API cuabi_status cuabi_buffer_get_size(cuabi_buffer* buffer, size_t* out_size) {
     Status status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Buffer> pinned(buffer, "buffer");
@@ -67,7 +67,7 @@ CUABI_API cuabi_status cuabi_buffer_size(cuabi_buffer* buffer, size_t* out_size)
     return CUABI_SUCCESS;
 }
 
-CUABI_API cuabi_status cuabi_buffer_device_address(cuabi_buffer* buffer, uint64_t* out_address) {
+CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, uint64_t* out_address) {
     Status status = require_pointer(out_address, "out_address");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Buffer> pinned(buffer, "buffer");

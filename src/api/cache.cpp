@@ -30,9 +30,22 @@ Status report(Status status, uint64_t first, uint64_t* out_first, uint64_t secon
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_cache_stats_get(cuabi_cache_stats* stats) {
+CUABI_API void cuabi_cache_stats_init(cuabi_cache_stats* out_stats) {
+    if (out_stats != nullptr) *out_stats = cuabi_cache_stats CUABI_CACHE_STATS_INIT;
+}
+
+CUABI_API void cuabi_driver_jit_cache_info_init(cuabi_driver_jit_cache_info* out_info) {
+    if (out_info != nullptr) *out_info = cuabi_driver_jit_cache_info CUABI_DRIVER_JIT_CACHE_INFO_INIT;
+}
+
+CUABI_API cuabi_status cuabi_cache_configure_driver_jit(void) {
+    cache::configure_driver_jit_cache(nullptr);
+    return CUABI_SUCCESS;
+}
+
+CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* stats) {
     Status status = require_pointer(stats, "stats");
-    if (status == CUABI_SUCCESS) status = require_output_struct(stats->struct_size, "cuabi_cache_stats", "CUABI_CACHE_STATS_INIT");
+    if (status == CUABI_SUCCESS) status = require_output_struct(stats->struct_size, "cuabi_cache_stats", "cuabi_cache_stats_init");
     if (status != CUABI_SUCCESS) return status;
     cache::Stats s = cache::KernelCache::instance().stats();
     cuabi_cache_stats out{};
@@ -54,14 +67,14 @@ CUABI_API cuabi_status cuabi_cache_stats_get(cuabi_cache_stats* stats) {
     out.disk_store_failures = s.disk_store_failures;
     out.disk_corrupt_recovered = s.disk_corrupt_recovered;
     out.disk_evictions = s.disk_evictions;
-    return write_output(out, stats, "cuabi_cache_stats", "CUABI_CACHE_STATS_INIT");
+    return write_output(out, stats, "cuabi_cache_stats", "cuabi_cache_stats_init");
 }
 
-CUABI_API cuabi_status cuabi_cache_directory(char* buffer, size_t capacity, size_t* out_size) {
+CUABI_API cuabi_status cuabi_cache_get_directory(char* buffer, size_t capacity, size_t* out_size) {
     return copy_text_out(cache::KernelCache::instance().directory(), buffer, capacity, out_size);
 }
 
-CUABI_API cuabi_status cuabi_cache_degradation_reason(char* buffer, size_t capacity, size_t* out_size) {
+CUABI_API cuabi_status cuabi_cache_get_degradation_reason(char* buffer, size_t capacity, size_t* out_size) {
     return copy_text_out(cache::KernelCache::instance().degradation_reason(), buffer, capacity, out_size);
 }
 
@@ -83,10 +96,10 @@ CUABI_API cuabi_status cuabi_cache_verify(uint64_t* out_checked_entries, uint64_
     return report(status, removal.checked_entries, out_checked_entries, removal.removed_entries, out_removed_entries);
 }
 
-CUABI_API cuabi_status cuabi_cache_driver_jit_info(cuabi_driver_jit_cache_info* info) {
+CUABI_API cuabi_status cuabi_cache_get_driver_jit_info(cuabi_driver_jit_cache_info* info) {
     Status status = require_pointer(info, "info");
     if (status == CUABI_SUCCESS)
-        status = require_output_struct(info->struct_size, "cuabi_driver_jit_cache_info", "CUABI_DRIVER_JIT_CACHE_INFO_INIT");
+        status = require_output_struct(info->struct_size, "cuabi_driver_jit_cache_info", "cuabi_driver_jit_cache_info_init");
     if (status != CUABI_SUCCESS) return status;
     const cache::DriverJitSettings& settings = cache::driver_jit_settings();
     cuabi_driver_jit_cache_info out{};
@@ -96,10 +109,10 @@ CUABI_API cuabi_status cuabi_cache_driver_jit_info(cuabi_driver_jit_cache_info* 
     out.max_bytes_source = static_cast<int32_t>(settings.max_bytes_source);
     out.max_bytes = settings.max_bytes;
     out.driver_started_first = settings.driver_started_first;
-    return write_output(out, info, "cuabi_driver_jit_cache_info", "CUABI_DRIVER_JIT_CACHE_INFO_INIT");
+    return write_output(out, info, "cuabi_driver_jit_cache_info", "cuabi_driver_jit_cache_info_init");
 }
 
-CUABI_API cuabi_status cuabi_cache_driver_jit_path(char* buffer, size_t capacity, size_t* out_size) {
+CUABI_API cuabi_status cuabi_cache_get_driver_jit_path(char* buffer, size_t capacity, size_t* out_size) {
     if (out_size == nullptr) return require_pointer(out_size, "out_size");
     return copy_text_out(cache::driver_jit_settings().path, buffer, capacity, out_size);
 }

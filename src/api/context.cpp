@@ -13,6 +13,10 @@ CUABI_API void cuabi_context_options_init(cuabi_context_options* options) {
     if (options != nullptr) *options = cuabi_context_options CUABI_CONTEXT_OPTIONS_INIT;
 }
 
+CUABI_API void cuabi_counters_init(cuabi_counters* out_counters) {
+    if (out_counters != nullptr) *out_counters = cuabi_counters CUABI_COUNTERS_INIT;
+}
+
 CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options, cuabi_context** out_context) {
     Status status = require_pointer(out_context, "out_context");
     if (status != CUABI_SUCCESS) return status;
@@ -27,7 +31,7 @@ CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "set reserved to 0 (cuabi_context_options_init() does)",
                     "cuabi_context_options.reserved is %u", read.reserved);
     if (read.device_ordinal < 0)
-        return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_count() - 1",
+        return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_get_count() - 1",
                     "device ordinal %d is negative", read.device_ordinal);
     std::shared_ptr<Context> context;
     status = Context::create(read.device_ordinal, &context);
@@ -46,14 +50,14 @@ CUABI_API void cuabi_context_destroy(cuabi_context* context) {
     destroy_handle<Context>(context);
 }
 
-CUABI_API cuabi_status cuabi_context_device_info(cuabi_context* context, cuabi_device_info* info) {
+CUABI_API cuabi_status cuabi_context_get_device_info(cuabi_context* context, cuabi_device_info* info) {
     Status status = require_pointer(info, "info");
     if (status != CUABI_SUCCESS) return status;
-    status = require_output_struct(info->struct_size, "cuabi_device_info", "CUABI_DEVICE_INFO_INIT");
+    status = require_output_struct(info->struct_size, "cuabi_device_info", "cuabi_device_info_init");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Context> pinned(context, "context");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    return write_output(pinned->info(), info, "cuabi_device_info", "CUABI_DEVICE_INFO_INIT");
+    return write_output(pinned->info(), info, "cuabi_device_info", "cuabi_device_info_init");
 }
 
 CUABI_API cuabi_status cuabi_context_synchronize(cuabi_context* context) {
@@ -62,7 +66,7 @@ CUABI_API cuabi_status cuabi_context_synchronize(cuabi_context* context) {
     return pinned->synchronize();
 }
 
-CUABI_API cuabi_status cuabi_context_native(cuabi_context* context, void** out_cu_context) {
+CUABI_API cuabi_status cuabi_context_get_native(cuabi_context* context, void** out_cu_context) {
     Status status = require_pointer(out_cu_context, "out_cu_context");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Context> pinned(context, "context");
@@ -71,17 +75,17 @@ CUABI_API cuabi_status cuabi_context_native(cuabi_context* context, void** out_c
     return CUABI_SUCCESS;
 }
 
-CUABI_API cuabi_status cuabi_context_counters(cuabi_context* context, cuabi_counters* counters) {
+CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, cuabi_counters* counters) {
     Status status = require_pointer(counters, "counters");
     if (status != CUABI_SUCCESS) return status;
-    status = require_output_struct(counters->struct_size, "cuabi_counters", "CUABI_COUNTERS_INIT");
+    status = require_output_struct(counters->struct_size, "cuabi_counters", "cuabi_counters_init");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Context> pinned(context, "context");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     cuabi_counters snapshot{};
     snapshot.struct_size = sizeof snapshot;
     pinned->counters().snapshot(&snapshot);
-    return write_output(snapshot, counters, "cuabi_counters", "CUABI_COUNTERS_INIT");
+    return write_output(snapshot, counters, "cuabi_counters", "cuabi_counters_init");
 }
 
 }  // extern "C"

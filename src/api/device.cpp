@@ -9,7 +9,11 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_driver_version(int32_t* out_version) {
+CUABI_API void cuabi_device_info_init(cuabi_device_info* out_info) {
+    if (out_info != nullptr) *out_info = cuabi_device_info CUABI_DEVICE_INFO_INIT;
+}
+
+CUABI_API cuabi_status cuabi_driver_get_version(int32_t* out_version) {
     Status status = require_pointer(out_version, "out_version");
     if (status != CUABI_SUCCESS) return status;
     const DriverApi* api = driver(&status);
@@ -18,7 +22,7 @@ CUABI_API cuabi_status cuabi_driver_version(int32_t* out_version) {
     return CUABI_SUCCESS;
 }
 
-CUABI_API cuabi_status cuabi_device_count(int32_t* out_count) {
+CUABI_API cuabi_status cuabi_device_get_count(int32_t* out_count) {
     Status status = require_pointer(out_count, "out_count");
     if (status != CUABI_SUCCESS) return status;
     const DriverApi* api = driver(&status);
@@ -34,20 +38,20 @@ CUABI_API cuabi_status cuabi_device_count(int32_t* out_count) {
     return CUABI_SUCCESS;
 }
 
-CUABI_API cuabi_status cuabi_device_info_get(int32_t ordinal, cuabi_device_info* info) {
+CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info* info) {
     Status status = require_pointer(info, "info");
     if (status != CUABI_SUCCESS) return status;
-    status = require_output_struct(info->struct_size, "cuabi_device_info", "CUABI_DEVICE_INFO_INIT");
+    status = require_output_struct(info->struct_size, "cuabi_device_info", "cuabi_device_info_init");
     if (status != CUABI_SUCCESS) return status;
     if (ordinal < 0)
-        return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_count() - 1",
+        return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_get_count() - 1",
                     "device ordinal %d is negative", ordinal);
     const DriverApi* api = driver(&status);
     if (api == nullptr) return status;
     cuabi_device_info facts{};
     status = query_device_info(*api, ordinal, &facts);
     if (status != CUABI_SUCCESS) return status;
-    return write_output(facts, info, "cuabi_device_info", "CUABI_DEVICE_INFO_INIT");
+    return write_output(facts, info, "cuabi_device_info", "cuabi_device_info_init");
 }
 
 }  // extern "C"

@@ -59,7 +59,7 @@ CUABI_API cuabi_status cuabi_event_query(cuabi_event* event) {
     return pinned->query();
 }
 
-CUABI_API cuabi_status cuabi_event_elapsed_ms(cuabi_event* start, cuabi_event* end, float* out_ms) {
+CUABI_API cuabi_status cuabi_event_get_elapsed_ms(cuabi_event* start, cuabi_event* end, float* out_ms) {
     Status status = require_pointer(out_ms, "out_ms");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Event> pinned_start(start, "start");

@@ -29,7 +29,8 @@ void fill_update_info(const graph::UpdateOutcome& outcome, cuabi_graph_update_in
     info->struct_size = sizeof *info;
     info->reinstantiated = outcome.reinstantiated ? 1u : 0u;
     info->driver_result = outcome.driver_result;
-    info->error_node_index = outcome.error_node;
+    info->has_error_node = outcome.error_node != UINT64_MAX ? 1u : 0u;
+    info->error_node_index = outcome.error_node != UINT64_MAX ? outcome.error_node : 0u;
     std::snprintf(info->reason, sizeof info->reason, "%s", outcome.reason.c_str());
 }
 
@@ -39,6 +40,18 @@ extern "C" {
 
 CUABI_API void cuabi_graph_options_init(cuabi_graph_options* options) {
     if (options != nullptr) *options = cuabi_graph_options CUABI_GRAPH_OPTIONS_INIT;
+}
+
+CUABI_API void cuabi_graph_node_info_init(cuabi_graph_node_info* out_info) {
+    if (out_info != nullptr) *out_info = cuabi_graph_node_info CUABI_GRAPH_NODE_INFO_INIT;
+}
+
+CUABI_API void cuabi_graph_update_info_init(cuabi_graph_update_info* out_info) {
+    if (out_info != nullptr) *out_info = cuabi_graph_update_info CUABI_GRAPH_UPDATE_INFO_INIT;
+}
+
+CUABI_API void cuabi_graph_cache_stats_init(cuabi_graph_cache_stats* out_stats) {
+    if (out_stats != nullptr) *out_stats = cuabi_graph_cache_stats CUABI_GRAPH_CACHE_STATS_INIT;
 }
 
 CUABI_API cuabi_status cuabi_graph_capture_begin(cuabi_stream* stream, int32_t mode) {
@@ -74,7 +87,7 @@ CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuab
     Status status = pinned.ok() ? CUABI_SUCCESS : CUABI_ERROR_INVALID_HANDLE;
     if (status == CUABI_SUCCESS) status = require_known_flags(flags, kKnownUpdateFlags, "flags", "CUABI_GRAPH_UPDATE_*");
     if (status == CUABI_SUCCESS && out_info != nullptr)
-        status = require_output_struct(out_info->struct_size, "cuabi_graph_update_info", "CUABI_GRAPH_UPDATE_INFO_INIT");
+        status = require_output_struct(out_info->struct_size, "cuabi_graph_update_info", "cuabi_graph_update_info_init");
     if (status == CUABI_SUCCESS && held->context().cu_context() != pinned->context().cu_context())
         status = fail(CUABI_ERROR_CONTEXT_MISMATCH, "capture the update on a stream of the graph's context",
                       "the capture is on a stream of device %d but the graph belongs to device %d",
@@ -87,7 +100,7 @@ CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuab
     if (out_info != nullptr && (status == CUABI_SUCCESS || status == CUABI_ERROR_GRAPH_UPDATE)) {
         cuabi_graph_update_info info{};
         fill_update_info(outcome, &info);
-        write_output(info, out_info, "cuabi_graph_update_info", "CUABI_GRAPH_UPDATE_INFO_INIT");
+        write_output(info, out_info, "cuabi_graph_update_info", "cuabi_graph_update_info_init");
     }
     return status;
 }
@@ -98,15 +111,12 @@ CUABI_API cuabi_status cuabi_graph_capture_abort(cuabi_stream* stream) {
     return graph::abort_capture(*pinned);
 }
 
-CUABI_API cuabi_status cuabi_graph_capture_active(cuabi_stream* stream, uint32_t* out_active) {
-    Status status = require_pointer(out_active, "out_active");
+CUABI_API cuabi_status cuabi_graph_capture_get_status(cuabi_stream* stream, int32_t* out_status) {
+    Status status = require_pointer(out_status, "out_status");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Stream> pinned(stream, "stream");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    bool active = false;
-    if ((status = graph::capture_active(*pinned, &active)) != CUABI_SUCCESS) return status;
-    *out_active = active ? 1u : 0u;
-    return CUABI_SUCCESS;
+    return graph::capture_status(*pinned, out_status);
 }
 
 CUABI_API void cuabi_graph_destroy(cuabi_graph* graph) { destroy_handle<Graph>(graph); }
@@ -114,6 +124,7 @@ CUABI_API void cuabi_graph_destroy(cuabi_graph* graph) { destroy_handle<Graph>(g
 CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, cuabi_stream* stream) {
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (stream == nullptr) return pinned->launch_synchronously();
     Pinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->launch(*pinned_stream);
@@ -122,12 +133,21 @@ CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, cuabi_stream* stre
 CUABI_API cuabi_status cuabi_graph_upload(cuabi_graph* graph, cuabi_stream* stream) {
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (stream == nullptr) return pinned->upload_synchronously();
     Pinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->upload(*pinned_stream);
 }
 
-CUABI_API cuabi_status cuabi_graph_native(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec) {
+CUABI_API cuabi_status cuabi_graph_retain_buffer(cuabi_graph* graph, cuabi_buffer* buffer) {
+    Pinned<Graph> pinned(graph, "graph");
+    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    std::shared_ptr<Buffer> held = acquire<Buffer>(buffer, "buffer");
+    if (!held) return CUABI_ERROR_INVALID_HANDLE;
+    return pinned->retain_buffer(std::move(held));
+}
+
+CUABI_API cuabi_status cuabi_graph_get_native(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec) {
     Status status = require_pointer(out_cu_graph_exec, "out_cu_graph_exec");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
@@ -137,7 +157,7 @@ CUABI_API cuabi_status cuabi_graph_native(cuabi_graph* graph, void** out_cu_grap
     return CUABI_SUCCESS;
 }
 
-CUABI_API cuabi_status cuabi_graph_node_count(cuabi_graph* graph, size_t* out_count) {
+CUABI_API cuabi_status cuabi_graph_get_node_count(cuabi_graph* graph, size_t* out_count) {
     Status status = require_pointer(out_count, "out_count");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
@@ -146,19 +166,19 @@ CUABI_API cuabi_status cuabi_graph_node_count(cuabi_graph* graph, size_t* out_co
     return CUABI_SUCCESS;
 }
 
-CUABI_API cuabi_status cuabi_graph_node_info_get(cuabi_graph* graph, size_t index, cuabi_graph_node_info* info) {
+CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t index, cuabi_graph_node_info* info) {
     Status status = require_pointer(info, "info");
     if (status == CUABI_SUCCESS)
-        status = require_output_struct(info->struct_size, "cuabi_graph_node_info", "CUABI_GRAPH_NODE_INFO_INIT");
+        status = require_output_struct(info->struct_size, "cuabi_graph_node_info", "cuabi_graph_node_info_init");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     cuabi_graph_node_info read{};
     if ((status = pinned->node_info(index, &read)) != CUABI_SUCCESS) return status;
-    return write_output(read, info, "cuabi_graph_node_info", "CUABI_GRAPH_NODE_INFO_INIT");
+    return write_output(read, info, "cuabi_graph_node_info", "cuabi_graph_node_info_init");
 }
 
-CUABI_API cuabi_status cuabi_graph_node_kernel_name(cuabi_graph* graph, size_t index, char* buffer, size_t capacity,
+CUABI_API cuabi_status cuabi_graph_get_node_kernel_name(cuabi_graph* graph, size_t index, char* buffer, size_t capacity,
                                                     size_t* out_size) {
     Status status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
@@ -169,7 +189,7 @@ CUABI_API cuabi_status cuabi_graph_node_kernel_name(cuabi_graph* graph, size_t i
     return copy_text_out(name, buffer, capacity, out_size);
 }
 
-CUABI_API cuabi_status cuabi_graph_node_param_info(cuabi_graph* graph, size_t index, size_t param_index,
+CUABI_API cuabi_status cuabi_graph_get_node_param_info(cuabi_graph* graph, size_t index, size_t param_index,
                                                    size_t* out_offset, size_t* out_size) {
     Status status = require_pointer(out_offset, "out_offset");
     if (status == CUABI_SUCCESS) status = require_pointer(out_size, "out_size");
@@ -209,7 +229,7 @@ CUABI_API cuabi_status cuabi_graph_update_memset_value(cuabi_graph* graph, size_
     return pinned->update_memset_value(index, value);
 }
 
-CUABI_API uint64_t cuabi_graph_capacity_class(uint64_t size) { return graph::capacity_class(size); }
+CUABI_API uint64_t cuabi_graph_cache_get_capacity_class(uint64_t size) { return graph::capacity_class(size); }
 
 CUABI_API cuabi_status cuabi_graph_cache_lookup(cuabi_context* context, const void* key, size_t key_size, uint64_t size,
                                                 cuabi_graph** out_graph) {
@@ -260,7 +280,7 @@ CUABI_API cuabi_status cuabi_graph_cache_clear(cuabi_context* context) {
 CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* stats) {
     Status status = require_pointer(stats, "stats");
     if (status == CUABI_SUCCESS)
-        status = require_output_struct(stats->struct_size, "cuabi_graph_cache_stats", "CUABI_GRAPH_CACHE_STATS_INIT");
+        status = require_output_struct(stats->struct_size, "cuabi_graph_cache_stats", "cuabi_graph_cache_stats_init");
     if (status != CUABI_SUCCESS) return status;
     graph::CacheStats read = graph::GraphCache::instance().stats();
     cuabi_graph_cache_stats out{};
@@ -271,7 +291,7 @@ CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* stat
     out.misses = read.misses;
     out.insertions = read.insertions;
     out.evictions = read.evictions;
-    return write_output(out, stats, "cuabi_graph_cache_stats", "CUABI_GRAPH_CACHE_STATS_INIT");
+    return write_output(out, stats, "cuabi_graph_cache_stats", "cuabi_graph_cache_stats_init");
 }
 
 }  // extern "C"

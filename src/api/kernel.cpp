@@ -25,23 +25,27 @@ CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char*
     return publish(std::move(kernel), out_kernel);
 }
 
+CUABI_API void cuabi_kernel_attributes_init(cuabi_kernel_attributes* out_attributes) {
+    if (out_attributes != nullptr) *out_attributes = cuabi_kernel_attributes CUABI_KERNEL_ATTRIBUTES_INIT;
+}
+
 CUABI_API void cuabi_kernel_destroy(cuabi_kernel* kernel) { destroy_handle<Kernel>(kernel); }
 
 CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_kernel_attributes* attributes) {
     Status status = require_pointer(attributes, "attributes");
     if (status == CUABI_SUCCESS)
         status = require_output_struct(attributes->struct_size, "cuabi_kernel_attributes",
-                                       "CUABI_KERNEL_ATTRIBUTES_INIT");
+                                       "cuabi_kernel_attributes_init");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     cuabi_kernel_attributes facts{};
     status = read_kernel_attributes(*pinned, &facts);
     if (status != CUABI_SUCCESS) return status;
-    return write_output(facts, attributes, "cuabi_kernel_attributes", "CUABI_KERNEL_ATTRIBUTES_INIT");
+    return write_output(facts, attributes, "cuabi_kernel_attributes", "cuabi_kernel_attributes_init");
 }
 
-CUABI_API cuabi_status cuabi_kernel_native(cuabi_kernel* kernel, void** out_cu_function) {
+CUABI_API cuabi_status cuabi_kernel_get_native(cuabi_kernel* kernel, void** out_cu_function) {
     Status status = require_pointer(out_cu_function, "out_cu_function");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");

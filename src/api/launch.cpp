@@ -77,7 +77,7 @@ CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_lau
     return launch_with(kernel, config, arguments);
 }
 
-CUABI_API cuabi_status cuabi_kernel_param_count(cuabi_kernel* kernel, size_t* out_count) {
+CUABI_API cuabi_status cuabi_kernel_get_param_count(cuabi_kernel* kernel, size_t* out_count) {
     Status status = require_pointer(out_count, "out_count");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
@@ -88,7 +88,7 @@ CUABI_API cuabi_status cuabi_kernel_param_count(cuabi_kernel* kernel, size_t* ou
     return CUABI_SUCCESS;
 }
 
-CUABI_API cuabi_status cuabi_kernel_param_info(cuabi_kernel* kernel, size_t index, size_t* out_offset,
+CUABI_API cuabi_status cuabi_kernel_get_param_info(cuabi_kernel* kernel, size_t index, size_t* out_offset,
                                                size_t* out_size) {
     Status status = require_pointer(out_offset, "out_offset");
     if (status == CUABI_SUCCESS) status = require_pointer(out_size, "out_size");
@@ -98,7 +98,7 @@ CUABI_API cuabi_status cuabi_kernel_param_info(cuabi_kernel* kernel, size_t inde
     const launch::ParamLayout* layout = nullptr;
     if ((status = layout_of(*pinned, &layout)) != CUABI_SUCCESS) return status;
     if (index >= layout->count)
-        return fail(CUABI_ERROR_OUT_OF_BOUNDS, "pass an index below cuabi_kernel_param_count()",
+        return fail(CUABI_ERROR_OUT_OF_BOUNDS, "pass an index below cuabi_kernel_get_param_count()",
                     "parameter index %zu is out of range; kernel '%s' has %u parameter%s", index,
                     pinned->name().c_str(), layout->count, layout->count == 1 ? "" : "s");
     *out_offset = layout->slots[index].offset;
@@ -106,7 +106,7 @@ CUABI_API cuabi_status cuabi_kernel_param_info(cuabi_kernel* kernel, size_t inde
     return CUABI_SUCCESS;
 }
 
-CUABI_API cuabi_status cuabi_kernel_max_active_blocks_per_sm(cuabi_kernel* kernel, uint32_t block_threads,
+CUABI_API cuabi_status cuabi_kernel_get_max_active_blocks_per_sm(cuabi_kernel* kernel, uint32_t block_threads,
                                                              uint32_t shared_memory_bytes, uint32_t* out_blocks) {
     Status status = require_pointer(out_blocks, "out_blocks");
     if (status != CUABI_SUCCESS) return status;

@@ -15,6 +15,10 @@ CUABI_API void cuabi_compile_options_init(cuabi_compile_options* options) {
     if (options != nullptr) *options = cuabi_compile_options CUABI_COMPILE_OPTIONS_INIT;
 }
 
+CUABI_API void cuabi_module_info_init(cuabi_module_info* out_info) {
+    if (out_info != nullptr) *out_info = cuabi_module_info CUABI_MODULE_INFO_INIT;
+}
+
 CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* source,
                                             const cuabi_compile_options* options, cuabi_module** out_module) {
     Status status = require_pointer(source, "source");
@@ -61,13 +65,13 @@ CUABI_API void cuabi_module_destroy(cuabi_module* module) { destroy_handle<Modul
 CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_info* info) {
     Status status = require_pointer(info, "info");
     if (status == CUABI_SUCCESS)
-        status = require_output_struct(info->struct_size, "cuabi_module_info", "CUABI_MODULE_INFO_INIT");
+        status = require_output_struct(info->struct_size, "cuabi_module_info", "cuabi_module_info_init");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Module> pinned(module, "module");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     cuabi_module_info facts{};
     pinned->info(&facts);
-    return write_output(facts, info, "cuabi_module_info", "CUABI_MODULE_INFO_INIT");
+    return write_output(facts, info, "cuabi_module_info", "cuabi_module_info_init");
 }
 
 CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* buffer, size_t capacity, size_t* out_size) {

@@ -9,23 +9,23 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API uint32_t cuabi_ranges_enabled(void) { return range::enabled() ? 1u : 0u; }
+CUABI_API uint32_t cuabi_range_get_enabled(void) { return range::enabled() ? 1u : 0u; }
 
-CUABI_API uint32_t cuabi_ranges_profiler_attached(void) { return range::tool_attached() ? 1u : 0u; }
+CUABI_API uint32_t cuabi_range_get_profiler_attached(void) { return range::tool_attached() ? 1u : 0u; }
 
-CUABI_API cuabi_status cuabi_range_catalog_count(size_t* out_count) {
+CUABI_API cuabi_status cuabi_range_get_catalog_count(size_t* out_count) {
     Status status = require_pointer(out_count, "out_count");
     if (status != CUABI_SUCCESS) return status;
     *out_count = range::kCatalogSize;
     return CUABI_SUCCESS;
 }
 
-CUABI_API cuabi_status cuabi_range_catalog_entry(size_t index, const char** out_name, const char** out_description) {
+CUABI_API cuabi_status cuabi_range_get_catalog_entry(size_t index, const char** out_name, const char** out_description) {
     Status status = require_pointer(out_name, "out_name");
     if (status != CUABI_SUCCESS) return status;
     if ((status = require_pointer(out_description, "out_description")) != CUABI_SUCCESS) return status;
     if (index >= range::kCatalogSize)
-        return fail(CUABI_ERROR_NOT_FOUND, "ask cuabi_range_catalog_count for the number of entries",
+        return fail(CUABI_ERROR_NOT_FOUND, "ask cuabi_range_get_catalog_count for the number of entries",
                     "range catalog index %zu is past its last entry (%zu entries)", index, range::kCatalogSize);
     const range::CatalogEntry& entry = range::catalog_entry(static_cast<range::Phase>(index));
     *out_name = entry.name;

@@ -74,7 +74,7 @@ CUABI_API cuabi_status cuabi_stream_wait_event(cuabi_stream* stream, cuabi_event
     return CUABI_SUCCESS;
 }
 
-CUABI_API cuabi_status cuabi_stream_native(cuabi_stream* stream, void** out_cu_stream) {
+CUABI_API cuabi_status cuabi_stream_get_native(cuabi_stream* stream, void** out_cu_stream) {
     Status status = require_pointer(out_cu_stream, "out_cu_stream");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Stream> pinned(stream, "stream");

@@ -51,20 +51,20 @@ const char* source_name(int32_t source) {
 int show_stats() {
     cuabi_cache_stats s{};
     s.struct_size = sizeof s;
-    if (cuabi_cache_stats_get(&s) != CUABI_SUCCESS) return failed("stats");
+    if (cuabi_cache_get_stats(&s) != CUABI_SUCCESS) return failed("stats");
     auto u = [](uint64_t v) { return static_cast<unsigned long long>(v); };
-    std::printf("directory        %s\n", two_call(cuabi_cache_directory).c_str());
+    std::printf("directory        %s\n", two_call(cuabi_cache_get_directory).c_str());
     std::printf("disk             %s\n", !s.disk_enabled ? "off (memory only)" : s.disk_writable ? "read-write" : "read-only");
     std::printf("disk entries     %llu (%llu bytes of at most %llu)\n", u(s.disk_entries), u(s.disk_bytes),
                 u(s.disk_max_bytes));
     std::printf("memory limit     %llu bytes\n", u(s.memory_max_bytes));
-    std::string reason = two_call(cuabi_cache_degradation_reason);
+    std::string reason = two_call(cuabi_cache_get_degradation_reason);
     if (!reason.empty()) std::printf("reason           %s\n", reason.c_str());
     cuabi_driver_jit_cache_info jit{};
     jit.struct_size = sizeof jit;
-    if (cuabi_cache_driver_jit_info(&jit) != CUABI_SUCCESS) return failed("stats");
+    if (cuabi_cache_get_driver_jit_info(&jit) != CUABI_SUCCESS) return failed("stats");
     std::printf("driver JIT cache %s: %s (%s), max %llu bytes (%s)%s\n", jit.enabled ? "on" : "off (CUDA_CACHE_DISABLE=1)",
-                two_call(cuabi_cache_driver_jit_path).c_str(), source_name(jit.path_source), u(jit.max_bytes),
+                two_call(cuabi_cache_get_driver_jit_path).c_str(), source_name(jit.path_source), u(jit.max_bytes),
                 source_name(jit.max_bytes_source),
                 jit.driver_started_first ? "; the driver started before cuabi, which changed nothing" : "");
     return 0;
@@ -77,7 +77,7 @@ int run_cache(int argc, char** argv) {
     }
     std::string verb = argv[1];
     if (verb == "path" && argc == 2) {
-        std::string path = two_call(cuabi_cache_directory);
+        std::string path = two_call(cuabi_cache_get_directory);
         if (path.empty()) return failed("path");
         std::printf("%s\n", path.c_str());
         return 0;

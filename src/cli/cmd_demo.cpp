@@ -127,7 +127,7 @@ const char* cache_story(const std::vector<Row>& rows) {
 std::string cache_directory() {
     char path[4096] = {};
     size_t size = 0;
-    if (cuabi_cache_directory(path, sizeof path, &size) != CUABI_SUCCESS) return "(unavailable)";
+    if (cuabi_cache_get_directory(path, sizeof path, &size) != CUABI_SUCCESS) return "(unavailable)";
     return path;
 }
 
@@ -153,7 +153,7 @@ cuabi_status upload(Handles& handles, const void* data, size_t bytes, cuabi_buff
     cuabi_status status = cuabi_buffer_create(handles.context, bytes, nullptr, out);
     if (status != CUABI_SUCCESS) return status;
     handles.buffers.push_back(*out);
-    if ((status = cuabi_buffer_device_address(*out, out_address)) != CUABI_SUCCESS) return status;
+    if ((status = cuabi_buffer_get_device_address(*out, out_address)) != CUABI_SUCCESS) return status;
     return data != nullptr ? cuabi_buffer_write(*out, 0, data, bytes, nullptr) : CUABI_SUCCESS;
 }
 
@@ -224,7 +224,7 @@ int run_block_sum(Handles& handles, cuabi_kernel* reduce, uint32_t n, std::vecto
     size_t packed_size = 0;
     for (size_t i = 0; i < 3; ++i) {
         size_t offset = 0, size = 0;
-        if ((status = cuabi_kernel_param_info(reduce, i, &offset, &size)) != CUABI_SUCCESS)
+        if ((status = cuabi_kernel_get_param_info(reduce, i, &offset, &size)) != CUABI_SUCCESS)
             return failed("reading block_sum's parameter layout", status);
         std::memcpy(packed + offset, values[i], size);
         packed_size = offset + size;
@@ -307,7 +307,7 @@ int run_graph(Handles& handles, cuabi_kernel* saxpy, uint32_t n, std::vector<Row
     if (status != CUABI_SUCCESS) return failed("capturing the graph", status);  // cuabi ended the capture
     handles.graphs.push_back(graph);
     size_t nodes = 0;
-    if ((status = cuabi_graph_node_count(graph, &nodes)) != CUABI_SUCCESS) return failed("counting graph nodes", status);
+    if ((status = cuabi_graph_get_node_count(graph, &nodes)) != CUABI_SUCCESS) return failed("counting graph nodes", status);
 
     start = Clock::now();
     status = cuabi_graph_launch(graph, handles.stream);
@@ -351,7 +351,7 @@ int run_with_gpu(uint32_t n) {
     cuabi_status status = cuabi_context_create(nullptr, &handles.context);
     if (status != CUABI_SUCCESS) return failed("creating a context on device 0", status);
     cuabi_device_info info = CUABI_DEVICE_INFO_INIT;
-    if ((status = cuabi_context_device_info(handles.context, &info)) != CUABI_SUCCESS)
+    if ((status = cuabi_context_get_device_info(handles.context, &info)) != CUABI_SUCCESS)
         return failed("reading the device", status);
     std::printf("Device 0: %s (sm_%d%d, %d SMs); cache: %s\n", info.name, info.compute_capability_major,
                 info.compute_capability_minor, info.multiprocessor_count, cache_directory().c_str());
@@ -376,7 +376,7 @@ int run_with_gpu(uint32_t n) {
     print_table(rows);
     show_a_refused_launch(saxpy);
     cuabi_counters counters = CUABI_COUNTERS_INIT;
-    if (cuabi_context_counters(handles.context, &counters) == CUABI_SUCCESS)
+    if (cuabi_context_get_counters(handles.context, &counters) == CUABI_SUCCESS)
         std::printf("Counters: %llu launches (%llu packed), %llu synchronizations, %llu NVRTC compiles.\n",
                     static_cast<unsigned long long>(counters.launches),
                     static_cast<unsigned long long>(counters.launches_packed),
@@ -407,7 +407,7 @@ int run_demo(int argc, char** argv) {
         }
     }
     int32_t devices = 0;
-    if (cuabi_device_count(&devices) != CUABI_SUCCESS) return run_without_gpu(cuabi_last_error_message(), target);
+    if (cuabi_device_get_count(&devices) != CUABI_SUCCESS) return run_without_gpu(cuabi_last_error_message(), target);
     return run_with_gpu(n);
 }
 

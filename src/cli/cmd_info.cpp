@@ -45,24 +45,24 @@ std::string two_call(cuabi_status (*get)(char*, size_t, size_t*)) {
 }
 
 void gather_compiler(Facts* facts) {
-    facts->nvrtc_status = cuabi_nvrtc_version(&facts->nvrtc_major, &facts->nvrtc_minor);
+    facts->nvrtc_status = cuabi_nvrtc_get_version(&facts->nvrtc_major, &facts->nvrtc_minor);
     if (facts->nvrtc_status != CUABI_SUCCESS) {
         facts->nvrtc_message = cuabi_last_error_message();
         return;
     }
     size_t count = 0;
-    if (cuabi_nvrtc_supported_archs(nullptr, 0, &count) != CUABI_SUCCESS) return;
+    if (cuabi_nvrtc_get_supported_archs(nullptr, 0, &count) != CUABI_SUCCESS) return;
     facts->nvrtc_archs.resize(count);
-    if (cuabi_nvrtc_supported_archs(facts->nvrtc_archs.data(), count, &count) != CUABI_SUCCESS) count = 0;
+    if (cuabi_nvrtc_get_supported_archs(facts->nvrtc_archs.data(), count, &count) != CUABI_SUCCESS) count = 0;
     facts->nvrtc_archs.resize(count);
 }
 
 void gather_caches(Facts* facts) {
-    facts->cache_directory = two_call(cuabi_cache_directory);
-    facts->cache_degradation = two_call(cuabi_cache_degradation_reason);
+    facts->cache_directory = two_call(cuabi_cache_get_directory);
+    facts->cache_degradation = two_call(cuabi_cache_get_degradation_reason);
     facts->jit.struct_size = sizeof facts->jit;
-    facts->jit_status = cuabi_cache_driver_jit_info(&facts->jit);
-    facts->jit_path = two_call(cuabi_cache_driver_jit_path);
+    facts->jit_status = cuabi_cache_get_driver_jit_info(&facts->jit);
+    facts->jit_path = two_call(cuabi_cache_get_driver_jit_path);
 }
 
 Facts gather() {
@@ -71,13 +71,13 @@ Facts gather() {
     facts.abi = cuabi_abi_version();
     gather_compiler(&facts);
     gather_caches(&facts);
-    facts.driver_status = cuabi_driver_version(&facts.driver_version);
+    facts.driver_status = cuabi_driver_get_version(&facts.driver_version);
     if (facts.driver_status != CUABI_SUCCESS) {
         facts.driver_message = cuabi_last_error_message();
         return facts;
     }
     int32_t count = 0;
-    facts.device_status = cuabi_device_count(&count);
+    facts.device_status = cuabi_device_get_count(&count);
     if (facts.device_status != CUABI_SUCCESS) {
         facts.device_message = cuabi_last_error_message();
         return facts;
@@ -85,7 +85,7 @@ Facts gather() {
     for (int32_t ordinal = 0; ordinal < count; ++ordinal) {
         cuabi_device_info info{};
         info.struct_size = sizeof info;
-        cuabi_status status = cuabi_device_info_get(ordinal, &info);
+        cuabi_status status = cuabi_device_get_info(ordinal, &info);
         if (status != CUABI_SUCCESS) {
             facts.device_status = status;
             facts.device_message = cuabi_last_error_message();

@@ -15,11 +15,11 @@ struct Entry {
 };
 
 int print_text(size_t count) {
-    std::printf("NVTX domain \"cuabi\": ranges %s%s\n\n", cuabi_ranges_enabled() ? "on" : "off (CUABI_NVTX=0)",
-                cuabi_ranges_profiler_attached() ? ", profiler attached" : "");
+    std::printf("NVTX domain \"cuabi\": ranges %s%s\n\n", cuabi_range_get_enabled() ? "on" : "off (CUABI_NVTX=0)",
+                cuabi_range_get_profiler_attached() ? ", profiler attached" : "");
     for (size_t i = 0; i < count; ++i) {
         Entry entry{};
-        if (cuabi_range_catalog_entry(i, &entry.name, &entry.description) != CUABI_SUCCESS) {
+        if (cuabi_range_get_catalog_entry(i, &entry.name, &entry.description) != CUABI_SUCCESS) {
             std::fprintf(stderr, "cuabi ranges: %s\n", cuabi_last_error_message());
             return 1;
         }
@@ -32,12 +32,12 @@ int print_json(size_t count) {
     cli::JsonWriter json(stdout);
     json.begin_object();
     json.string("domain", "cuabi");
-    json.boolean("enabled", cuabi_ranges_enabled() != 0);
-    json.boolean("profiler_attached", cuabi_ranges_profiler_attached() != 0);
+    json.boolean("enabled", cuabi_range_get_enabled() != 0);
+    json.boolean("profiler_attached", cuabi_range_get_profiler_attached() != 0);
     json.begin_array("ranges");
     for (size_t i = 0; i < count; ++i) {
         Entry entry{};
-        if (cuabi_range_catalog_entry(i, &entry.name, &entry.description) != CUABI_SUCCESS) {
+        if (cuabi_range_get_catalog_entry(i, &entry.name, &entry.description) != CUABI_SUCCESS) {
             std::fprintf(stderr, "cuabi ranges: %s\n", cuabi_last_error_message());
             return 1;
         }
@@ -63,7 +63,7 @@ int run_ranges(int argc, char** argv) {
         }
     }
     size_t count = 0;
-    if (cuabi_range_catalog_count(&count) != CUABI_SUCCESS) {
+    if (cuabi_range_get_catalog_count(&count) != CUABI_SUCCESS) {
         std::fprintf(stderr, "cuabi ranges: %s\n", cuabi_last_error_message());
         return 1;
     }

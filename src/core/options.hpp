@@ -13,8 +13,12 @@
 
 namespace cuabi {
 
+// Input structs: STRUCT_SIZE for a size no version of the struct can have (below the first field
+// after struct_size, above CUABI_STRUCT_SIZE_MAX) or an unknown tail that is not all zero.
 Status check_struct_size(const void* user, uint32_t user_size, size_t known_size, const char* type_name,
                          const char* init_function);
+// Output structs: STRUCT_SIZE for a size no version of the struct can have.
+Status check_output_struct_size(uint32_t user_size, const char* type_name, const char* init_function);
 
 // Copies *user (may be NULL) over *defaults and returns the result in *out.
 template <typename T>
@@ -32,11 +36,10 @@ Status read_options(const T* user, const T& defaults, const char* type_name, con
 // Writes `value` into a caller's output struct, as much of it as the caller's struct_size holds.
 // Fails (CUABI_ERROR_STRUCT_SIZE) when struct_size is smaller than the struct_size field itself.
 template <typename T>
-Status write_output(const T& value, T* user, const char* type_name, const char* init_macro) {
+Status write_output(const T& value, T* user, const char* type_name, const char* init_function) {
     uint32_t user_size = user->struct_size;
-    if (user_size < sizeof(uint32_t) * 2)
-        return fail(CUABI_ERROR_STRUCT_SIZE, init_macro, "%s.struct_size is %u, smaller than any version of %s",
-                    type_name, user_size, type_name);
+    Status status = check_output_struct_size(user_size, type_name, init_function);
+    if (status != CUABI_SUCCESS) return status;
     size_t copy = user_size < sizeof(T) ? user_size : sizeof(T);
     std::memcpy(static_cast<void*>(user), &value, copy);
     user->struct_size = static_cast<uint32_t>(copy);

@@ -10,7 +10,7 @@ unsigned long long u64(CUdeviceptr address) { return static_cast<unsigned long l
 Status check_range(size_t offset, size_t size, size_t buffer_size, const char* operation, const char* which) {
     // offset <= buffer_size first, so buffer_size - offset cannot wrap.
     if (offset <= buffer_size && size <= buffer_size - offset) return CUABI_SUCCESS;
-    return fail(CUABI_ERROR_OUT_OF_BOUNDS, "keep offset + size within the buffer's size (cuabi_buffer_size())",
+    return fail(CUABI_ERROR_OUT_OF_BOUNDS, "keep offset + size within the buffer's size (cuabi_buffer_get_size())",
                 "%s of %zu bytes at offset %zu exceeds the %s buffer of %zu bytes", operation, size, offset, which,
                 buffer_size);
 }

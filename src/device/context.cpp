@@ -10,7 +10,7 @@ Status device_for_ordinal(const DriverApi& api, int32_t ordinal, CUdevice* out) 
     CUresult result = api.cuDeviceGetCount(&count);
     if (result != CUDA_SUCCESS) return fail_cu(result, "cuDeviceGetCount", "check the driver installation (nvidia-smi)", "");
     if (ordinal < 0 || ordinal >= count)
-        return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_count() - 1",
+        return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_get_count() - 1",
                     "device ordinal %d is out of range; this machine has %d CUDA device%s", ordinal, count,
                     count == 1 ? "" : "s");
     result = api.cuDeviceGet(out, ordinal);

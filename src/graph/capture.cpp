@@ -126,13 +126,19 @@ Status abort_capture(const Stream& stream) {
     return CUABI_SUCCESS;
 }
 
-Status capture_active(const Stream& stream, bool* out_active) {
+Status capture_status(const Stream& stream, int32_t* out_status) {
     Status status = stream.context().make_current();
     if (status != CUABI_SUCCESS) return status;
-    CUresult result = is_capturing(stream, out_active);
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUresult result = stream.context().api().cuStreamIsCapturing(stream.cu_stream(), &capture);
     if (result != CUDA_SUCCESS)
         return fail_cu(result, "cuStreamIsCapturing", "check that the stream is usable (cuabi_stream_query)",
                        "on device %d", stream.context().ordinal());
+    switch (capture) {
+        case CU_STREAM_CAPTURE_STATUS_NONE: *out_status = CUABI_CAPTURE_STATUS_NONE; break;
+        case CU_STREAM_CAPTURE_STATUS_ACTIVE: *out_status = CUABI_CAPTURE_STATUS_ACTIVE; break;
+        default: *out_status = CUABI_CAPTURE_STATUS_INVALIDATED; break;
+    }
     return CUABI_SUCCESS;
 }
 

@@ -32,8 +32,8 @@ Status end_capture(const Stream& stream, CUgraph* out_graph);
 // Ends and discards the capture, if any; succeeds when the stream was not capturing.
 Status abort_capture(const Stream& stream);
 
-// Whether the stream is capturing (an invalidated capture that still needs ending counts).
-Status capture_active(const Stream& stream, bool* out_active);
+// The stream's capture status as CUABI_CAPTURE_STATUS_* (whoever began the capture).
+Status capture_status(const Stream& stream, int32_t* out_status);
 
 // The failure path of every call that enqueues work on a stream: when `stream` (may be NULL) is
 // capturing, ends the capture, discards what was captured and rewrites the thread's last error

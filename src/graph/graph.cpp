@@ -163,14 +163,56 @@ Status Graph::upload(const Stream& stream) {
     return CUABI_SUCCESS;
 }
 
+Status Graph::retain_buffer(std::shared_ptr<const Buffer> buffer) {
+    if (buffer->context().cu_context() != cu_context_)
+        return fail(CUABI_ERROR_CONTEXT_MISMATCH, "retain buffers of the context the graph was captured in",
+                    "the buffer belongs to device %d but the graph to device %d", buffer->context().ordinal(),
+                    context_->ordinal());
+    std::lock_guard<Exclusive> lock(exclusive_);
+    for (const auto& held : retained_buffers_)
+        if (held == buffer) return CUABI_SUCCESS;
+    retained_buffers_.push_back(std::move(buffer));
+    return CUABI_SUCCESS;
+}
+
+Status Graph::launch_synchronously() {
+    range::Scope scope(range::Phase::GraphLaunch);
+    return submit_synchronously(false);
+}
+
+Status Graph::upload_synchronously() {
+    range::Scope scope(range::Phase::GraphUpload);
+    return submit_synchronously(true);
+}
+
+Status Graph::submit_synchronously(bool upload) {
+    Status status = context_->make_current();
+    if (status != CUABI_SUCCESS) return status;
+    CUresult result;
+    {
+        std::lock_guard<Exclusive> lock(exclusive_);
+        result = upload ? context_->api().cuGraphUpload(exec_, CU_STREAM_PER_THREAD)
+                        : graph_launch_(exec_, CU_STREAM_PER_THREAD);
+    }
+    const char* operation = upload ? "cuGraphUpload" : "cuGraphLaunch";
+    if (result != CUDA_SUCCESS)
+        return fail_cu(result, operation,
+                       "if the error is sticky (CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_FAILED) an earlier "
+                       "kernel faulted and the context must be recreated",
+                       "(per-thread stream) for a graph of %zu nodes on device %d", nodes_.size(),
+                       context_->ordinal());
+    if (!upload) Counters::bump(counters_->graph_launches);
+    return complete_if_synchronous(*context_, nullptr, operation);
+}
+
 Status Graph::node_of_kind(size_t index, int32_t kind, const char* operation, Node** out) {
     if (index >= nodes_.size())
-        return fail(CUABI_ERROR_GRAPH_NODE, "pass a node index below cuabi_graph_node_count()",
+        return fail(CUABI_ERROR_GRAPH_NODE, "pass a node index below cuabi_graph_get_node_count()",
                     "cannot %s node %zu: the graph has %zu nodes", operation, index, nodes_.size());
     Node& node = nodes_[index];
     if (kind >= 0 && node.kind != kind)
         return fail(CUABI_ERROR_GRAPH_NODE,
-                    "pick the node by its kind in the inventory (cuabi_graph_node_info_get)",
+                    "pick the node by its kind in the inventory (cuabi_graph_get_node_info)",
                     "cannot %s node %zu: it is a %s node, not a %s node", operation, index, node_kind_name(node.kind),
                     node_kind_name(kind));
     *out = &node;

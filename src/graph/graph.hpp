@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/handle_table.hpp"
+#include "device/buffer.hpp"
 #include "device/context.hpp"
 #include "device/stream.hpp"
 #include "graph/exclusive.hpp"
@@ -48,6 +49,9 @@ public:
     // Replay and upload on any stream of the graph's CUDA context (CONTEXT_MISMATCH otherwise).
     Status launch(const Stream& stream);
     Status upload(const Stream& stream);
+    // The same for a NULL stream: on the calling thread's per-thread stream, then a wait.
+    Status launch_synchronously();
+    Status upload_synchronously();
 
     // Inventory (graph/inventory.cpp). Node indices follow the order of graph/nodes.hpp.
     size_t node_count();
@@ -65,6 +69,9 @@ public:
     // `captured`. With `allow_reinstantiate` false, a graph that cannot be updated in place is
     // left as it was and GRAPH_UPDATE returned.
     Status update_from(CUgraph captured, bool allow_reinstantiate, UpdateOutcome* out);
+
+    // Keeps `buffer`'s memory alive for the graph's life (CONTEXT_MISMATCH for another context's).
+    Status retain_buffer(std::shared_ptr<const Buffer> buffer);
 
     const Context& context() const { return *context_; }
     CUgraphExec native_exec();
@@ -90,6 +97,7 @@ private:
     // After a refused replay: makes the context current and tries once more, else reports.
     Status launch_again_or_fail(const Stream& stream, CUresult result);
     Status replay(const Stream& stream);
+    Status submit_synchronously(bool upload);
     CUresult submit(const Stream& stream);  // cuGraphLaunch under the guard
     // Node updates: the kernel node at `index` with a shadow copy to rebuild its parameters from.
     Status updatable_kernel(size_t index, const char* operation, KernelNode** out);
@@ -115,6 +123,8 @@ private:
     // Public handles of the cuabi kernels in the graph, one per kernel, handed out by the
     // inventory and destroyed with the graph (or when a rebuild replaces the nodes).
     std::vector<std::pair<const Kernel*, uint64_t>> kernel_handles_;
+    // Buffers the graph keeps alive because its nodes may touch their memory.
+    std::vector<std::shared_ptr<const Buffer>> retained_buffers_;
 };
 
 }  // namespace graph

@@ -31,7 +31,7 @@ Status Graph::node_info(size_t index, cuabi_graph_node_info* out) {
         info.block[2] = p.blockDimZ;
         info.shared_memory_bytes = p.sharedMemBytes;
         const launch::ParamLayout& layout = kernel.facts->layout;
-        info.param_count = layout.known ? layout.count : CUABI_GRAPH_UNKNOWN;
+        info.param_count = layout.known ? layout.count : CUABI_GRAPH_PARAM_COUNT_UNKNOWN;
         info.param_bytes = layout.known ? layout.total_bytes : 0;
     } else if (node->kind == CUABI_GRAPH_NODE_MEMSET) {
         info.memset_value = node->memset.value;

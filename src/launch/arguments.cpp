@@ -67,7 +67,7 @@ Status check_packed(const char* kernel, const ParamLayout& layout, const void* p
                     "kernel '%s' takes no parameters but packed_size is %zu", kernel, packed_size);
     const ParamSlot& last = layout.slots[layout.count - 1];
     return fail(CUABI_ERROR_ARGUMENT_SIZE,
-                format("lay the arguments out at the offsets cuabi_kernel_param_info() reports and pass packed_size "
+                format("lay the arguments out at the offsets cuabi_kernel_get_param_info() reports and pass packed_size "
                        "%u (a C struct's trailing padding is not part of it)",
                        layout.total_bytes)
                     .c_str(),

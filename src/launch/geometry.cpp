@@ -121,7 +121,7 @@ Status check_cooperative_occupancy(const char* kernel, const DeviceLimits& devic
                     "an SM of %s (registers, shared memory and launch bounds decide)",
                     kernel, b[0], b[1], b[2], shape.dynamic_shared_bytes, device.arch);
     return fail(CUABI_ERROR_LAUNCH_COOPERATIVE,
-                format("launch at most %llu blocks (%u SMs x cuabi_kernel_max_active_blocks_per_sm()), or lower the "
+                format("launch at most %llu blocks (%u SMs x cuabi_kernel_get_max_active_blocks_per_sm()), or lower the "
                        "kernel's register or shared memory use",
                        static_cast<ull>(resident), device.multiprocessor_count)
                     .c_str(),

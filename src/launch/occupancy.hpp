@@ -19,7 +19,7 @@ Status blocks_per_multiprocessor(const Kernel& kernel, KernelFacts& facts, uint3
 // cuOccupancyMaxPotentialClusterSize for the shape's block and dynamic shared memory, cached.
 Status max_cluster_blocks(const Kernel& kernel, KernelFacts& facts, const Shape& shape, uint32_t* out_blocks);
 
-// Behind cuabi_kernel_max_active_blocks_per_sm(): checks the values like a launch of one block
+// Behind cuabi_kernel_get_max_active_blocks_per_sm(): checks the values like a launch of one block
 // would, then answers from the cache.
 Status max_active_blocks(Kernel& kernel, uint32_t block_threads, uint32_t shared_bytes, uint32_t* out_blocks);
 

@@ -1,5 +1,5 @@
 // The catalog of cuabi's own ranges: one entry per range::Phase, readable through the ABI
-// (cuabi_range_catalog_count / cuabi_range_catalog_entry) and printed by `cuabi ranges`.
+// (cuabi_range_get_catalog_count / cuabi_range_get_catalog_entry) and printed by `cuabi ranges`.
 #pragma once
 
 #include <cstddef>

@@ -50,8 +50,8 @@ TEST_F(BufferTest, SizeAndAddressAreReported) {
     cuabi_buffer* buffer = make_buffer(1000);
     size_t size = 0;
     uint64_t address = 0;
-    ASSERT_OK(cuabi_buffer_size(buffer, &size));
-    ASSERT_OK(cuabi_buffer_device_address(buffer, &address));
+    ASSERT_OK(cuabi_buffer_get_size(buffer, &size));
+    ASSERT_OK(cuabi_buffer_get_device_address(buffer, &address));
     EXPECT_EQ(size, 1000u);
     EXPECT_NE(address, 0u);
     EXPECT_EQ(address % 256, 0u) << "cuMemAlloc aligns to at least 256 bytes";
@@ -188,7 +188,7 @@ TEST_F(BufferTest, OverlappingCopyIsRefusedAndDisjointCopyWithinOneBufferWorks) 
 
 TEST_F(BufferTest, AllocationLargerThanTheDeviceIsRefusedAsOutOfMemory) {
     cuabi_device_info info = CUABI_DEVICE_INFO_INIT;
-    ASSERT_OK(cuabi_context_device_info(context, &info));
+    ASSERT_OK(cuabi_context_get_device_info(context, &info));
     cuabi_buffer* buffer = nullptr;
     EXPECT_STATUS_WITH_FIX(cuabi_buffer_create(context, static_cast<size_t>(info.total_memory_bytes) + 1, nullptr,
                                                &buffer),
@@ -203,12 +203,12 @@ TEST_F(BufferTest, WrappedDeviceMemoryIsUsedButNotFreed) {
     cuabi_buffer* owner = make_buffer(size);
     ASSERT_OK(cuabi_buffer_write(owner, 0, data.data(), size, nullptr));
     uint64_t address = 0;
-    ASSERT_OK(cuabi_buffer_device_address(owner, &address));
+    ASSERT_OK(cuabi_buffer_get_device_address(owner, &address));
 
     cuabi_buffer* wrapped = nullptr;
     ASSERT_OK(cuabi_buffer_wrap(context, address + 1024, 2048, &wrapped));
     size_t wrapped_size = 0;
-    ASSERT_OK(cuabi_buffer_size(wrapped, &wrapped_size));
+    ASSERT_OK(cuabi_buffer_get_size(wrapped, &wrapped_size));
     EXPECT_EQ(wrapped_size, 2048u);
     std::vector<uint8_t> through_wrapper = poisoned(2048);
     ASSERT_OK(cuabi_buffer_read(wrapped, 0, through_wrapper.data(), 2048, nullptr));
@@ -227,7 +227,7 @@ TEST_F(BufferTest, WrappedDeviceMemoryIsUsedButNotFreed) {
 TEST_F(BufferTest, WrapChecksTheAddressWithTheDriver) {
     cuabi_buffer* owner = make_buffer(4096);
     uint64_t address = 0;
-    ASSERT_OK(cuabi_buffer_device_address(owner, &address));
+    ASSERT_OK(cuabi_buffer_get_device_address(owner, &address));
     cuabi_buffer* wrapped = nullptr;
     EXPECT_STATUS_WITH_FIX(cuabi_buffer_wrap(context, address + 4000, 200, &wrapped), CUABI_ERROR_OUT_OF_BOUNDS);
     EXPECT_NE(std::string(cuabi_last_error_message()).find("exceeds its allocation of"), std::string::npos)
@@ -242,7 +242,7 @@ TEST_F(BufferTest, WrapChecksTheAddressWithTheDriver) {
 TEST_F(BufferTest, FillOfAWrappedBufferAtAMisalignedAddressIsRefused) {
     cuabi_buffer* owner = make_buffer(64);
     uint64_t address = 0;
-    ASSERT_OK(cuabi_buffer_device_address(owner, &address));
+    ASSERT_OK(cuabi_buffer_get_device_address(owner, &address));
     cuabi_buffer* wrapped = nullptr;
     ASSERT_OK(cuabi_buffer_wrap(context, address + 1, 32, &wrapped));
     EXPECT_STATUS_WITH_FIX(cuabi_buffer_fill(wrapped, 0, 0, 2, 4, nullptr), CUABI_ERROR_INVALID_ARGUMENT);
@@ -253,11 +253,11 @@ TEST_F(BufferTest, FillOfAWrappedBufferAtAMisalignedAddressIsRefused) {
 TEST_F(BufferTest, SynchronousCallsAreCounted) {
     cuabi_buffer* buffer = make_buffer(64);
     cuabi_counters before = CUABI_COUNTERS_INIT, after = CUABI_COUNTERS_INIT;
-    ASSERT_OK(cuabi_context_counters(context, &before));
+    ASSERT_OK(cuabi_context_get_counters(context, &before));
     uint8_t byte = 1;
     ASSERT_OK(cuabi_buffer_write(buffer, 0, &byte, 1, nullptr));
     ASSERT_OK(cuabi_buffer_read(buffer, 0, &byte, 1, nullptr));
-    ASSERT_OK(cuabi_context_counters(context, &after));
+    ASSERT_OK(cuabi_context_get_counters(context, &after));
     EXPECT_EQ(after.synchronizations, before.synchronizations + 2);
 }
 

@@ -12,7 +12,7 @@ using ContextTest = GpuTest;
 
 TEST_F(ContextTest, DeviceFactsAndLimitsAreThoseOfACudaGpu) {
     cuabi_device_info info = CUABI_DEVICE_INFO_INIT;
-    ASSERT_OK(cuabi_context_device_info(context, &info));
+    ASSERT_OK(cuabi_context_get_device_info(context, &info));
     EXPECT_EQ(info.struct_size, sizeof info);
     EXPECT_EQ(info.ordinal, 0);
     EXPECT_GT(std::strlen(info.name), 0u);
@@ -41,14 +41,14 @@ TEST_F(ContextTest, DeviceFactsAndLimitsAreThoseOfACudaGpu) {
 
 TEST_F(ContextTest, DeviceInfoWithoutAContextMatchesTheContextsFacts) {
     cuabi_device_info from_context = CUABI_DEVICE_INFO_INIT, direct = CUABI_DEVICE_INFO_INIT;
-    ASSERT_OK(cuabi_context_device_info(context, &from_context));
-    ASSERT_OK(cuabi_device_info_get(0, &direct));
+    ASSERT_OK(cuabi_context_get_device_info(context, &from_context));
+    ASSERT_OK(cuabi_device_get_info(0, &direct));
     EXPECT_EQ(std::memcmp(&from_context, &direct, sizeof direct), 0);
 }
 
 TEST_F(ContextTest, OrdinalsPastTheLastDeviceAreRefusedNamingTheCount) {
     int32_t count = 0;
-    ASSERT_OK(cuabi_device_count(&count));
+    ASSERT_OK(cuabi_device_get_count(&count));
     cuabi_context_options options = CUABI_CONTEXT_OPTIONS_INIT;
     options.device_ordinal = count;
     cuabi_context* other = nullptr;
@@ -58,12 +58,12 @@ TEST_F(ContextTest, OrdinalsPastTheLastDeviceAreRefusedNamingTheCount) {
         << cuabi_last_error_message();
     EXPECT_EQ(other, nullptr);
     cuabi_device_info info = CUABI_DEVICE_INFO_INIT;
-    EXPECT_STATUS_WITH_FIX(cuabi_device_info_get(count + 100, &info), CUABI_ERROR_INVALID_DEVICE);
+    EXPECT_STATUS_WITH_FIX(cuabi_device_get_info(count + 100, &info), CUABI_ERROR_INVALID_DEVICE);
 }
 
 TEST_F(ContextTest, SeveralContextsLiveAtOnceAndShareTheDevicesPrimaryContext) {
     int32_t count = 0;
-    ASSERT_OK(cuabi_device_count(&count));
+    ASSERT_OK(cuabi_device_get_count(&count));
     std::vector<cuabi_context*> contexts;
     for (int round = 0; round < 2; ++round) {
         for (int32_t ordinal = 0; ordinal < count; ++ordinal) {
@@ -76,8 +76,8 @@ TEST_F(ContextTest, SeveralContextsLiveAtOnceAndShareTheDevicesPrimaryContext) {
     }
     void* first_native = nullptr;
     void* again_native = nullptr;
-    ASSERT_OK(cuabi_context_native(contexts[0], &first_native));
-    ASSERT_OK(cuabi_context_native(contexts[static_cast<size_t>(count)], &again_native));
+    ASSERT_OK(cuabi_context_get_native(contexts[0], &first_native));
+    ASSERT_OK(cuabi_context_get_native(contexts[static_cast<size_t>(count)], &again_native));
     EXPECT_NE(first_native, nullptr);
     EXPECT_EQ(first_native, again_native) << "two handles on device 0 use its one primary context";
     // Each works independently; destroy them interleaved.
@@ -95,10 +95,10 @@ TEST_F(ContextTest, SeveralContextsLiveAtOnceAndShareTheDevicesPrimaryContext) {
 
 TEST_F(ContextTest, SynchronizationsAreCounted) {
     cuabi_counters before = CUABI_COUNTERS_INIT, after = CUABI_COUNTERS_INIT;
-    ASSERT_OK(cuabi_context_counters(context, &before));
+    ASSERT_OK(cuabi_context_get_counters(context, &before));
     ASSERT_OK(cuabi_context_synchronize(context));
     ASSERT_OK(cuabi_context_synchronize(context));
-    ASSERT_OK(cuabi_context_counters(context, &after));
+    ASSERT_OK(cuabi_context_get_counters(context, &after));
     EXPECT_EQ(after.synchronizations, before.synchronizations + 2);
     EXPECT_EQ(after.struct_size, sizeof after);
 }
@@ -110,7 +110,7 @@ TEST_F(ContextTest, OlderSmallerCountersStructGetsOnlyItsFields) {
     } caller;
     std::memset(&caller, 0xEE, sizeof caller);
     caller.counters.struct_size = 16;  // struct_size, reserved, launches
-    ASSERT_OK(cuabi_context_counters(context, &caller.counters));
+    ASSERT_OK(cuabi_context_get_counters(context, &caller.counters));
     EXPECT_EQ(caller.counters.struct_size, 16u);
     EXPECT_EQ(caller.counters.launches_packed, 0xEEEEEEEEEEEEEEEEull) << "written past the caller's struct_size";
     EXPECT_EQ(caller.beyond, 0xEEEEEEEEEEEEEEEEull);

@@ -98,10 +98,10 @@ TEST_F(EventTest, ElapsedTimeBetweenTwoEventsIsPositive) {
     enqueue_long_work(stream);
     ASSERT_OK(cuabi_event_record(end, stream));
     float ms = -1.0f;
-    EXPECT_STATUS_WITH_FIX(cuabi_event_elapsed_ms(start, end, &ms), CUABI_ERROR_NOT_READY);
+    EXPECT_STATUS_WITH_FIX(cuabi_event_get_elapsed_ms(start, end, &ms), CUABI_ERROR_NOT_READY);
     EXPECT_EQ(ms, -1.0f) << "out_ms is written only on success";
     ASSERT_OK(cuabi_event_synchronize(end));
-    ASSERT_OK(cuabi_event_elapsed_ms(start, end, &ms));
+    ASSERT_OK(cuabi_event_get_elapsed_ms(start, end, &ms));
     EXPECT_GT(ms, 0.0f);
     EXPECT_LT(ms, 60000.0f);
 }
@@ -115,7 +115,7 @@ TEST_F(EventTest, EventsRecordedWithoutAStreamTimeSynchronousCalls) {
     ASSERT_OK(cuabi_event_record(end, nullptr));
     ASSERT_OK(cuabi_event_synchronize(end));
     float ms = 0;
-    ASSERT_OK(cuabi_event_elapsed_ms(start, end, &ms));
+    ASSERT_OK(cuabi_event_get_elapsed_ms(start, end, &ms));
     EXPECT_GT(ms, 0.0f);
 }
 
@@ -127,7 +127,7 @@ TEST_F(EventTest, ElapsedTimeIsRefusedForEventsWithoutTiming) {
     ASSERT_OK(cuabi_event_record(end, stream));
     ASSERT_OK(cuabi_stream_synchronize(stream));
     float ms = 0;
-    EXPECT_STATUS_WITH_FIX(cuabi_event_elapsed_ms(start, end, &ms), CUABI_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS_WITH_FIX(cuabi_event_get_elapsed_ms(start, end, &ms), CUABI_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(cuabi_last_error_message()).find("CUABI_EVENT_DISABLE_TIMING"), std::string::npos)
         << cuabi_last_error_message();
 }
@@ -139,7 +139,7 @@ TEST_F(EventTest, ElapsedTimeIsRefusedForAnEventNeverRecorded) {
     ASSERT_OK(cuabi_event_record(start, stream));
     ASSERT_OK(cuabi_stream_synchronize(stream));
     float ms = 0;
-    EXPECT_STATUS_WITH_FIX(cuabi_event_elapsed_ms(start, end, &ms), CUABI_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS_WITH_FIX(cuabi_event_get_elapsed_ms(start, end, &ms), CUABI_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(cuabi_last_error_message()).find("end event was never recorded"), std::string::npos)
         << cuabi_last_error_message();
 }

@@ -52,7 +52,7 @@ class GpuTest : public ::testing::Test {
 protected:
     void SetUp() override {
         int32_t count = 0;
-        cuabi_status status = cuabi_device_count(&count);
+        cuabi_status status = cuabi_device_get_count(&count);
         if (status != CUABI_SUCCESS) GTEST_SKIP() << "no CUDA device: " << cuabi_last_error_message();
         status = cuabi_context_create(nullptr, &context);
         ASSERT_EQ(status, CUABI_SUCCESS) << cuabi_failure_text(status);
@@ -69,7 +69,7 @@ protected:
     void other_device_stream(cuabi_stream** out) {
         *out = nullptr;
         int32_t devices = 0;
-        ASSERT_OK(cuabi_device_count(&devices));
+        ASSERT_OK(cuabi_device_get_count(&devices));
         if (devices < 2) GTEST_SKIP() << "needs two devices (one device's contexts share its CUDA context)";
         cuabi_context_options options = CUABI_CONTEXT_OPTIONS_INIT;
         options.device_ordinal = 1;

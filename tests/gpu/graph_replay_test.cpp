@@ -48,7 +48,7 @@ TEST_F(GraphTest, CapturedKernelsMemsetAndCopyReplayToTheRightResults) {
     }
 
     size_t count = 0;
-    ASSERT_OK(cuabi_graph_node_count(graph, &count));
+    ASSERT_OK(cuabi_graph_get_node_count(graph, &count));
     ASSERT_EQ(count, 4u);
     EXPECT_EQ(node(graph, 0).kind, CUABI_GRAPH_NODE_MEMSET);
     EXPECT_EQ(node(graph, 0).memset_value, 0x5EED1234u);
@@ -66,19 +66,19 @@ TEST_F(GraphTest, CapturedKernelsMemsetAndCopyReplayToTheRightResults) {
         ASSERT_NE(info.kernel, nullptr) << "a kernel launched through cuabi is reported as its cuabi kernel";
         void* reported = nullptr;
         void* launched = nullptr;
-        ASSERT_OK(cuabi_kernel_native(info.kernel, &reported));
-        ASSERT_OK(cuabi_kernel_native(k == 0 ? scale_add : add_in_place, &launched));
+        ASSERT_OK(cuabi_kernel_get_native(info.kernel, &reported));
+        ASSERT_OK(cuabi_kernel_get_native(k == 0 ? scale_add : add_in_place, &launched));
         EXPECT_EQ(reported, launched);
     }
     EXPECT_EQ(kernel_name(graph, 1), "scale_add");
     EXPECT_EQ(kernel_name(graph, 2), "add_in_place");
     EXPECT_EQ(node(graph, 1).param_bytes, 28u);  // two pointers, two floats, one unsigned
     EXPECT_EQ(node(graph, 3).kind, CUABI_GRAPH_NODE_MEMCPY);
-    EXPECT_STATUS_WITH_FIX(cuabi_graph_node_info_get(graph, 4, nullptr), CUABI_ERROR_INVALID_ARGUMENT);
+    EXPECT_STATUS_WITH_FIX(cuabi_graph_get_node_info(graph, 4, nullptr), CUABI_ERROR_INVALID_ARGUMENT);
     cuabi_graph_node_info past = CUABI_GRAPH_NODE_INFO_INIT;
-    EXPECT_STATUS_WITH_FIX(cuabi_graph_node_info_get(graph, 4, &past), CUABI_ERROR_GRAPH_NODE);
+    EXPECT_STATUS_WITH_FIX(cuabi_graph_get_node_info(graph, 4, &past), CUABI_ERROR_GRAPH_NODE);
     size_t size = 0;
-    EXPECT_STATUS_WITH_FIX(cuabi_graph_node_kernel_name(graph, 0, nullptr, 0, &size), CUABI_ERROR_GRAPH_NODE);
+    EXPECT_STATUS_WITH_FIX(cuabi_graph_get_node_kernel_name(graph, 0, nullptr, 0, &size), CUABI_ERROR_GRAPH_NODE);
 }
 
 TEST_F(GraphTest, EveryCaptureModeCapturesAndReplays) {
@@ -159,9 +159,9 @@ TEST_F(GraphTest, ALaunchRefusedDuringCaptureEndsTheCaptureAndTheStreamStaysUsab
     EXPECT_NE(said.find("ended the capture"), std::string::npos) << said;
     EXPECT_NE(said.find("Fix: "), std::string::npos) << said;
 
-    uint32_t active = 1;
-    ASSERT_OK(cuabi_graph_capture_active(capturing, &active));
-    EXPECT_EQ(active, 0u);
+    int32_t active = CUABI_CAPTURE_STATUS_ACTIVE;
+    ASSERT_OK(cuabi_graph_capture_get_status(capturing, &active));
+    EXPECT_EQ(active, CUABI_CAPTURE_STATUS_NONE);
     cuabi_graph* graph = nullptr;
     EXPECT_STATUS_WITH_FIX(cuabi_graph_capture_end(capturing, nullptr, &graph), CUABI_ERROR_CAPTURE);
     EXPECT_EQ(graph, nullptr);
@@ -182,14 +182,14 @@ TEST_F(GraphTest, BadArgumentsToCaptureEndStillEndTheCapture) {
     cuabi_graph* graph = nullptr;
     EXPECT_STATUS_WITH_FIX(cuabi_graph_capture_end(capturing, &options, &graph), CUABI_ERROR_INVALID_ARGUMENT);
     EXPECT_NE(std::string(cuabi_last_error_message()).find("ended the capture"), std::string::npos);
-    uint32_t active = 1;
-    ASSERT_OK(cuabi_graph_capture_active(capturing, &active));
-    EXPECT_EQ(active, 0u);
+    int32_t active = CUABI_CAPTURE_STATUS_ACTIVE;
+    ASSERT_OK(cuabi_graph_capture_get_status(capturing, &active));
+    EXPECT_EQ(active, CUABI_CAPTURE_STATUS_NONE);
 
     ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_GLOBAL));
     EXPECT_STATUS_WITH_FIX(cuabi_graph_capture_end(capturing, nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT);
-    ASSERT_OK(cuabi_graph_capture_active(capturing, &active));
-    EXPECT_EQ(active, 0u);
+    ASSERT_OK(cuabi_graph_capture_get_status(capturing, &active));
+    EXPECT_EQ(active, CUABI_CAPTURE_STATUS_NONE);
 }
 
 TEST_F(GraphTest, CaptureStateErrorsSayWhatIsWrong) {
@@ -201,9 +201,9 @@ TEST_F(GraphTest, CaptureStateErrorsSayWhatIsWrong) {
     EXPECT_NE(std::string(cuabi_last_error_message()).find("already capturing"), std::string::npos);
     // An empty capture is no graph worth having, but ending it must not leave the stream capturing.
     ASSERT_OK(cuabi_graph_capture_abort(capturing));
-    uint32_t active = 1;
-    ASSERT_OK(cuabi_graph_capture_active(capturing, &active));
-    EXPECT_EQ(active, 0u);
+    int32_t active = CUABI_CAPTURE_STATUS_ACTIVE;
+    ASSERT_OK(cuabi_graph_capture_get_status(capturing, &active));
+    EXPECT_EQ(active, CUABI_CAPTURE_STATUS_NONE);
     ASSERT_OK(cuabi_graph_capture_abort(capturing));  // nothing to abort is fine
 }
 
@@ -219,7 +219,7 @@ TEST_F(GraphTest, AGraphKeepsItsKernelsAndContextAliveAndDiesLast) {
     cuabi_buffer* out = nullptr;
     ASSERT_OK(cuabi_buffer_create(own, kN * sizeof(uint32_t), nullptr, &out));
     uint64_t address = 0;
-    ASSERT_OK(cuabi_buffer_device_address(out, &address));
+    ASSERT_OK(cuabi_buffer_get_device_address(out, &address));
     unsigned n = kN;
     cuabi_kernel_arg args[] = {{&address, 8}, {&n, 4}};
     cuabi_launch_config launch = config(kGrid, kBlock);
@@ -231,7 +231,7 @@ TEST_F(GraphTest, AGraphKeepsItsKernelsAndContextAliveAndDiesLast) {
     // Without knowing its cuabi kernel the graph could not keep the module loaded, and replaying
     // it after the module is gone would run unloaded code: stop here instead.
     cuabi_graph_node_info info = CUABI_GRAPH_NODE_INFO_INIT;
-    ASSERT_OK(cuabi_graph_node_info_get(graph, 0, &info));
+    ASSERT_OK(cuabi_graph_get_node_info(graph, 0, &info));
     ASSERT_NE(info.kernel, nullptr) << "the graph does not know the cuabi kernel it launches";
 
     cuabi_kernel_destroy(writer);
@@ -264,7 +264,7 @@ TEST_F(GraphTest, AThousandKernelNodesReplayAndAreEachReported) {
     cuabi_graph* graph = end_capture(capturing);
     ASSERT_NE(graph, nullptr);
     size_t count = 0;
-    ASSERT_OK(cuabi_graph_node_count(graph, &count));
+    ASSERT_OK(cuabi_graph_get_node_count(graph, &count));
     ASSERT_EQ(count, static_cast<size_t>(kNodes));
     for (int i = 0; i < kNodes; ++i) ASSERT_EQ(node(graph, i).kind, CUABI_GRAPH_NODE_KERNEL) << "node " << i;
 

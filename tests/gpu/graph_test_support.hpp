@@ -89,23 +89,23 @@ protected:
 
     static cuabi_graph_node_info node(cuabi_graph* graph, size_t index) {
         cuabi_graph_node_info info = CUABI_GRAPH_NODE_INFO_INIT;
-        cuabi_status status = cuabi_graph_node_info_get(graph, index, &info);
+        cuabi_status status = cuabi_graph_get_node_info(graph, index, &info);
         EXPECT_EQ(status, CUABI_SUCCESS) << cuabi_failure_text(status);
         return info;
     }
 
     static std::string kernel_name(cuabi_graph* graph, size_t index) {
         size_t size = 0;
-        EXPECT_OK(cuabi_graph_node_kernel_name(graph, index, nullptr, 0, &size));
+        EXPECT_OK(cuabi_graph_get_node_kernel_name(graph, index, nullptr, 0, &size));
         std::string name(size, '\0');
-        EXPECT_OK(cuabi_graph_node_kernel_name(graph, index, &name[0], name.size(), &size));
+        EXPECT_OK(cuabi_graph_get_node_kernel_name(graph, index, &name[0], name.size(), &size));
         name.resize(size == 0 ? 0 : size - 1);
         return name;
     }
 
     static cuabi_counters counters_of(cuabi_context* of) {
         cuabi_counters counters = CUABI_COUNTERS_INIT;
-        EXPECT_OK(cuabi_context_counters(of, &counters));
+        EXPECT_OK(cuabi_context_get_counters(of, &counters));
         return counters;
     }
 

@@ -74,7 +74,7 @@ TEST_F(GraphUpdateTest, NewArgumentsChangeTheNextReplay) {
     std::vector<uint8_t> packed(node(graph, 0).param_bytes);
     for (size_t i = 0; i < 5; ++i) {
         size_t offset = 0, size = 0;
-        ASSERT_OK(cuabi_graph_node_param_info(graph, 0, i, &offset, &size));
+        ASSERT_OK(cuabi_graph_get_node_param_info(graph, 0, i, &offset, &size));
         ASSERT_EQ(size, back[i].size);
         std::memcpy(packed.data() + offset, back[i].value, size);
     }
@@ -82,7 +82,7 @@ TEST_F(GraphUpdateTest, NewArgumentsChangeTheNextReplay) {
     replay(graph, capturing);
     expect_scale_add(out, 6.0f, 2.0f);
     size_t offset = 0, size = 0;
-    EXPECT_STATUS_WITH_FIX(cuabi_graph_node_param_info(graph, 0, 5, &offset, &size), CUABI_ERROR_OUT_OF_BOUNDS);
+    EXPECT_STATUS_WITH_FIX(cuabi_graph_get_node_param_info(graph, 0, 5, &offset, &size), CUABI_ERROR_OUT_OF_BOUNDS);
 }
 
 TEST_F(GraphUpdateTest, BadArgumentUpdatesFailWithTheirStatusAndLeaveTheNodeAsItWas) {
@@ -121,7 +121,7 @@ TEST_F(GraphUpdateTest, NonKernelNodesRefuseKernelUpdates) {
     const uint32_t dims[3] = {1, 1, 1};
     EXPECT_STATUS_WITH_FIX(cuabi_graph_update_kernel_geometry(graph, 0, dims, dims, 0), CUABI_ERROR_GRAPH_NODE);
     size_t offset = 0, size = 0;
-    EXPECT_STATUS_WITH_FIX(cuabi_graph_node_param_info(graph, 0, 0, &offset, &size), CUABI_ERROR_GRAPH_NODE);
+    EXPECT_STATUS_WITH_FIX(cuabi_graph_get_node_param_info(graph, 0, 0, &offset, &size), CUABI_ERROR_GRAPH_NODE);
 }
 
 TEST_F(GraphUpdateTest, AMemsetNodeTakesANewValue) {
@@ -192,7 +192,7 @@ TEST_F(GraphUpdateTest, ANewCaptureOfTheSameSequenceUpdatesInPlace) {
     ASSERT_OK(cuabi_graph_capture_end_update(capturing, graph, CUABI_GRAPH_UPDATE_DEFAULT, &info));
     EXPECT_EQ(info.reinstantiated, 0u);
     EXPECT_STREQ(info.reason, "");
-    EXPECT_EQ(info.error_node_index, CUABI_GRAPH_NO_NODE);
+    EXPECT_EQ(info.has_error_node, 0u);
     const cuabi_counters after = counters_of(context);
     EXPECT_EQ(after.graph_updates - before.graph_updates, 1u);
     EXPECT_EQ(after.graph_reinstantiations - before.graph_reinstantiations, 0u);
@@ -233,9 +233,9 @@ TEST_F(GraphUpdateTest, ANewCaptureOfAnotherShapeReinstantiatesAndSaysWhy) {
                            CUABI_ERROR_GRAPH_UPDATE);
     EXPECT_EQ(info.reinstantiated, 0u);
     EXPECT_NE(std::string(info.reason), "");
-    uint32_t active = 1;
-    ASSERT_OK(cuabi_graph_capture_active(capturing, &active));
-    EXPECT_EQ(active, 0u);
+    int32_t active = CUABI_CAPTURE_STATUS_ACTIVE;
+    ASSERT_OK(cuabi_graph_capture_get_status(capturing, &active));
+    EXPECT_EQ(active, CUABI_CAPTURE_STATUS_NONE);
     replay(graph, capturing);
     expect_scale_add(out, 2.0f, 1.0f);
     expect_poisoned(other_out);
@@ -249,7 +249,7 @@ TEST_F(GraphUpdateTest, ANewCaptureOfAnotherShapeReinstantiatesAndSaysWhy) {
     EXPECT_NE(std::string(info.reason).find("2 nodes"), std::string::npos) << info.reason;
     EXPECT_EQ(counters_of(context).graph_reinstantiations - before.graph_reinstantiations, 1u);
     size_t count = 0;
-    ASSERT_OK(cuabi_graph_node_count(graph, &count));
+    ASSERT_OK(cuabi_graph_get_node_count(graph, &count));
     EXPECT_EQ(count, 2u);
     replay(graph, capturing);
     std::vector<float> values = read<float>(other_out, kN);

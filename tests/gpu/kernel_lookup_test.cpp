@@ -36,11 +36,11 @@ TEST_F(KernelLookup, ExpressionsResolveOnACacheHitWithoutNvrtc) {
     options.salt_size = salt.size();
     ASSERT_NE(compile(kIntKernels), nullptr);
     cuabi_counters before = CUABI_COUNTERS_INIT, after = CUABI_COUNTERS_INIT;
-    ASSERT_OK(cuabi_context_counters(context, &before));
+    ASSERT_OK(cuabi_context_get_counters(context, &before));
     cuabi_module* cached = compile(kIntKernels);
-    ASSERT_OK(cuabi_context_counters(context, &after));
+    ASSERT_OK(cuabi_context_get_counters(context, &after));
     EXPECT_EQ(after.compiles, before.compiles) << "a hit must not run NVRTC";
-    EXPECT_EQ(info(cached).origin, static_cast<uint32_t>(CUABI_MODULE_ORIGIN_MEMORY_CACHE));
+    EXPECT_EQ(info(cached).origin, CUABI_MODULE_ORIGIN_MEMORY_CACHE);
     expect_computes(kernel(cached, "add_k<-5>"), false, -5, 14);
 }
 
@@ -51,8 +51,8 @@ TEST_F(KernelLookup, MangledNameFindsTheSameKernelAsItsExpression) {
     ASSERT_OK(cuabi_module_get_lowered_name(module, "add_k<3>", lowered, sizeof lowered, &size));
     void* by_expression = nullptr;
     void* by_symbol = nullptr;
-    ASSERT_OK(cuabi_kernel_native(kernel(module, "add_k<3>"), &by_expression));
-    ASSERT_OK(cuabi_kernel_native(kernel(module, lowered), &by_symbol));
+    ASSERT_OK(cuabi_kernel_get_native(kernel(module, "add_k<3>"), &by_expression));
+    ASSERT_OK(cuabi_kernel_get_native(kernel(module, lowered), &by_symbol));
     EXPECT_EQ(by_expression, by_symbol);
 }
 
@@ -74,7 +74,7 @@ TEST_F(KernelLookup, UnknownSymbolIsKernelNotFoundListingTheModulesKernels) {
     std::string message = cuabi_last_error_message();
     EXPECT_NE(message.find("'saxpy'"), std::string::npos) << message;
     int32_t driver = 0;
-    ASSERT_OK(cuabi_driver_version(&driver));
+    ASSERT_OK(cuabi_driver_get_version(&driver));
     if (driver >= 12040) EXPECT_NE(message.find("\"negate\""), std::string::npos) << message;
 }
 

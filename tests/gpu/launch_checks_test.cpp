@@ -177,7 +177,7 @@ TEST_F(LaunchChecks, CooperativeGridAtTheResidencyLimitRunsAndOneBlockMoreIsRefu
     cuabi_kernel* barrier = kernel(kBarrierSource, "barrier");
     ASSERT_NE(barrier, nullptr);
     uint32_t per_sm = 0;
-    ASSERT_OK(cuabi_kernel_max_active_blocks_per_sm(barrier, 256, 0, &per_sm));
+    ASSERT_OK(cuabi_kernel_get_max_active_blocks_per_sm(barrier, 256, 0, &per_sm));
     ASSERT_GT(per_sm, 0u);
     const uint32_t limit = per_sm * static_cast<uint32_t>(info.multiprocessor_count);
     uint64_t arrived_address = 0;
@@ -235,7 +235,7 @@ TEST_F(LaunchChecks, ClustersRunOnHopperWithTheRequestedSize) {
         }
     }
     cuabi_counters counters = CUABI_COUNTERS_INIT;
-    ASSERT_OK(cuabi_context_counters(context, &counters));
+    ASSERT_OK(cuabi_context_get_counters(context, &counters));
     EXPECT_GE(counters.launches_cluster, 3u);
 }
 

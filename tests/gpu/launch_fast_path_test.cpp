@@ -246,14 +246,14 @@ TEST_F(LaunchFastPath, LaunchesAndReplaysWhicheverContextIsCurrent) {
 
 TEST_F(LaunchFastPath, CountersCountFastLaunchesByForm) {
     cuabi_counters before = CUABI_COUNTERS_INIT, after = CUABI_COUNTERS_INIT;
-    ASSERT_OK(cuabi_context_counters(context, &before));
+    ASSERT_OK(cuabi_context_get_counters(context, &before));
     cuabi_launch_config launch = on_stream(1, 32);
     cuabi_kernel_arg args[] = {{&out_address, 8}, {&value, 4}};
     std::vector<uint8_t> packed = pack(fill, {args[0], args[1]});
     for (int i = 0; i < 10; ++i) ASSERT_OK(cuabi_launch(fill, &launch, args, 2));
     for (int i = 0; i < 5; ++i) ASSERT_OK(cuabi_launch_packed(fill, &launch, packed.data(), packed.size()));
     ASSERT_OK(cuabi_stream_synchronize(queue));
-    ASSERT_OK(cuabi_context_counters(context, &after));
+    ASSERT_OK(cuabi_context_get_counters(context, &after));
     EXPECT_EQ(after.launches - before.launches, 15u);
     EXPECT_EQ(after.launches_packed - before.launches_packed, 5u);
     EXPECT_EQ(after.launches_cooperative, before.launches_cooperative);

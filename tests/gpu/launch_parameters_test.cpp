@@ -212,16 +212,16 @@ TEST_F(LaunchParameters, ParamLayoutMatchesTheCStructOfTheSameMembers) {
                               offsetof(WidthsParams, s8),  offsetof(WidthsParams, s16), offsetof(WidthsParams, out)};
     const size_t sizes[] = {1, 1, 2, 2, 4, 4, 8, 8, 4, 8, 1, 4, 16, 16, 8};
     size_t count = 0;
-    ASSERT_OK(cuabi_kernel_param_count(kernel, &count));
+    ASSERT_OK(cuabi_kernel_get_param_count(kernel, &count));
     ASSERT_EQ(count, 15u);
     for (size_t i = 0; i < count; ++i) {
         size_t offset = 0, size = 0;
-        ASSERT_OK(cuabi_kernel_param_info(kernel, i, &offset, &size));
+        ASSERT_OK(cuabi_kernel_get_param_info(kernel, i, &offset, &size));
         EXPECT_EQ(offset, offsets[i]) << "parameter " << i;
         EXPECT_EQ(size, sizes[i]) << "parameter " << i;
     }
     size_t offset = 0, size = 0;
-    EXPECT_STATUS_WITH_FIX(cuabi_kernel_param_info(kernel, 15, &offset, &size), CUABI_ERROR_OUT_OF_BOUNDS);
+    EXPECT_STATUS_WITH_FIX(cuabi_kernel_get_param_info(kernel, 15, &offset, &size), CUABI_ERROR_OUT_OF_BOUNDS);
 }
 
 TEST_F(LaunchParameters, ACStructIsAPackedBufferWithoutItsTrailingPadding) {
@@ -273,7 +273,7 @@ TEST_F(LaunchParameters, KernelWithoutParametersLaunchesWithoutAnyArguments) {
     cuabi_kernel* kernel = this->kernel("extern \"C\" __global__ void nothing() {}", "nothing");
     ASSERT_NE(kernel, nullptr);
     size_t count = 99;
-    ASSERT_OK(cuabi_kernel_param_count(kernel, &count));
+    ASSERT_OK(cuabi_kernel_get_param_count(kernel, &count));
     EXPECT_EQ(count, 0u);
     cuabi_launch_config launch = config(4, 32);
     EXPECT_OK(cuabi_launch(kernel, &launch, nullptr, 0));

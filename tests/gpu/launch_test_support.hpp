@@ -62,7 +62,7 @@ protected:
         GpuTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
         info = cuabi_device_info CUABI_DEVICE_INFO_INIT;
-        ASSERT_OK(cuabi_context_device_info(context, &info));
+        ASSERT_OK(cuabi_context_get_device_info(context, &info));
     }
 
     void TearDown() override {
@@ -101,7 +101,7 @@ protected:
         if (status != CUABI_SUCCESS) return nullptr;
         buffers_.push_back(made);
         EXPECT_EQ(cuabi_buffer_fill(made, 0, 0xA5, 1, size, nullptr), CUABI_SUCCESS) << cuabi_last_error_message();
-        EXPECT_EQ(cuabi_buffer_device_address(made, out_address), CUABI_SUCCESS) << cuabi_last_error_message();
+        EXPECT_EQ(cuabi_buffer_get_device_address(made, out_address), CUABI_SUCCESS) << cuabi_last_error_message();
         return made;
     }
 
@@ -116,12 +116,12 @@ protected:
     // The kernel's arguments in one buffer at the offsets cuabi reports, as an FFI caller builds it.
     static std::vector<uint8_t> pack(cuabi_kernel* kernel, const std::vector<cuabi_kernel_arg>& args) {
         size_t count = 0;
-        EXPECT_EQ(cuabi_kernel_param_count(kernel, &count), CUABI_SUCCESS) << cuabi_last_error_message();
+        EXPECT_EQ(cuabi_kernel_get_param_count(kernel, &count), CUABI_SUCCESS) << cuabi_last_error_message();
         EXPECT_EQ(count, args.size());
         std::vector<uint8_t> packed;
         for (size_t i = 0; i < count && i < args.size(); ++i) {
             size_t offset = 0, size = 0;
-            EXPECT_EQ(cuabi_kernel_param_info(kernel, i, &offset, &size), CUABI_SUCCESS) << cuabi_last_error_message();
+            EXPECT_EQ(cuabi_kernel_get_param_info(kernel, i, &offset, &size), CUABI_SUCCESS) << cuabi_last_error_message();
             EXPECT_EQ(size, args[i].size) << "parameter " << i;
             if (packed.size() < offset + size) packed.resize(offset + size, 0);
             std::memcpy(packed.data() + offset, args[i].value, size);

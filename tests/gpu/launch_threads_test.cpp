@@ -43,7 +43,7 @@ TEST_F(LaunchThreads, EightThreadsOnTheirOwnStreamsGetCorrectResults) {
         ASSERT_OK(cuabi_buffer_write(lanes[t].data, 0, lanes[t].initial.data(), kN * 4, nullptr));
     }
     cuabi_counters before = CUABI_COUNTERS_INIT;
-    ASSERT_OK(cuabi_context_counters(context, &before));
+    ASSERT_OK(cuabi_context_get_counters(context, &before));
 
     std::atomic<int> failures{0};
     std::vector<std::thread> threads;
@@ -87,7 +87,7 @@ TEST_F(LaunchThreads, EightThreadsOnTheirOwnStreamsGetCorrectResults) {
         }
     }
     cuabi_counters after = CUABI_COUNTERS_INIT;
-    ASSERT_OK(cuabi_context_counters(context, &after));
+    ASSERT_OK(cuabi_context_get_counters(context, &after));
     EXPECT_EQ(after.launches - before.launches, uint64_t{kThreads} * kLaunches);
     EXPECT_EQ(after.launches_packed - before.launches_packed, uint64_t{kThreads} * kLaunches / 2);
 }
@@ -102,7 +102,7 @@ TEST_F(LaunchThreads, CountersSeeLaunchesByKindAndSynchronizations) {
     cuabi_stream* queue = stream();
     ASSERT_NE(queue, nullptr);
     cuabi_counters before = CUABI_COUNTERS_INIT, after = CUABI_COUNTERS_INIT;
-    ASSERT_OK(cuabi_context_counters(context, &before));
+    ASSERT_OK(cuabi_context_get_counters(context, &before));
 
     cuabi_launch_config async = config(8, 128);
     async.stream = queue;
@@ -123,7 +123,7 @@ TEST_F(LaunchThreads, CountersSeeLaunchesByKindAndSynchronizations) {
     cuabi_launch_config rejected = async;
     rejected.grid[0] = 0;
     EXPECT_STATUS_WITH_FIX(cuabi_launch(kernel, &rejected, args, 3), CUABI_ERROR_LAUNCH_GRID);
-    ASSERT_OK(cuabi_context_counters(context, &after));
+    ASSERT_OK(cuabi_context_get_counters(context, &after));
 
     const uint64_t cooperative = info.cooperative_launch ? 1 : 0;
     EXPECT_EQ(after.launches - before.launches, 3 + cooperative);
@@ -145,16 +145,16 @@ TEST_F(LaunchThreads, OccupancyHelpersAgreeWithTheKernelsLimits) {
     EXPECT_LE(block, static_cast<uint32_t>(attributes.max_threads_per_block));
     EXPECT_EQ(block % static_cast<uint32_t>(info.warp_size), 0u);
     EXPECT_GE(min_grid, static_cast<uint32_t>(info.multiprocessor_count));
-    ASSERT_OK(cuabi_kernel_max_active_blocks_per_sm(kernel, block, 0, &per_sm));
+    ASSERT_OK(cuabi_kernel_get_max_active_blocks_per_sm(kernel, block, 0, &per_sm));
     EXPECT_GE(per_sm, 1u);
     EXPECT_LE(per_sm * block, static_cast<uint32_t>(info.max_threads_per_multiprocessor));
     // Asking twice gives the same (cached) answer.
     uint32_t again = 0;
-    ASSERT_OK(cuabi_kernel_max_active_blocks_per_sm(kernel, block, 0, &again));
+    ASSERT_OK(cuabi_kernel_get_max_active_blocks_per_sm(kernel, block, 0, &again));
     EXPECT_EQ(again, per_sm);
-    EXPECT_STATUS_WITH_FIX(cuabi_kernel_max_active_blocks_per_sm(kernel, 4096, 0, &per_sm), CUABI_ERROR_LAUNCH_BLOCK);
+    EXPECT_STATUS_WITH_FIX(cuabi_kernel_get_max_active_blocks_per_sm(kernel, 4096, 0, &per_sm), CUABI_ERROR_LAUNCH_BLOCK);
     EXPECT_STATUS_WITH_FIX(
-        cuabi_kernel_max_active_blocks_per_sm(kernel, 128, static_cast<uint32_t>(info.max_shared_memory_per_block_optin) + 1,
+        cuabi_kernel_get_max_active_blocks_per_sm(kernel, 128, static_cast<uint32_t>(info.max_shared_memory_per_block_optin) + 1,
                                               &per_sm),
         CUABI_ERROR_LAUNCH_SHARED_MEMORY);
 }

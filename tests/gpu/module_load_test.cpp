@@ -16,9 +16,9 @@ namespace {
 
 bool nvrtc_supports(int arch) {
     size_t count = 0;
-    if (cuabi_nvrtc_supported_archs(nullptr, 0, &count) != CUABI_SUCCESS) return false;
+    if (cuabi_nvrtc_get_supported_archs(nullptr, 0, &count) != CUABI_SUCCESS) return false;
     std::vector<int32_t> archs(count);
-    cuabi_nvrtc_supported_archs(archs.data(), archs.size(), &count);
+    cuabi_nvrtc_get_supported_archs(archs.data(), archs.size(), &count);
     return std::find(archs.begin(), archs.end(), arch) != archs.end();
 }
 
@@ -44,20 +44,20 @@ TEST_F(ModuleTest, SecondCompileInTheContextIsAMemoryHitSharingTheLoadedImage) {
     options.salt = salt.data();
     options.salt_size = salt.size();
     cuabi_counters before = CUABI_COUNTERS_INIT, after = CUABI_COUNTERS_INIT;
-    ASSERT_OK(cuabi_context_counters(context, &before));
+    ASSERT_OK(cuabi_context_get_counters(context, &before));
     cuabi_module* first = compile(kIntKernels);
     cuabi_module* second = compile(kIntKernels);
-    ASSERT_OK(cuabi_context_counters(context, &after));
+    ASSERT_OK(cuabi_context_get_counters(context, &after));
     ASSERT_NE(second, nullptr);
-    EXPECT_EQ(info(first).origin, static_cast<uint32_t>(CUABI_MODULE_ORIGIN_COMPILED));
-    EXPECT_EQ(info(second).origin, static_cast<uint32_t>(CUABI_MODULE_ORIGIN_MEMORY_CACHE));
+    EXPECT_EQ(info(first).origin, CUABI_MODULE_ORIGIN_COMPILED);
+    EXPECT_EQ(info(second).origin, CUABI_MODULE_ORIGIN_MEMORY_CACHE);
     EXPECT_EQ(after.compiles - before.compiles, 1u) << "NVRTC runs once";
     EXPECT_GE(after.memory_cache_hits - before.memory_cache_hits, 1u);
     // One loaded image: the driver hands out the same function for it in this context.
     void* first_function = nullptr;
     void* second_function = nullptr;
-    ASSERT_OK(cuabi_kernel_native(kernel(first, "negate"), &first_function));
-    ASSERT_OK(cuabi_kernel_native(kernel(second, "negate"), &second_function));
+    ASSERT_OK(cuabi_kernel_get_native(kernel(first, "negate"), &first_function));
+    ASSERT_OK(cuabi_kernel_get_native(kernel(second, "negate"), &second_function));
     EXPECT_EQ(first_function, second_function);
     cuabi_module_destroy(first);  // the library stays loaded for `second`
     expect_computes(kernel(second, "negate"), true, 0, 2);
@@ -71,7 +71,7 @@ TEST_F(ModuleTest, CubinReadBackLoadsAsAnImageAndRuns) {
     track(loaded);
     bytes.assign(bytes.size(), 0);  // the module holds its own copy
     cuabi_module_info facts = info(loaded);
-    EXPECT_EQ(facts.origin, static_cast<uint32_t>(CUABI_MODULE_ORIGIN_IMAGE));
+    EXPECT_EQ(facts.origin, CUABI_MODULE_ORIGIN_IMAGE);
     EXPECT_EQ(facts.image_kind, info(compiled).image_kind);
     EXPECT_STREQ(facts.cache_key, "");
     expect_computes(kernel(loaded, "negate"), true, 0, 3);
@@ -84,7 +84,7 @@ TEST_F(ModuleTest, PtxModulesRunThroughTheDriverJit) {
     options.name_expression_count = 1;
     cuabi_module* module = compile(kIntKernels);
     ASSERT_NE(module, nullptr);
-    EXPECT_EQ(info(module).image_kind, static_cast<uint32_t>(CUABI_IMAGE_PTX));
+    EXPECT_EQ(info(module).image_kind, CUABI_IMAGE_PTX);
     expect_computes(kernel(module, "add_k<3>"), false, 3, 4);
     std::vector<uint8_t> ptx = image(module);
     ptx.pop_back();  // without its NUL: cuabi terminates it
@@ -152,7 +152,7 @@ TEST_F(ModuleTest, ChildWithPtxJitDisabled) {
         GTEST_SKIP() << "runs only inside CubinLoadsWithoutPtxJit's child process";
     cuabi_module* cubin = compile(kIntKernels);
     ASSERT_NE(cubin, nullptr);
-    ASSERT_EQ(info(cubin).image_kind, static_cast<uint32_t>(CUABI_IMAGE_CUBIN));
+    ASSERT_EQ(info(cubin).image_kind, CUABI_IMAGE_CUBIN);
     expect_computes(kernel(cubin, "negate"), true, 0, 9);
 
     std::string unique = "UNIQUE_TAG=" + std::to_string(getpid()) +
@@ -173,7 +173,7 @@ TEST_F(ModuleTest, ChildWithPtxJitDisabled) {
 
 TEST(ModuleJit, CubinLoadsWithoutPtxJit) {
     int32_t count = 0;
-    if (cuabi_device_count(&count) != CUABI_SUCCESS) GTEST_SKIP() << "no CUDA device: " << cuabi_last_error_message();
+    if (cuabi_device_get_count(&count) != CUABI_SUCCESS) GTEST_SKIP() << "no CUDA device: " << cuabi_last_error_message();
     char self[4096];
     ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
     ASSERT_GT(length, 0);

@@ -28,7 +28,7 @@ protected:
     void SetUp() override {
         GpuTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
-        ASSERT_OK(cuabi_context_device_info(context, &device));
+        ASSERT_OK(cuabi_context_get_device_info(context, &device));
         device_arch = device.compute_capability_major * 10 + device.compute_capability_minor;
         cuabi_compile_options_init(&options);
     }
@@ -91,7 +91,7 @@ protected:
         if (buffer == nullptr) return {};
         EXPECT_OK(cuabi_buffer_write(buffer, 0, inputs.data(), bytes, nullptr));
         uint64_t address = 0;
-        EXPECT_OK(cuabi_buffer_device_address(buffer, &address));
+        EXPECT_OK(cuabi_buffer_get_device_address(buffer, &address));
         cuabi_launch_config config = CUABI_LAUNCH_CONFIG_INIT;
         config.grid[0] = static_cast<uint32_t>((count + 127) / 128);
         config.block[0] = 128;

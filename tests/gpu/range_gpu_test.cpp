@@ -21,7 +21,7 @@ class RangeGpu : public ::testing::Test {
 protected:
     void SetUp() override {
         int32_t count = 0;
-        if (cuabi_device_count(&count) != CUABI_SUCCESS)
+        if (cuabi_device_get_count(&count) != CUABI_SUCCESS)
             GTEST_SKIP() << "no CUDA device: " << cuabi_last_error_message();
         cache_ = std::make_unique<nvtx_record::TempDir>();
     }
@@ -90,13 +90,13 @@ TEST_F(RangeGpu, EveryCatalogEntryIsEmittedOnAGpuMachine) {
     for (const std::string& name : nvtx_record::library_ranges(prune.events)) seen.insert(name);
 
     size_t count = 0;
-    ASSERT_EQ(cuabi_range_catalog_count(&count), CUABI_SUCCESS);
+    ASSERT_EQ(cuabi_range_get_catalog_count(&count), CUABI_SUCCESS);
     std::set<std::string> catalog;
     std::cout << "range coverage on the GPU:\n";
     for (size_t i = 0; i < count; ++i) {
         const char* name = nullptr;
         const char* description = nullptr;
-        ASSERT_EQ(cuabi_range_catalog_entry(i, &name, &description), CUABI_SUCCESS);
+        ASSERT_EQ(cuabi_range_get_catalog_entry(i, &name, &description), CUABI_SUCCESS);
         catalog.insert(name);
         std::cout << "  " << (seen.count(name) ? "seen     " : "MISSING  ") << name << "\n";
         EXPECT_EQ(seen.count(name), 1u) << name << " is in the catalog but no scenario emitted it";

@@ -32,7 +32,7 @@ TEST_F(StreamTest, CreatedStreamsWithAnyPriorityWork) {
         EXPECT_OK(cuabi_stream_query(stream));
         EXPECT_OK(cuabi_stream_synchronize(stream));
         void* native = nullptr;
-        EXPECT_OK(cuabi_stream_native(stream, &native));
+        EXPECT_OK(cuabi_stream_get_native(stream, &native));
         EXPECT_NE(native, nullptr);
         EXPECT_NE(native, reinterpret_cast<void*>(1)) << "never the legacy stream";
         cuabi_stream_destroy(stream);
@@ -55,9 +55,9 @@ TEST_F(StreamTest, StreamSynchronizationsAreCounted) {
     cuabi_stream* stream = nullptr;
     ASSERT_OK(cuabi_stream_create(context, nullptr, &stream));
     cuabi_counters before = CUABI_COUNTERS_INIT, after = CUABI_COUNTERS_INIT;
-    ASSERT_OK(cuabi_context_counters(context, &before));
+    ASSERT_OK(cuabi_context_get_counters(context, &before));
     ASSERT_OK(cuabi_stream_synchronize(stream));
-    ASSERT_OK(cuabi_context_counters(context, &after));
+    ASSERT_OK(cuabi_context_get_counters(context, &after));
     EXPECT_EQ(after.synchronizations, before.synchronizations + 1);
     cuabi_stream_destroy(stream);
 }
@@ -66,12 +66,12 @@ TEST_F(StreamTest, WrappedForeignStreamIsUsedButNotDestroyed) {
     cuabi_stream* owner = nullptr;
     ASSERT_OK(cuabi_stream_create(context, nullptr, &owner));
     void* foreign = nullptr;
-    ASSERT_OK(cuabi_stream_native(owner, &foreign));
+    ASSERT_OK(cuabi_stream_get_native(owner, &foreign));
 
     cuabi_stream* wrapped = nullptr;
     ASSERT_OK(cuabi_stream_wrap(context, foreign, &wrapped));
     void* wrapped_native = nullptr;
-    ASSERT_OK(cuabi_stream_native(wrapped, &wrapped_native));
+    ASSERT_OK(cuabi_stream_get_native(wrapped, &wrapped_native));
     EXPECT_EQ(wrapped_native, foreign);
 
     // Work on the wrapped stream lands in the foreign stream.
@@ -106,7 +106,7 @@ TEST_F(StreamTest, WrapRefusesTheLegacyAndPerThreadDefaultStreams) {
 
 TEST_F(StreamTest, WrapRefusesAStreamOfAnotherDevice) {
     int32_t count = 0;
-    ASSERT_OK(cuabi_device_count(&count));
+    ASSERT_OK(cuabi_device_get_count(&count));
     if (count < 2) GTEST_SKIP() << "needs two CUDA devices (streams of one device share its primary context)";
     cuabi_context_options options = CUABI_CONTEXT_OPTIONS_INIT;
     options.device_ordinal = 1;
@@ -115,7 +115,7 @@ TEST_F(StreamTest, WrapRefusesAStreamOfAnotherDevice) {
     cuabi_stream* other = nullptr;
     ASSERT_OK(cuabi_stream_create(second, nullptr, &other));
     void* foreign = nullptr;
-    ASSERT_OK(cuabi_stream_native(other, &foreign));
+    ASSERT_OK(cuabi_stream_get_native(other, &foreign));
     cuabi_stream* wrapped = nullptr;
     EXPECT_STATUS_WITH_FIX(cuabi_stream_wrap(context, foreign, &wrapped), CUABI_ERROR_CONTEXT_MISMATCH);
     // And a stream of device 1 cannot carry a copy into a buffer of device 0.

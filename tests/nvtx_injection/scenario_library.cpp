@@ -56,7 +56,7 @@ struct Saxpy {
 
     Saxpy() {
         int32_t devices = 0;
-        if (cuabi_device_count(&devices) != CUABI_SUCCESS || cuabi_context_create(nullptr, &context) != CUABI_SUCCESS) {
+        if (cuabi_device_get_count(&devices) != CUABI_SUCCESS || cuabi_context_create(nullptr, &context) != CUABI_SUCCESS) {
             std::printf("no device: %s\n", cuabi_last_error_message());
             return;
         }
@@ -88,8 +88,8 @@ struct Saxpy {
 
     cuabi_status launch(cuabi_stream* on) {
         uint64_t x_address = 0, y_address = 0;
-        cuabi_buffer_device_address(x, &x_address);
-        cuabi_buffer_device_address(y, &y_address);
+        cuabi_buffer_get_device_address(x, &x_address);
+        cuabi_buffer_get_device_address(y, &y_address);
         int32_t n = kN;
         cuabi_kernel_arg args[] = {{&a, sizeof a}, {&x_address, 8}, {&y_address, 8}, {&n, sizeof n}};
         cuabi_launch_config config = CUABI_LAUNCH_CONFIG_INIT;
@@ -148,7 +148,7 @@ void cache_prune() {
 // loading happened (once) and is what a profile should show.
 void driver() {
     int32_t version = 0;
-    cuabi_status status = cuabi_driver_version(&version);
+    cuabi_status status = cuabi_driver_get_version(&version);
     std::printf("driver: %s %d\n", cuabi_status_name(status), version);
 }
 
@@ -177,8 +177,8 @@ void graph() {
     if (graph == nullptr) return;
     expect(cuabi_graph_upload(graph, saxpy.stream), CUABI_SUCCESS, "upload");
     uint64_t x_address = 0, y_address = 0;
-    cuabi_buffer_device_address(saxpy.x, &x_address);
-    cuabi_buffer_device_address(saxpy.y, &y_address);
+    cuabi_buffer_get_device_address(saxpy.x, &x_address);
+    cuabi_buffer_get_device_address(saxpy.y, &y_address);
     int32_t n = Saxpy::kN;
     cuabi_kernel_arg args[] = {{&saxpy.a, sizeof saxpy.a}, {&x_address, 8}, {&y_address, 8}, {&n, sizeof n}};
     expect(cuabi_graph_update_kernel_args(graph, 0, args, 4), CUABI_SUCCESS, "update node 0");

@@ -11,7 +11,7 @@ namespace scenario {
 // Nested push/pop on the main thread and on 4 workers; start/end ranges that workers start and
 // the main thread ends, and two that overlap without nesting.
 void user() {
-    std::printf("profiler attached: %u\n", cuabi_ranges_profiler_attached());
+    std::printf("profiler attached: %u\n", cuabi_range_get_profiler_attached());
     expect(cuabi_range_push("frame", nullptr), CUABI_SUCCESS, "push frame");
     expect(cuabi_range_push("inner", "app"), CUABI_SUCCESS, "push inner");
     expect(cuabi_range_pop(), CUABI_SUCCESS, "pop inner");

@@ -145,11 +145,11 @@ TEST_F(OfflineCompile, SmTargetProducesAnElfCubinForThatArchitecture) {
     ASSERT_GE(image.size(), 64u);
     EXPECT_EQ(std::memcmp(image.data(), "\x7f" "ELF", 4), 0);
     cuabi_module_info info = info_of(module);
-    EXPECT_EQ(info.image_kind, static_cast<uint32_t>(CUABI_IMAGE_CUBIN));
+    EXPECT_EQ(info.image_kind, CUABI_IMAGE_CUBIN);
     EXPECT_STREQ(info.target, "sm_90");
     EXPECT_EQ(info.loaded, 0u);
     EXPECT_EQ(info.ptx_fallback, 0u);
-    EXPECT_EQ(info.origin, static_cast<uint32_t>(CUABI_MODULE_ORIGIN_COMPILED));
+    EXPECT_EQ(info.origin, CUABI_MODULE_ORIGIN_COMPILED);
     EXPECT_EQ(info.image_size, image.size());
     EXPECT_EQ(std::strlen(info.cache_key), 32u);
 }
@@ -164,7 +164,7 @@ TEST_F(OfflineCompile, ComputeTargetProducesNulTerminatedPtx) {
     EXPECT_NE(ptx.find(".target sm_90"), std::string::npos);
     EXPECT_NE(ptx.find(".entry saxpy"), std::string::npos);
     cuabi_module_info info = info_of(module);
-    EXPECT_EQ(info.image_kind, static_cast<uint32_t>(CUABI_IMAGE_PTX));
+    EXPECT_EQ(info.image_kind, CUABI_IMAGE_PTX);
     EXPECT_STREQ(info.target, "compute_90");
 }
 
@@ -285,8 +285,8 @@ TEST_F(OfflineCompile, SecondIdenticalCompileIsAMemoryHitWithTheSameImage) {
     ASSERT_NE(first, nullptr);
     ASSERT_NE(second, nullptr);
     cuabi_module_info first_info = info_of(first), second_info = info_of(second);
-    EXPECT_EQ(first_info.origin, static_cast<uint32_t>(CUABI_MODULE_ORIGIN_COMPILED));
-    EXPECT_EQ(second_info.origin, static_cast<uint32_t>(CUABI_MODULE_ORIGIN_MEMORY_CACHE));
+    EXPECT_EQ(first_info.origin, CUABI_MODULE_ORIGIN_COMPILED);
+    EXPECT_EQ(second_info.origin, CUABI_MODULE_ORIGIN_MEMORY_CACHE);
     EXPECT_STREQ(first_info.cache_key, second_info.cache_key);
     EXPECT_EQ(image_of(first), image_of(second));
 }
@@ -294,8 +294,8 @@ TEST_F(OfflineCompile, SecondIdenticalCompileIsAMemoryHitWithTheSameImage) {
 TEST_F(OfflineCompile, NoCacheFlagRunsNvrtcEveryTime) {
     cuabi_module* first = compile(kSaxpy);
     cuabi_module* second = compile(kSaxpy);
-    EXPECT_EQ(info_of(first).origin, static_cast<uint32_t>(CUABI_MODULE_ORIGIN_COMPILED));
-    EXPECT_EQ(info_of(second).origin, static_cast<uint32_t>(CUABI_MODULE_ORIGIN_COMPILED));
+    EXPECT_EQ(info_of(first).origin, CUABI_MODULE_ORIGIN_COMPILED);
+    EXPECT_EQ(info_of(second).origin, CUABI_MODULE_ORIGIN_COMPILED);
 }
 
 TEST_F(OfflineCompile, MemoryHitOfA4KiBSourceTakesMicroseconds) {

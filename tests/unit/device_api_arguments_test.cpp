@@ -35,29 +35,29 @@ cuabi_event* const kNoEvent = nullptr;
 cuabi_buffer* const kNoBuffer = nullptr;
 
 TEST(DeviceApiArguments, NullOutParametersAreRefused) {
-    EXPECT_FAILS_WITH(cuabi_driver_version(nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_version is NULL");
-    EXPECT_FAILS_WITH(cuabi_device_count(nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_count is NULL");
-    EXPECT_FAILS_WITH(cuabi_device_info_get(0, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "info is NULL");
+    EXPECT_FAILS_WITH(cuabi_driver_get_version(nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_version is NULL");
+    EXPECT_FAILS_WITH(cuabi_device_get_count(nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_count is NULL");
+    EXPECT_FAILS_WITH(cuabi_device_get_info(0, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "info is NULL");
     EXPECT_FAILS_WITH(cuabi_context_create(nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_context is NULL");
-    EXPECT_FAILS_WITH(cuabi_context_device_info(kNoContext, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "info is NULL");
-    EXPECT_FAILS_WITH(cuabi_context_native(kNoContext, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+    EXPECT_FAILS_WITH(cuabi_context_get_device_info(kNoContext, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "info is NULL");
+    EXPECT_FAILS_WITH(cuabi_context_get_native(kNoContext, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_cu_context is NULL");
-    EXPECT_FAILS_WITH(cuabi_context_counters(kNoContext, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "counters is NULL");
+    EXPECT_FAILS_WITH(cuabi_context_get_counters(kNoContext, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "counters is NULL");
     EXPECT_FAILS_WITH(cuabi_stream_create(kNoContext, nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_stream is NULL");
     EXPECT_FAILS_WITH(cuabi_stream_wrap(kNoContext, nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_stream is NULL");
-    EXPECT_FAILS_WITH(cuabi_stream_native(kNoStream, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_cu_stream is NULL");
+    EXPECT_FAILS_WITH(cuabi_stream_get_native(kNoStream, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_cu_stream is NULL");
     EXPECT_FAILS_WITH(cuabi_event_create(kNoContext, nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_event is NULL");
-    EXPECT_FAILS_WITH(cuabi_event_elapsed_ms(kNoEvent, kNoEvent, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+    EXPECT_FAILS_WITH(cuabi_event_get_elapsed_ms(kNoEvent, kNoEvent, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_ms is NULL");
     EXPECT_FAILS_WITH(cuabi_buffer_create(kNoContext, 16, nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_buffer is NULL");
     EXPECT_FAILS_WITH(cuabi_buffer_wrap(kNoContext, 0x1000, 16, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_buffer is NULL");
-    EXPECT_FAILS_WITH(cuabi_buffer_size(kNoBuffer, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_size is NULL");
-    EXPECT_FAILS_WITH(cuabi_buffer_device_address(kNoBuffer, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+    EXPECT_FAILS_WITH(cuabi_buffer_get_size(kNoBuffer, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_size is NULL");
+    EXPECT_FAILS_WITH(cuabi_buffer_get_device_address(kNoBuffer, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_address is NULL");
 }
 
@@ -79,10 +79,10 @@ TEST(DeviceApiArguments, NullHandlesAreRefusedNamingTheParameter) {
     cuabi_buffer* buffer = nullptr;
     cuabi_device_info info = CUABI_DEVICE_INFO_INIT;
     cuabi_counters counters = CUABI_COUNTERS_INIT;
-    EXPECT_FAILS_WITH(cuabi_context_device_info(kNoContext, &info), CUABI_ERROR_INVALID_HANDLE, "context is NULL");
+    EXPECT_FAILS_WITH(cuabi_context_get_device_info(kNoContext, &info), CUABI_ERROR_INVALID_HANDLE, "context is NULL");
     EXPECT_FAILS_WITH(cuabi_context_synchronize(kNoContext), CUABI_ERROR_INVALID_HANDLE, "context is NULL");
-    EXPECT_FAILS_WITH(cuabi_context_native(kNoContext, &native), CUABI_ERROR_INVALID_HANDLE, "context is NULL");
-    EXPECT_FAILS_WITH(cuabi_context_counters(kNoContext, &counters), CUABI_ERROR_INVALID_HANDLE, "context is NULL");
+    EXPECT_FAILS_WITH(cuabi_context_get_native(kNoContext, &native), CUABI_ERROR_INVALID_HANDLE, "context is NULL");
+    EXPECT_FAILS_WITH(cuabi_context_get_counters(kNoContext, &counters), CUABI_ERROR_INVALID_HANDLE, "context is NULL");
     EXPECT_FAILS_WITH(cuabi_stream_create(kNoContext, nullptr, &stream), CUABI_ERROR_INVALID_HANDLE,
                       "context is NULL");
     EXPECT_FAILS_WITH(cuabi_stream_wrap(kNoContext, reinterpret_cast<void*>(0x10), &stream),
@@ -90,18 +90,18 @@ TEST(DeviceApiArguments, NullHandlesAreRefusedNamingTheParameter) {
     EXPECT_FAILS_WITH(cuabi_stream_synchronize(kNoStream), CUABI_ERROR_INVALID_HANDLE, "stream is NULL");
     EXPECT_FAILS_WITH(cuabi_stream_query(kNoStream), CUABI_ERROR_INVALID_HANDLE, "stream is NULL");
     EXPECT_FAILS_WITH(cuabi_stream_wait_event(kNoStream, kNoEvent), CUABI_ERROR_INVALID_HANDLE, "stream is NULL");
-    EXPECT_FAILS_WITH(cuabi_stream_native(kNoStream, &native), CUABI_ERROR_INVALID_HANDLE, "stream is NULL");
+    EXPECT_FAILS_WITH(cuabi_stream_get_native(kNoStream, &native), CUABI_ERROR_INVALID_HANDLE, "stream is NULL");
     EXPECT_FAILS_WITH(cuabi_event_create(kNoContext, nullptr, &event), CUABI_ERROR_INVALID_HANDLE, "context is NULL");
     EXPECT_FAILS_WITH(cuabi_event_record(kNoEvent, kNoStream), CUABI_ERROR_INVALID_HANDLE, "event is NULL");
     EXPECT_FAILS_WITH(cuabi_event_synchronize(kNoEvent), CUABI_ERROR_INVALID_HANDLE, "event is NULL");
     EXPECT_FAILS_WITH(cuabi_event_query(kNoEvent), CUABI_ERROR_INVALID_HANDLE, "event is NULL");
-    EXPECT_FAILS_WITH(cuabi_event_elapsed_ms(kNoEvent, kNoEvent, &ms), CUABI_ERROR_INVALID_HANDLE, "start is NULL");
+    EXPECT_FAILS_WITH(cuabi_event_get_elapsed_ms(kNoEvent, kNoEvent, &ms), CUABI_ERROR_INVALID_HANDLE, "start is NULL");
     EXPECT_FAILS_WITH(cuabi_buffer_create(kNoContext, 16, nullptr, &buffer), CUABI_ERROR_INVALID_HANDLE,
                       "context is NULL");
     EXPECT_FAILS_WITH(cuabi_buffer_wrap(kNoContext, 0x1000, 16, &buffer), CUABI_ERROR_INVALID_HANDLE,
                       "context is NULL");
-    EXPECT_FAILS_WITH(cuabi_buffer_size(kNoBuffer, &size), CUABI_ERROR_INVALID_HANDLE, "buffer is NULL");
-    EXPECT_FAILS_WITH(cuabi_buffer_device_address(kNoBuffer, &address), CUABI_ERROR_INVALID_HANDLE,
+    EXPECT_FAILS_WITH(cuabi_buffer_get_size(kNoBuffer, &size), CUABI_ERROR_INVALID_HANDLE, "buffer is NULL");
+    EXPECT_FAILS_WITH(cuabi_buffer_get_device_address(kNoBuffer, &address), CUABI_ERROR_INVALID_HANDLE,
                       "buffer is NULL");
     EXPECT_FAILS_WITH(cuabi_buffer_write(kNoBuffer, 0, &byte, 1, kNoStream), CUABI_ERROR_INVALID_HANDLE,
                       "buffer is NULL");
@@ -125,7 +125,7 @@ TEST(DeviceApiArguments, DestroyedHandlesAreRefusedWithoutTouchingFreedMemory) {
                       "already destroyed");
     EXPECT_FAILS_WITH(cuabi_stream_query(stream), CUABI_ERROR_INVALID_HANDLE, "already destroyed");
     EXPECT_FAILS_WITH(cuabi_event_query(event), CUABI_ERROR_INVALID_HANDLE, "already destroyed");
-    EXPECT_FAILS_WITH(cuabi_buffer_size(buffer, &size), CUABI_ERROR_INVALID_HANDLE, "already destroyed");
+    EXPECT_FAILS_WITH(cuabi_buffer_get_size(buffer, &size), CUABI_ERROR_INVALID_HANDLE, "already destroyed");
     // Destroying again is harmless.
     cuabi_context_destroy(context);
     cuabi_stream_destroy(stream);
@@ -143,7 +143,7 @@ TEST(DeviceApiArguments, WrongTypeHandlesAreRefusedNamingBothTypes) {
     size_t size = 0;
     EXPECT_FAILS_WITH(cuabi_context_synchronize(as_context), CUABI_ERROR_INVALID_HANDLE,
                       "context is a cuabi stream handle where a context handle is required");
-    EXPECT_FAILS_WITH(cuabi_buffer_size(as_buffer, &size), CUABI_ERROR_INVALID_HANDLE,
+    EXPECT_FAILS_WITH(cuabi_buffer_get_size(as_buffer, &size), CUABI_ERROR_INVALID_HANDLE,
                       "buffer is a cuabi stream handle where a buffer handle is required");
     EXPECT_FAILS_WITH(cuabi_event_query(as_event), CUABI_ERROR_INVALID_HANDLE,
                       "event is a cuabi stream handle where a");
@@ -158,7 +158,7 @@ TEST(DeviceApiArguments, WrongTypeHandlesAreRefusedNamingBothTypes) {
 TEST(DeviceApiArguments, MadeUpHandlesAreRefused) {
     int on_stack = 0;
     size_t size = 0;
-    EXPECT_FAILS_WITH(cuabi_buffer_size(reinterpret_cast<cuabi_buffer*>(&on_stack), &size),
+    EXPECT_FAILS_WITH(cuabi_buffer_get_size(reinterpret_cast<cuabi_buffer*>(&on_stack), &size),
                       CUABI_ERROR_INVALID_HANDLE, "is not a cuabi handle");
     EXPECT_FAILS_WITH(cuabi_stream_query(reinterpret_cast<cuabi_stream*>(uintptr_t{0x1234})),
                       CUABI_ERROR_INVALID_HANDLE, "is not a cuabi handle");
@@ -183,7 +183,7 @@ TEST(DeviceApiArguments, NegativeDeviceOrdinalsAreRefused) {
     EXPECT_FAILS_WITH(cuabi_context_create(&options, &context), CUABI_ERROR_INVALID_DEVICE,
                       "device ordinal -1 is negative");
     cuabi_device_info info = CUABI_DEVICE_INFO_INIT;
-    EXPECT_FAILS_WITH(cuabi_device_info_get(-7, &info), CUABI_ERROR_INVALID_DEVICE, "device ordinal -7");
+    EXPECT_FAILS_WITH(cuabi_device_get_info(-7, &info), CUABI_ERROR_INVALID_DEVICE, "device ordinal -7");
 }
 
 TEST(DeviceApiArguments, ZeroAndOverflowingBufferSizesAreRefused) {

@@ -27,12 +27,12 @@ void print_outcome(const char* call, cuabi_status status) {
 
 int probe() {
     int32_t version = 0, count = 0;
-    print_outcome("driver_version", cuabi_driver_version(&version));
-    print_outcome("device_count", cuabi_device_count(&count));
+    print_outcome("driver_version", cuabi_driver_get_version(&version));
+    print_outcome("device_count", cuabi_device_get_count(&count));
     cuabi_context* context = nullptr;
     print_outcome("context_create", cuabi_context_create(nullptr, &context));
     cuabi_device_info info = CUABI_DEVICE_INFO_INIT;
-    print_outcome("device_info_get", cuabi_device_info_get(0, &info));
+    print_outcome("device_info_get", cuabi_device_get_info(0, &info));
     cuabi_context_destroy(context);
     std::fflush(stdout);
     return 0;

@@ -40,6 +40,7 @@ TEST(GraphStructs, LayoutIsFrozen) {
     EXPECT_EQ(sizeof(cuabi_graph_node_info), 64u);
     EXPECT_EQ(offsetof(cuabi_graph_update_info, reinstantiated), 4u);
     EXPECT_EQ(offsetof(cuabi_graph_update_info, driver_result), 8u);
+    EXPECT_EQ(offsetof(cuabi_graph_update_info, has_error_node), 12u);
     EXPECT_EQ(offsetof(cuabi_graph_update_info, error_node_index), 16u);
     EXPECT_EQ(offsetof(cuabi_graph_update_info, reason), 24u);
     EXPECT_EQ(sizeof(cuabi_graph_update_info), 536u);
@@ -72,35 +73,35 @@ TEST(GraphApi, NullHandlesAreRefusedByName) {
 
 TEST(GraphApi, MadeUpAndWrongTypeHandlesAreRefused) {
     size_t count = 0;
-    EXPECT_FAILS_WITH(cuabi_graph_node_count(made_up_graph(), &count), CUABI_ERROR_INVALID_HANDLE, "not a live");
+    EXPECT_FAILS_WITH(cuabi_graph_get_node_count(made_up_graph(), &count), CUABI_ERROR_INVALID_HANDLE, "not a live");
     cuabi_event* event = nullptr;
     ASSERT_EQ(publish(std::make_shared<Placeholder>(), &event), CUABI_SUCCESS);
-    EXPECT_FAILS_WITH(cuabi_graph_node_count(reinterpret_cast<cuabi_graph*>(event), &count), CUABI_ERROR_INVALID_HANDLE,
+    EXPECT_FAILS_WITH(cuabi_graph_get_node_count(reinterpret_cast<cuabi_graph*>(event), &count), CUABI_ERROR_INVALID_HANDLE,
                       "event handle where a graph handle");
     destroy_handle<Placeholder>(event);
 }
 
 TEST(GraphApi, NullOutputsAreRefusedBeforeTheHandle) {
-    EXPECT_FAILS_WITH(cuabi_graph_node_count(made_up_graph(), nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_count");
-    EXPECT_FAILS_WITH(cuabi_graph_node_info_get(made_up_graph(), 0, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "info");
-    EXPECT_FAILS_WITH(cuabi_graph_node_kernel_name(made_up_graph(), 0, nullptr, 0, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+    EXPECT_FAILS_WITH(cuabi_graph_get_node_count(made_up_graph(), nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_count");
+    EXPECT_FAILS_WITH(cuabi_graph_get_node_info(made_up_graph(), 0, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "info");
+    EXPECT_FAILS_WITH(cuabi_graph_get_node_kernel_name(made_up_graph(), 0, nullptr, 0, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_size");
     size_t offset = 0;
-    EXPECT_FAILS_WITH(cuabi_graph_node_param_info(made_up_graph(), 0, 0, &offset, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+    EXPECT_FAILS_WITH(cuabi_graph_get_node_param_info(made_up_graph(), 0, 0, &offset, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_size");
-    EXPECT_FAILS_WITH(cuabi_graph_native(made_up_graph(), nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+    EXPECT_FAILS_WITH(cuabi_graph_get_native(made_up_graph(), nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_cu_graph_exec");
     const uint32_t dims[3] = {1, 1, 1};
     EXPECT_FAILS_WITH(cuabi_graph_update_kernel_geometry(made_up_graph(), 0, nullptr, dims, 0),
                       CUABI_ERROR_INVALID_ARGUMENT, "grid");
     uint32_t active = 7;
-    EXPECT_FAILS_WITH(cuabi_graph_capture_active(nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_active");
+    EXPECT_FAILS_WITH(cuabi_graph_capture_get_status(nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_status");
     EXPECT_EQ(active, 7u);
 }
 
 TEST(GraphApi, NodeInfoWithoutAStructSizeIsRefused) {
     cuabi_graph_node_info info{};
-    EXPECT_FAILS_WITH(cuabi_graph_node_info_get(made_up_graph(), 0, &info), CUABI_ERROR_STRUCT_SIZE, "struct_size is 0");
+    EXPECT_FAILS_WITH(cuabi_graph_get_node_info(made_up_graph(), 0, &info), CUABI_ERROR_STRUCT_SIZE, "struct_size is 0");
 }
 
 TEST(GraphApi, DestroyAcceptsNullAndStaleHandles) {
@@ -109,11 +110,11 @@ TEST(GraphApi, DestroyAcceptsNullAndStaleHandles) {
 }
 
 TEST(GraphApi, CapacityClassIsExported) {
-    EXPECT_EQ(cuabi_graph_capacity_class(0), 1u);
-    EXPECT_EQ(cuabi_graph_capacity_class(1000), 1024u);
-    EXPECT_EQ(cuabi_graph_capacity_class((uint64_t{1} << 63) + 1), UINT64_MAX);
-    EXPECT_EQ(reinterpret_cast<void*>(cuabi_get_proc_address("cuabi_graph_capacity_class")),
-              reinterpret_cast<void*>(&cuabi_graph_capacity_class));
+    EXPECT_EQ(cuabi_graph_cache_get_capacity_class(0), 1u);
+    EXPECT_EQ(cuabi_graph_cache_get_capacity_class(1000), 1024u);
+    EXPECT_EQ(cuabi_graph_cache_get_capacity_class((uint64_t{1} << 63) + 1), UINT64_MAX);
+    EXPECT_EQ(reinterpret_cast<void*>(cuabi_get_proc_address("cuabi_graph_cache_get_capacity_class")),
+              reinterpret_cast<void*>(&cuabi_graph_cache_get_capacity_class));
 }
 
 TEST(GraphCacheApi, KeyBytesNeedAPointer) {

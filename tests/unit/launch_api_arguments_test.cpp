@@ -72,9 +72,9 @@ TEST(LaunchApiArguments, NullAndStaleKernelsAreInvalidHandles) {
     EXPECT_FAILS_WITH(cuabi_launch(stale, nullptr, nullptr, 0), CUABI_ERROR_INVALID_HANDLE, "kernel");
     size_t count = 0, offset = 0, size = 0;
     uint32_t blocks = 0, threads = 0;
-    EXPECT_FAILS_WITH(cuabi_kernel_param_count(stale, &count), CUABI_ERROR_INVALID_HANDLE, "kernel");
-    EXPECT_FAILS_WITH(cuabi_kernel_param_info(stale, 0, &offset, &size), CUABI_ERROR_INVALID_HANDLE, "kernel");
-    EXPECT_FAILS_WITH(cuabi_kernel_max_active_blocks_per_sm(stale, 128, 0, &blocks), CUABI_ERROR_INVALID_HANDLE,
+    EXPECT_FAILS_WITH(cuabi_kernel_get_param_count(stale, &count), CUABI_ERROR_INVALID_HANDLE, "kernel");
+    EXPECT_FAILS_WITH(cuabi_kernel_get_param_info(stale, 0, &offset, &size), CUABI_ERROR_INVALID_HANDLE, "kernel");
+    EXPECT_FAILS_WITH(cuabi_kernel_get_max_active_blocks_per_sm(stale, 128, 0, &blocks), CUABI_ERROR_INVALID_HANDLE,
                       "kernel");
     EXPECT_FAILS_WITH(cuabi_kernel_suggest_block_size(stale, 0, &threads, &blocks), CUABI_ERROR_INVALID_HANDLE,
                       "kernel");
@@ -83,12 +83,12 @@ TEST(LaunchApiArguments, NullAndStaleKernelsAreInvalidHandles) {
 TEST(LaunchApiArguments, NullOutParametersAreRefused) {
     size_t value = 0;
     uint32_t blocks = 0;
-    EXPECT_FAILS_WITH(cuabi_kernel_param_count(nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_count is NULL");
-    EXPECT_FAILS_WITH(cuabi_kernel_param_info(nullptr, 0, nullptr, &value), CUABI_ERROR_INVALID_ARGUMENT,
+    EXPECT_FAILS_WITH(cuabi_kernel_get_param_count(nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_count is NULL");
+    EXPECT_FAILS_WITH(cuabi_kernel_get_param_info(nullptr, 0, nullptr, &value), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_offset is NULL");
-    EXPECT_FAILS_WITH(cuabi_kernel_param_info(nullptr, 0, &value, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+    EXPECT_FAILS_WITH(cuabi_kernel_get_param_info(nullptr, 0, &value, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_size is NULL");
-    EXPECT_FAILS_WITH(cuabi_kernel_max_active_blocks_per_sm(nullptr, 128, 0, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+    EXPECT_FAILS_WITH(cuabi_kernel_get_max_active_blocks_per_sm(nullptr, 128, 0, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_blocks is NULL");
     EXPECT_FAILS_WITH(cuabi_kernel_suggest_block_size(nullptr, 0, nullptr, &blocks), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_block_threads is NULL");
@@ -134,8 +134,8 @@ TEST_F(FakeKernel, StaleStreamInTheConfigIsAnInvalidHandle) {
 
 TEST(LaunchApiArguments, LaunchEntryPointsAreReachableThroughGetProcAddress) {
     for (const char* name : {"cuabi_launch", "cuabi_launch_packed", "cuabi_launch_config_init",
-                             "cuabi_kernel_param_count", "cuabi_kernel_param_info",
-                             "cuabi_kernel_max_active_blocks_per_sm", "cuabi_kernel_suggest_block_size"})
+                             "cuabi_kernel_get_param_count", "cuabi_kernel_get_param_info",
+                             "cuabi_kernel_get_max_active_blocks_per_sm", "cuabi_kernel_suggest_block_size"})
         EXPECT_NE(cuabi_get_proc_address(name), nullptr) << name;
 }
 

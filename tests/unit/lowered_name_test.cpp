@@ -126,7 +126,7 @@ TEST_F(LoweredNames, MapSurvivesAMemoryCacheHit) {
     cuabi_module* cached = compile();
     cuabi_module_info info = CUABI_MODULE_INFO_INIT;
     ASSERT_EQ(cuabi_module_get_info(cached, &info), CUABI_SUCCESS);
-    EXPECT_EQ(info.origin, static_cast<uint32_t>(CUABI_MODULE_ORIGIN_MEMORY_CACHE));
+    EXPECT_EQ(info.origin, CUABI_MODULE_ORIGIN_MEMORY_CACHE);
     for (const std::string& expression : kExpressions)
         EXPECT_EQ(lowered_name(cached, expression), lowered_name(compiled, expression)) << expression;
 }
@@ -141,7 +141,7 @@ TEST_F(LoweredNames, ReorderedExpressionsShareTheCacheEntry) {
     ASSERT_EQ(cuabi_module_get_info(first, &a), CUABI_SUCCESS);
     ASSERT_EQ(cuabi_module_get_info(second, &b), CUABI_SUCCESS);
     EXPECT_STREQ(a.cache_key, b.cache_key);
-    EXPECT_EQ(b.origin, static_cast<uint32_t>(CUABI_MODULE_ORIGIN_MEMORY_CACHE));
+    EXPECT_EQ(b.origin, CUABI_MODULE_ORIGIN_MEMORY_CACHE);
 }
 
 TEST_F(LoweredNames, UnknownExpressionIsKernelNotFound) {

@@ -148,7 +148,7 @@ TEST(ModuleApiArguments, LoadImageChecksPointersBeforeTheContext) {
     EXPECT_FAILS_WITH(cuabi_kernel_get_attributes(nullptr, &attributes), CUABI_ERROR_INVALID_HANDLE, "kernel");
     attributes.struct_size = 2;
     EXPECT_FAILS_WITH(cuabi_kernel_get_attributes(nullptr, &attributes), CUABI_ERROR_STRUCT_SIZE,
-                      "CUABI_KERNEL_ATTRIBUTES_INIT");
+                      "cuabi_kernel_attributes_init()");
     cuabi_kernel_destroy(nullptr);
 }
 

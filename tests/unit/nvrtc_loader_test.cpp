@@ -20,7 +20,7 @@ namespace {
 // In the child: "<call> <status name> <message>" per public NVRTC call.
 int probe() {
     int32_t major = 0, minor = 0;
-    cuabi_status status = cuabi_nvrtc_version(&major, &minor);
+    cuabi_status status = cuabi_nvrtc_get_version(&major, &minor);
     std::printf("nvrtc_version %s %s\n", cuabi_status_name(status), cuabi_last_error_message());
     cuabi_compile_options options = CUABI_COMPILE_OPTIONS_INIT;
     options.target = "sm_90";
@@ -63,19 +63,19 @@ TEST(NvrtcLoader, PublicVersionAndArchsMatchTheLoadedLibrary) {
     const cuabi::NvrtcApi* api = cuabi::nvrtc(nullptr);
     ASSERT_NE(api, nullptr) << cuabi_last_error_message();
     int32_t major = -1, minor = -1;
-    ASSERT_EQ(cuabi_nvrtc_version(&major, &minor), CUABI_SUCCESS) << cuabi_last_error_message();
+    ASSERT_EQ(cuabi_nvrtc_get_version(&major, &minor), CUABI_SUCCESS) << cuabi_last_error_message();
     EXPECT_EQ(major, api->major);
     EXPECT_EQ(minor, api->minor);
 
     size_t count = 0;
-    ASSERT_EQ(cuabi_nvrtc_supported_archs(nullptr, 0, &count), CUABI_SUCCESS);
+    ASSERT_EQ(cuabi_nvrtc_get_supported_archs(nullptr, 0, &count), CUABI_SUCCESS);
     ASSERT_EQ(count, api->supported_archs.size());
     std::vector<int32_t> archs(count, -1);
-    EXPECT_EQ(cuabi_nvrtc_supported_archs(archs.data(), count - 1, &count), CUABI_ERROR_BUFFER_TOO_SMALL);
+    EXPECT_EQ(cuabi_nvrtc_get_supported_archs(archs.data(), count - 1, &count), CUABI_ERROR_BUFFER_TOO_SMALL);
     EXPECT_EQ(count, api->supported_archs.size()) << "a too-small buffer still reports the count";
-    ASSERT_EQ(cuabi_nvrtc_supported_archs(archs.data(), archs.size(), &count), CUABI_SUCCESS);
+    ASSERT_EQ(cuabi_nvrtc_get_supported_archs(archs.data(), archs.size(), &count), CUABI_SUCCESS);
     for (size_t i = 0; i < count; ++i) EXPECT_EQ(archs[i], api->supported_archs[i]);
-    EXPECT_EQ(cuabi_nvrtc_version(nullptr, &minor), CUABI_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cuabi_nvrtc_get_version(nullptr, &minor), CUABI_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(NvrtcLoader, MissingLibraryGivesNvrtcNotFoundWithPathAndFix) {

@@ -160,12 +160,12 @@ TEST(OptionsStructs, UnknownFlagsAndReservedFieldsAreRefused) {
 TEST(OptionsStructs, OutputStructTooSmallForStructSizeIsRefused) {
     cuabi_device_info info = CUABI_DEVICE_INFO_INIT;
     info.struct_size = 4;
-    EXPECT_FAILS_WITH(cuabi_device_info_get(0, &info), CUABI_ERROR_STRUCT_SIZE,
+    EXPECT_FAILS_WITH(cuabi_device_get_info(0, &info), CUABI_ERROR_STRUCT_SIZE,
                       "cuabi_device_info.struct_size is 4");
-    EXPECT_FAILS_WITH(cuabi_context_device_info(nullptr, &info), CUABI_ERROR_STRUCT_SIZE, "CUABI_DEVICE_INFO_INIT");
+    EXPECT_FAILS_WITH(cuabi_context_get_device_info(nullptr, &info), CUABI_ERROR_STRUCT_SIZE, "cuabi_device_info_init()");
     cuabi_counters counters = CUABI_COUNTERS_INIT;
     counters.struct_size = 0;
-    EXPECT_FAILS_WITH(cuabi_context_counters(nullptr, &counters), CUABI_ERROR_STRUCT_SIZE,
+    EXPECT_FAILS_WITH(cuabi_context_get_counters(nullptr, &counters), CUABI_ERROR_STRUCT_SIZE,
                       "cuabi_counters.struct_size is 0");
 }
 

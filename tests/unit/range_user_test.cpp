@@ -18,8 +18,8 @@ bool has_fix(const std::string& text) { return text.find(" Fix: ") != std::strin
 TEST(RangeUser, RangesAreOnAndNoProfilerIsAttachedByDefault) {
     if (std::getenv("NVTX_INJECTION64_PATH") != nullptr || std::getenv("CUABI_NVTX") != nullptr)
         GTEST_SKIP() << "this run has a profiler or CUABI_NVTX set; the defaults cannot be observed";
-    EXPECT_EQ(cuabi_ranges_enabled(), 1u);
-    EXPECT_EQ(cuabi_ranges_profiler_attached(), 0u);
+    EXPECT_EQ(cuabi_range_get_enabled(), 1u);
+    EXPECT_EQ(cuabi_range_get_profiler_attached(), 0u);
 }
 
 TEST(RangeUser, PushAndPopBalanceOnTheCallingThread) {

@@ -111,11 +111,11 @@ std::string read_two_call(cuabi_status (*get)(char*, size_t, size_t*)) {
 int api() {
     cuabi_cache_stats stats{};
     stats.struct_size = sizeof stats;
-    cuabi_status status = cuabi_cache_stats_get(&stats);
+    cuabi_status status = cuabi_cache_get_stats(&stats);
     std::printf("stats_status=%d\ndisk_enabled=%u\ndisk_entries=%llu\n", status, stats.disk_enabled,
                 (unsigned long long)stats.disk_entries);
-    std::printf("directory=%s\nreason=%s\n", read_two_call(cuabi_cache_directory).c_str(),
-                read_two_call(cuabi_cache_degradation_reason).c_str());
+    std::printf("directory=%s\nreason=%s\n", read_two_call(cuabi_cache_get_directory).c_str(),
+                read_two_call(cuabi_cache_get_degradation_reason).c_str());
     uint64_t checked = 0, removed = 0;
     status = cuabi_cache_verify(&checked, &removed);
     std::printf("verify_status=%d\nverify_checked=%llu\nverify_removed=%llu\n", status, (unsigned long long)checked,
@@ -123,10 +123,10 @@ int api() {
     std::printf("message=%s\n", status != CUABI_SUCCESS ? cuabi_last_error_message() : "");
     cuabi_driver_jit_cache_info info{};
     info.struct_size = sizeof info;
-    status = cuabi_cache_driver_jit_info(&info);
+    status = cuabi_cache_get_driver_jit_info(&info);
     std::printf("jit_status=%d\njit_enabled=%u\njit_path_source=%d\njit_max_bytes=%llu\njit_path=%s\n", status,
                 info.enabled, info.path_source, (unsigned long long)info.max_bytes,
-                read_two_call(cuabi_cache_driver_jit_path).c_str());
+                read_two_call(cuabi_cache_get_driver_jit_path).c_str());
     return 0;
 }
 
