@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes a libabigail ABI dump of libcuabi, and compares the built library with the committed one
-(DESIGN §3.8, after OpenZFS's config/Abigail.am).
+(after OpenZFS's config/Abigail.am).
 
   dump      abidw of the exported interface, restricted to the types declared under the headers
             directory, without corpus path, compilation directory or source locations, and with
@@ -105,7 +105,7 @@ def compare(baseline, library, headers_dir, source_root):
         if result.returncode & ABIDIFF_INCOMPATIBLE:
             print("FAIL: incompatible ABI change against %s (see above): a program built against "
                   "%s would break. Fix: restore the removed or changed interface; new behaviour "
-                  "goes into new functions (DESIGN §3, docs/abi-policy.md)." % (baseline, baseline_soname))
+                  "goes into new functions (docs/abi-policy.md)." % (baseline, baseline_soname))
             return 1
         if abidiff(baseline, current, "--no-added-syms").returncode == 0:
             misplaced = added_to_released_nodes(baseline_text, current_text)

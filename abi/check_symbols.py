@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Checks that the header, the version script and the binary agree on what is exported
-(DESIGN §3.7, after libxkbcommon's symbols-leak-test).
+(after libxkbcommon's symbols-leak-test).
 
   - the CUABI_API functions of the header, the global names of the map and the functions that
     `nm -D --defined-only` lists are the same set; each difference is named;
@@ -8,7 +8,7 @@
   - each exported function carries the version node the map puts it in (CUABI_1.0, ...);
   - the SONAME is lib<name>.so.<CUABI_ABI_VERSION>;
   - no NEEDED entry names a CUDA library: libcuda, libcudart, libnvrtc are loaded at run time
-    (DESIGN §4), so a machine without them can still load cuabi and be told what is missing.
+   , so a machine without them can still load cuabi and be told what is missing.
 
 usage: check_symbols.py --header H --map M --library L
 """
@@ -133,8 +133,7 @@ def check(header_path, map_path, library):
                                                                                abi_major.value.rstrip("uU")))
     for entry in needed:
         if FORBIDDEN_NEEDED.match(entry):
-            problems.append("NEEDED %s: cuabi must load CUDA libraries at run time, never link them "
-                            "(DESIGN §4)" % entry)
+            problems.append("NEEDED %s: cuabi must load CUDA libraries at run time, never link them" % entry)
     return problems, len(functions), soname, needed
 
 

@@ -1,6 +1,6 @@
 """Reads include/cuabi/cuabi.h the way the ABI checks need it.
 
-The header keeps to a plain style (DESIGN §3): typedef'd structs of simple fields, #define'd
+The header keeps to a plain style: typedef'd structs of simple fields, #define'd
 constants, one declaration per statement. So this is a small reader over comment-free text, not a
 C parser: it finds CUABI_API functions, PFN_ typedefs, structs with their fields, opaque handle
 types and #defines, each with its line number. Anything it does not understand raises HeaderError

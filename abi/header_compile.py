@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Compiles the public header the way its users will: as C99/C11 or C++11/C++17, with gcc or
-clang, under -Wall -Wextra -Werror -pedantic (DESIGN §3). Two probes, generated from the header:
+clang, under -Wall -Wextra -Werror -pedantic. Two probes, generated from the header:
 
   prototypes      includes the header and, for every function, initializes a PFN_cuabi_x
                   pointer with &cuabi_x -- so each PFN_ typedef must have exactly its function's

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Rejects what a binding generator or an FFI cannot use safely (DESIGN §3.2, §3.5, §3.6, §3.9).
+"""Rejects what a binding generator or an FFI cannot use safely.
 
 Rules, each reported as `header:line: rule: what`:
   union         no unions anywhere
@@ -54,14 +54,13 @@ class Lint(object):
         header = self.header
         self.problems.extend(header.errors)
         for line in self.keyword_lines(r"\bunion\b"):
-            self.problem(line, "union", "unions are not FFI-safe (DESIGN §3.6); use separate "
+            self.problem(line, "union", "unions are not FFI-safe; use separate "
                          "fields or functions")
         for line in self.keyword_lines(r"\benum\b"):
-            self.problem(line, "enum", "C enum types have no fixed size (DESIGN §3.2); #define "
+            self.problem(line, "enum", "C enum types have no fixed size; #define "
                          "the constants and use int32_t or uint32_t")
         for line in self.keyword_lines(r"\.\.\."):
-            self.problem(line, "variadic", "variadic functions cannot be called from most FFIs "
-                         "(DESIGN §3.6)")
+            self.problem(line, "variadic", "variadic functions cannot be called from most FFIs")
         for define in header.defines:
             if define.params is not None:
                 self.problem(define.line, "macro", "%s%s is a function-like macro; bindings "
@@ -80,7 +79,7 @@ class Lint(object):
     def check_type(self, type_text, line, what):
         words = set(re.findall(r"\w+", type_text))
         if words & {"bool", "_Bool"}:
-            self.problem(line, "type", "%s is a bool; booleans are uint32_t (DESIGN §3.6)" % what)
+            self.problem(line, "type", "%s is a bool; booleans are uint32_t" % what)
         if "long" in words:
             self.problem(line, "type", "%s uses long, whose size differs between platforms; "
                          "use int64_t/uint64_t" % what)
@@ -106,26 +105,25 @@ class Lint(object):
                 what = "%s.%s" % (struct.name, field.name)
                 if field.bit_width is not None:
                     self.problem(field.line, "bit-field", "%s is a bit-field; their layout is up "
-                                 "to the compiler (DESIGN §3.6): use a whole uint32_t and flags" % what)
+                                 "to the compiler: use a whole uint32_t and flags" % what)
                 self.check_type(field.type, field.line, what)
 
     def check_signature(self, function):
         if self.is_by_value_struct(function.return_type):
             self.problem(function.line, "by-value", "%s returns %s by value; return it through an "
-                         "out_* pointer (DESIGN §3.6)" % (function.name, function.return_type))
+                         "out_* pointer" % (function.name, function.return_type))
         self.check_type(function.return_type, function.line, "the return type of %s" % function.name)
         for param in function.params:
             what = "parameter '%s' of %s" % (param.name or param.text, function.name)
             if self.is_by_value_struct(param.type):
-                self.problem(function.line, "by-value", "%s passes %s by value; pass a pointer "
-                             "(DESIGN §3.6)" % (what, param.type))
+                self.problem(function.line, "by-value", "%s passes %s by value; pass a pointer" % (what, param.type))
             self.check_type(param.type, function.line, what)
 
     def check_pfns(self):
         prototypes = dict((f.name, f) for f in self.header.functions)
         pfns = dict((p.name[len("PFN_"):], p) for p in self.header.pfns)
         for name in sorted(set(prototypes) - set(pfns)):
-            self.problem(prototypes[name].line, "pfn", "%s has no PFN_%s typedef (DESIGN §3.9)"
+            self.problem(prototypes[name].line, "pfn", "%s has no PFN_%s typedef"
                          % (name, name))
         for name in sorted(set(pfns) - set(prototypes)):
             self.problem(pfns[name].line, "pfn", "PFN_%s has no CUABI_API function %s" % (name, name))
@@ -169,18 +167,16 @@ class Lint(object):
                 first = struct.fields[0]
                 if first.name != "struct_size" or first.type != "uint32_t":
                     self.problem(struct.line, "options", "%s: struct_size must be the first field "
-                                 "and a uint32_t (DESIGN §3.5)" % struct.name)
+                                 "and a uint32_t" % struct.name)
                 macro = struct.name.upper() + "_INIT"
                 if macro not in initializers:
-                    self.problem(struct.line, "options", "%s has struct_size but no %s macro "
-                                 "(DESIGN §3.5)" % (struct.name, macro))
-            if struct.name.endswith(("_options", "_config")):
-                if names[:1] != ["struct_size"]:
-                    self.problem(struct.line, "options", "%s must start with uint32_t struct_size "
-                                 "(DESIGN §3.5)" % struct.name)
+                    self.problem(struct.line, "options", "%s has struct_size but no %s macro" % (struct.name, macro))
                 if struct.name + "_init" not in functions:
                     self.problem(struct.line, "options", "%s has no %s_init() function for FFI "
-                                 "users, who cannot use macros (DESIGN §3.5)" % (struct.name, struct.name))
+                                 "users, who cannot use macros" % (struct.name, struct.name))
+            elif struct.name.endswith(("_options", "_config", "_info", "_stats", "_attributes")) or \
+                    struct.name == "cuabi_counters":
+                self.problem(struct.line, "options", "%s must start with uint32_t struct_size" % struct.name)
 
 
 def main(argv):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Freezes the memory layout and constant values of the public header (DESIGN §3.8).
+"""Freezes the memory layout and constant values of the public header.
 
 A binding built against 1.x hard-codes where each field of each struct lives and what each
 constant is worth. This tool writes a C program from the header -- one line per struct, per
@@ -123,7 +123,7 @@ def compare(golden_lines, current_lines, golden_name):
                             % (kind, name, golden_name))
         elif golden[key] != now:
             problems.append("%s %s changed: %s in %s, %s now. A 1.x binding relies on it "
-                            "(DESIGN §3.8). Fix: restore it, or for an intended compatible change "
+                            ". Fix: restore it, or for an intended compatible change "
                             "(a field appended to a struct_size struct) refresh with "
                             "scripts/abi-baseline.sh" % (kind, name, golden[key], golden_name, now))
     for key in golden:

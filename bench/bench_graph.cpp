@@ -1,4 +1,4 @@
-// What cuabi's graph calls cost the calling thread compared with the raw driver (DESIGN §10):
+// What cuabi's graph calls cost the calling thread compared with the raw driver:
 //   - replay of chains of 1, 10, 100 and 1000 empty kernels: cuGraphLaunch on the graph's own
 //     executable (baseline) vs cuabi_graph_launch, and the same chain launched kernel by kernel
 //     (cuLaunchKernel and cuabi_launch) to show what a graph saves;

@@ -1,4 +1,4 @@
-// What a validated launch costs the calling thread compared with cuLaunchKernel (DESIGN §10):
+// What a validated launch costs the calling thread compared with cuLaunchKernel:
 // kernels of 0, 4 and 16 parameters, each launched through the raw driver, cuabi_launch (argument
 // table) and cuabi_launch_packed, in one process, on one stream, with one geometry (1 x 32).
 //

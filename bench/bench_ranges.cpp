@@ -1,4 +1,4 @@
-// What cuabi's NVTX ranges cost when no profiler is attached (DESIGN §8): a validated
+// What cuabi's NVTX ranges cost when no profiler is attached: a validated
 // cuabi_launch, and a user push/pop pair, with ranges on (the default) and off (CUABI_NVTX=0).
 //
 // CUABI_NVTX is read once per process, so each measurement runs in a child process of this

@@ -8,7 +8,7 @@
 #   bin/cuabi
 #
 # find_package(cuabi 1) accepts any 1.x (SameMajorVersion): the project's major version is the
-# ABI major, which is the SONAME (DESIGN §3.4).
+# ABI major, which is the SONAME.
 include(CMakePackageConfigHelpers)
 
 set(CUABI_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cuabi)

@@ -1,4 +1,4 @@
-// The two-call pattern for variable-length results (DESIGN §3.12): *out_size always receives the
+// The two-call pattern for variable-length results: *out_size always receives the
 // size needed; the data is copied only into a buffer that holds it; a NULL buffer just asks.
 #pragma once
 

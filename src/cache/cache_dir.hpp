@@ -1,4 +1,4 @@
-// Where the cache lives and whether it may be trusted (DESIGN §5).
+// Where the cache lives and whether it may be trusted.
 //
 // Loading a cached binary runs it on the GPU, so a cache directory that someone else can write
 // is a code-injection path: the directory must be owned by the effective user and not writable

@@ -1,4 +1,4 @@
-// Cache keys (DESIGN §5): XXH3-128 over a canonical serialization of everything that changes a
+// Cache keys: XXH3-128 over a canonical serialization of everything that changes a
 // compiled image.
 //
 // Canonical means unambiguous: every field is written as (tag length, tag bytes, value length,

@@ -1,4 +1,4 @@
-// The on-disk layer (DESIGN §5, docs/cache.md): one file per key under
+// The on-disk layer (docs/cache.md): one file per key under
 // <dir>/kernels/<first 2 hex digits>/<remaining 30>.cuabi, in the format of entry_format.hpp.
 //
 // Publish: write a temp file in the entry's own shard directory, fsync it, then under the

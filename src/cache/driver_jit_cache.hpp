@@ -1,4 +1,4 @@
-// The CUDA driver's own JIT cache (DESIGN §5). When the driver JIT-compiles PTX it caches the
+// The CUDA driver's own JIT cache. When the driver JIT-compiles PTX it caches the
 // result in CUDA_CACHE_PATH (default ~/.nv/ComputeCache, 256 MiB). cuabi gives it a home under
 // the cuabi cache directory and a 1 GiB budget, but only where the operator has not chosen:
 //   - CUDA_CACHE_DISABLE=1: nothing is changed (the operator turned the cache off on purpose);

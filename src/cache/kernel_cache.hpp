@@ -1,4 +1,4 @@
-// The kernel cache (DESIGN §5): compiled images by key, in this process's memory and on disk.
+// The kernel cache: compiled images by key, in this process's memory and on disk.
 //
 // lookup() tries memory, then disk (a disk hit is promoted to memory); store() puts an image in
 // both. Neither ever fails a compile: a disk that is refused (unsafe), read-only or full makes

@@ -1,4 +1,4 @@
-// `cuabi ranges [--json]`: the catalog of the NVTX ranges cuabi marks (DESIGN §8), with whether
+// `cuabi ranges [--json]`: the catalog of the NVTX ranges cuabi marks, with whether
 // they are on in this environment -- what to look for in Nsight, and what to filter on.
 #include <cstdio>
 #include <cstring>

@@ -1,4 +1,4 @@
-// cuabi_compile_options, read, checked and normalized (DESIGN §5).
+// cuabi_compile_options, read, checked and normalized.
 //
 // Normalizing means: one canonical NVRTC flag list per meaning, so that equivalent requests share
 // a cache key and the key describes exactly what NVRTC was given:

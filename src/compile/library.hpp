@@ -1,4 +1,4 @@
-// Loaded images (DESIGN §5, docs/compile.md "Loading").
+// Loaded images (docs/compile.md "Loading").
 //
 // cuabi loads with the context-independent library API (cuLibraryLoadData, CUDA 12.0+): an image
 // is loaded once per process and the driver makes it available in every context, loading it into

@@ -1,4 +1,4 @@
-// Generation-checked handle table (DESIGN §3.10).
+// Generation-checked handle table.
 //
 // A handle given to users is not a pointer: it packs a type tag, a generation and a slot index,
 //   bits 63..56 type (1..8), bits 55..32 generation (low 24 bits, always odd while live),

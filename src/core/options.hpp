@@ -1,4 +1,4 @@
-// Reading versioned option structs (DESIGN §3.5) and filling versioned output structs.
+// Reading versioned option structs and filling versioned output structs.
 //
 // Input structs: NULL means defaults; a smaller struct (older header) is copied over the defaults
 // so the fields it lacks keep their default; a larger struct (newer header) is accepted only when

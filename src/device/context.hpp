@@ -1,5 +1,5 @@
 // A cuabi context: one device's primary CUDA context, retained while this object lives, plus
-// everything cuabi caches per device (its limits) and counts per context (DESIGN §9).
+// everything cuabi caches per device (its limits) and counts per context.
 #pragma once
 
 #include <atomic>

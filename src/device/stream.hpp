@@ -1,5 +1,5 @@
 // A cuabi stream: an owned non-blocking CUstream, or a wrapped foreign one that cuabi never
-// destroys. The stream keeps its context alive (DESIGN §3.10).
+// destroys. The stream keeps its context alive.
 //
 // Also the one place that decides where a call's GPU work goes: a cuabi stream, or for a NULL
 // stream the calling thread's per-thread stream followed by a wait. cuabi never uses CUDA's

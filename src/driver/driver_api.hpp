@@ -1,4 +1,4 @@
-// The CUDA driver, loaded at run time (DESIGN §4).
+// The CUDA driver, loaded at run time.
 //
 // libcuabi has no link-time dependency on libcuda: `driver()` dlopens libcuda.so.1 on first use
 // (or the file named by CUABI_LIBCUDA_PATH), resolves every entry point below through

@@ -1,4 +1,4 @@
-// NVRTC, loaded at run time (DESIGN §4).
+// NVRTC, loaded at run time.
 //
 // libcuabi has no link-time dependency on libnvrtc: `nvrtc()` dlopens the library on first use and
 // resolves the entry points below with dlsym. It tries, in order, the file named by

@@ -1,4 +1,4 @@
-// Stream capture (DESIGN §7): begin, end, abort, and the rule that no stream is ever left
+// Stream capture: begin, end, abort, and the rule that no stream is ever left
 // capturing after a failure.
 //
 // cuabi keeps no capture state of its own: the driver's (cuStreamIsCapturing) is the truth, so a

@@ -1,4 +1,4 @@
-// The graph cache (DESIGN §7): instantiated graphs kept by caller key bytes and capacity class,
+// The graph cache: instantiated graphs kept by caller key bytes and capacity class,
 // bounded, least recently used evicted first.
 //
 // Why capacity classes: a graph captured for 300 elements works for any size its kernels were

@@ -1,4 +1,4 @@
-// Kernel arguments against the kernel's real parameter layout (DESIGN §6).
+// Kernel arguments against the kernel's real parameter layout.
 //
 // The layout comes from cuFuncGetParamInfo (CUDA 12.4+ drivers). Where the driver lacks it the
 // layout is "unknown" and validation is reduced to what needs no layout: non-NULL values and

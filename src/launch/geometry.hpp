@@ -1,5 +1,5 @@
 // Launch geometry checks: grid, block, kernel thread limit, shared memory, cooperative residency
-// and clusters (DESIGN §6). Pure functions over launch/limits.hpp, so they cost nanoseconds on the
+// and clusters. Pure functions over launch/limits.hpp, so they cost nanoseconds on the
 // launch path and unit tests can run them against any device they make up.
 //
 // Each check returns CUABI_SUCCESS or fails with its own status and a message naming the kernel,

@@ -1,4 +1,4 @@
-// The validated launch (DESIGN §6): every check of launch/geometry and launch/arguments, the
+// The validated launch: every check of launch/geometry and launch/arguments, the
 // shared memory opt-in, the occupancy checks of cooperative and cluster launches, then one driver
 // call, the counters and, for synchronous launches, the wait. The common launch goes a fast path
 // with the same checks first (launch/fast_path.hpp).

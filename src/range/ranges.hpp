@@ -1,4 +1,4 @@
-// NVTX v3 ranges around cuabi's own phases (DESIGN §8).
+// NVTX v3 ranges around cuabi's own phases.
 //
 // Usage on any path, hot ones included:   range::Scope scope(range::Phase::Launch);
 // or with a detail shown in the profiler: range::Scope scope(range::Phase::Launch, kernel_name);

@@ -1,4 +1,4 @@
-// Ranges that users mark themselves (DESIGN §8): thread-scoped push/pop, and process-wide
+// Ranges that users mark themselves: thread-scoped push/pop, and process-wide
 // start/end ranges held by a cuabi_range handle so that another thread may end them.
 //
 // Names are checked (non-empty UTF-8) and push depth is tracked per thread whether or not a

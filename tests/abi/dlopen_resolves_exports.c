@@ -1,4 +1,4 @@
-/* A dlopen user needs one symbol (DESIGN §3.9): this program loads the library the way the Rust,
+/* A dlopen user needs one symbol: this program loads the library the way the Rust,
  * Go and Zig bindings do, looks up only cuabi_get_proc_address with dlsym, and resolves every
  * function that `nm -D --defined-only` lists through it. Each result must be the exported
  * function of that name (checked with dladdr, which is not a lookup by name), a few are called,

@@ -1,4 +1,4 @@
-// The launch hot path allocates nothing (DESIGN §6): after a kernel's first launch, table, packed,
+// The launch hot path allocates nothing: after a kernel's first launch, table, packed,
 // cooperative and large-shared-memory launches make no heap allocation in cuabi.
 //
 // This file replaces the global operator new of the GPU test binary with one that counts calls made

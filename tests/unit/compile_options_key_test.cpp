@@ -1,4 +1,4 @@
-// The kernel-cache key of a compile (DESIGN §5): changing any single input that can change the
+// The kernel-cache key of a compile: changing any single input that can change the
 // compiled image changes the key; spelling the same request differently does not.
 #include <gtest/gtest.h>
 

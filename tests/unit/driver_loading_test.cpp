@@ -1,4 +1,4 @@
-// Loading the CUDA driver (DESIGN §4) on machines where it is missing or unusable: every call
+// Loading the CUDA driver on machines where it is missing or unusable: every call
 // that needs the GPU returns a status and a message saying what is missing and how to fix it.
 //
 // The driver is loaded once per process, so each case runs in a fresh child process: this test

@@ -1,4 +1,4 @@
-// The last-error message (DESIGN §3.3): thread-local, never NULL, names the values, ends in a fix.
+// The last-error message: thread-local, never NULL, names the values, ends in a fix.
 #include <gtest/gtest.h>
 
 #include <string>

@@ -1,5 +1,5 @@
 // The handle table rejects destroyed, made-up and wrong-type handles without touching freed
-// memory (DESIGN §3.10); run under AddressSanitizer this also proves no use-after-free.
+// memory; run under AddressSanitizer this also proves no use-after-free.
 #include <gtest/gtest.h>
 
 #include <atomic>

@@ -1,4 +1,4 @@
-// Name expressions (DESIGN §5): every expression is lowered by NVRTC's own nvrtcGetLoweredName,
+// Name expressions: every expression is lowered by NVRTC's own nvrtcGetLoweredName,
 // never echoed back (the bug of the seed this library grew from), and the map travels with the
 // cached image so that a cache hit resolves expressions without running NVRTC.
 #include <gtest/gtest.h>

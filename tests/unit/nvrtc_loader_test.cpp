@@ -1,4 +1,4 @@
-// Loading NVRTC at run time (DESIGN §4): the real libnvrtc of the CUDA Toolkit on this machine,
+// Loading NVRTC at run time: the real libnvrtc of the CUDA Toolkit on this machine,
 // and -- in a fresh child process, since the outcome is cached per process -- a path that holds no
 // NVRTC, which must give CUABI_ERROR_NVRTC_NOT_FOUND with a message naming the path and a fix.
 #include <gtest/gtest.h>

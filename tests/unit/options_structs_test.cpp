@@ -1,4 +1,4 @@
-// Versioned options and output structs (DESIGN §3.5): a too small struct_size is refused, a
+// Versioned options and output structs: a too small struct_size is refused, a
 // larger struct is accepted only when its unknown tail is zero, an older smaller struct gets
 // defaults for the fields it lacks, and the _init() functions equal the _INIT macros.
 #include <gtest/gtest.h>
