@@ -47,7 +47,8 @@ def check(args):
         abi_tools.report(["no installed header at %s. Fix: run the generators.install test first "
                           "(ctest -L generators runs it as a fixture)" % ctx.header], "")
     expected = ex.Expected(ctx.header, args.cc)
-    abi_tools.report(expected.problems, "")
+    if expected.problems:
+        abi_tools.report(expected.problems, "")
     os.makedirs(ctx.work_dir, exist_ok=True)
     try:
         text, problems = probe.run(expected, ctx)

@@ -3,7 +3,8 @@
 The generated Rust goes into a throwaway crate. `cargo test --offline` compiles it with warnings
 as errors and runs bindgen's own layout tests (one per struct: size, alignment, every field
 offset as clang computed them). A generated main() then prints, through Rust's own view of the
-bindings, every struct size and field offset (std::mem::offset_of!), every constant's value and
+bindings, every struct size and field offset (measured on a MaybeUninit value, as bindgen's tests do, so
+Debian's older rustc works too), every constant's value and
 Rust type (i32 / u32 / u64), the version string and each PFN_ type, for comparison with C.
 bindgen.sh hides the prototypes (CUABI_NO_PROTOTYPES: the bindings dlopen the library), so
 functions are checked through their PFN_ types.
@@ -49,11 +50,18 @@ def field(name):
 def main_rs(expected):
     lines = ["use cuabi_bindgen_probe::*;",
              "fn type_of<T>(_: &T) -> &'static str { std::any::type_name::<T>() }",
+             "macro_rules! offset_of {",
+             "    ($t:ty, $f:ident) => {{",
+             "        let value = std::mem::MaybeUninit::<$t>::uninit();",
+             "        let base = value.as_ptr();",
+             "        unsafe { std::ptr::addr_of!((*base).$f) as usize - base as usize }",
+             "    }};",
+             "}",
              "fn main() {"]
     for name, _, fields in expected.structs:
         lines.append('    println!("struct %s size={}", std::mem::size_of::<%s>());' % (name, name))
         for member, _ in fields:
-            lines.append('    println!("field %s.%s offset={}", std::mem::offset_of!(%s, %s));'
+            lines.append('    println!("field %s.%s offset={}", offset_of!(%s, %s));'
                          % (name, member, name, field(member)))
     for name, _, _ in expected.integers:
         lines.append('    println!("constant %s value={} type={}", %s, type_of(&%s));' % (name, name, name))

@@ -36,9 +36,10 @@ def require(name, purpose):
     return abi_tools.require_tool(name, purpose)
 
 
-def run_clean(command, what, quiet_stderr=True, **kwargs):
-    """Runs `command`; returns its stdout. Raises ProbeFailure when it exits non-zero, or when
-    quiet_stderr and it wrote anything to stderr (generators and compilers warn there)."""
+def run_clean(command, what, quiet_stderr=True, stderr_is_output=False, **kwargs):
+    """Runs `command`; returns its stdout (its stderr with stderr_is_output: a program that
+    reports there). Raises ProbeFailure when it exits non-zero, or when quiet_stderr and it wrote
+    anything to stderr (generators and compilers warn there)."""
     result = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             universal_newlines=True, **kwargs)
     if result.returncode != 0:
@@ -47,7 +48,7 @@ def run_clean(command, what, quiet_stderr=True, **kwargs):
     if quiet_stderr and result.stderr.strip():
         raise ProbeFailure("%s printed diagnostics (a binding author would see them): %s\n%s"
                            % (what, " ".join(command), result.stderr[-4000:]))
-    return result.stdout
+    return result.stderr if stderr_is_output else result.stdout
 
 
 def write(path, text):
