@@ -53,6 +53,7 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
   set(CUABI_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
 else()
   file(RELATIVE_PATH CUABI_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+  string(REGEX REPLACE "/$" "" CUABI_PC_TO_PREFIX "${CUABI_PC_TO_PREFIX}")  # some CMake versions end it in /
   set(CUABI_PC_PREFIX "\${pcfiledir}/${CUABI_PC_TO_PREFIX}")
   set(CUABI_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
 endif()
