@@ -4,7 +4,8 @@ Zig 0.17 has no @cImport: the header is translated once with `zig translate-c`, 
 Zig program imports the translation and prints @sizeOf / @offsetOf of every struct and field,
 every constant's value and type (c_int reported as i32, c_uint as u32, ...), the version string,
 each PFN_ type and each prototype -- a PFN_ type is reported as matching only if it is exactly
-`?*const` the prototype's function type. Anything translate-c could not translate becomes an
+`?*const` the prototype's function type. The program links the installed libcuabi.so, so every
+prototype must also resolve there. Anything translate-c could not translate becomes an
 @compileError declaration: every one that belongs to cuabi.h fails the probe, except the
 CUABI_*_INIT brace initializers (C only; each struct has an _init() function).
 
@@ -24,9 +25,12 @@ TYPED_CONSTANTS = True
 PRELUDE = r'''const std = @import("std");
 const c = @import("cuabi.zig");
 
-fn intName(comptime T: type) []const u8 {
-    const info = @typeInfo(T).int;
-    return std.fmt.comptimePrint("{s}{d}", .{ if (info.signedness == .signed) "i" else "u", info.bits });
+fn signedness(comptime T: type) []const u8 {
+    return if (@typeInfo(T).int.signedness == .signed) "i" else "u";
+}
+
+fn bits(comptime T: type) u16 {
+    return @typeInfo(T).int.bits;
 }
 
 fn pfnMatches(comptime pfn: type, comptime function: type) bool {
@@ -34,12 +38,16 @@ fn pfnMatches(comptime pfn: type, comptime function: type) bool {
 }
 
 pub fn main() void {
+    @setEvalBranchQuota(100000);
 '''
 
 
 def probe_zig(expected):
     lines = [PRELUDE]
-    say = lambda text, args="": lines.append('    std.debug.print("%s\\n", .{%s});' % (text, args))
+
+    def say(text, args=""):
+        lines.append('    std.debug.print("%s\\n", .{%s});' % (text, args))
+
     for name, _, fields in expected.structs:
         lines.append('    if (comptime @hasDecl(c, "%s")) {' % name)
         say("struct %s size={d}" % name, "@sizeOf(c.%s)" % name)
@@ -48,7 +56,8 @@ def probe_zig(expected):
         lines.append("    }")
     for name, _, _ in expected.integers:
         lines.append('    if (comptime @hasDecl(c, "%s"))' % name)
-        say("constant %s value={d} type={s}" % name, "c.%s, comptime intName(@TypeOf(c.%s))" % (name, name))
+        say("constant %s value={d} type={s}{d}" % name,
+            "c.%s, comptime signedness(@TypeOf(c.%s)), comptime bits(@TypeOf(c.%s))" % (name, name, name))
     for name, _ in expected.strings:
         lines.append('    if (comptime @hasDecl(c, "%s"))' % name)
         say("string %s value={s}" % name, "c.%s" % name)
@@ -58,11 +67,12 @@ def probe_zig(expected):
     for name in expected.pfns:
         function = name[len("PFN_"):]
         lines.append('    if (comptime @hasDecl(c, "%s")) {' % name)
-        lines.append('        if (comptime @hasDecl(c, "%s") and pfnMatches(c.%s, @TypeOf(c.%s)))'
+        lines.append('        if (comptime @hasDecl(c, "%s") and pfnMatches(c.%s, @TypeOf(c.%s))) {'
                      % (function, name, function))
         say("pfn %s" % name)
-        lines.append("        else")
+        lines.append("        } else {")
         say("pfn %s differs from the prototype of %s" % (name, function))
+        lines.append("        }")
         lines.append("    }")
     lines.append("}")
     return "\n".join(lines) + "\n"
@@ -93,6 +103,7 @@ def run(expected, ctx):
     write(os.path.join(ctx.work_dir, "cuabi.zig"), translation)
     write(os.path.join(ctx.work_dir, "probe.zig"), probe_zig(expected))
     binary = os.path.join(ctx.work_dir, "probe")
-    run_clean(zig + ["build-exe", "probe.zig", "-femit-bin=" + binary], "zig build-exe (the Zig probe)",
-              cwd=ctx.work_dir, env=env)
-    return run_clean([binary], "the Zig probe", quiet_stderr=False, stderr_is_output=True), problems
+    run_clean(zig + ["build-exe", "probe.zig", "-lc", "-L", ctx.libdir, "-lcuabi", "-femit-bin=" + binary],
+              "zig build-exe (the Zig probe)", cwd=ctx.work_dir, env=env)
+    env["LD_LIBRARY_PATH"] = ctx.libdir
+    return run_clean([binary], "the Zig probe", quiet_stderr=False, stderr_is_output=True, env=env), problems
