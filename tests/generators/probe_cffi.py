@@ -12,7 +12,7 @@ import sys
 import warnings
 
 import expected as ex
-from tool import ProbeFailure, run_clean
+from tool import run_clean, unavailable
 
 KINDS = (ex.STRUCTS, ex.CONSTANTS, ex.PFNS, ex.FUNCTIONS)
 TYPED_CONSTANTS = False
@@ -44,7 +44,7 @@ def run(expected, ctx):
     try:
         import cffi
     except ImportError:
-        raise ProbeFailure("Python cffi is not installed for %s. Fix: run scripts/setup.sh" % sys.executable)
+        unavailable("Python cffi is not installed for %s" % sys.executable)
     cdef = run_clean(["bash", os.path.join(ctx.source_dir, "scripts", "cffi-cdef.sh"), ctx.header],
                      "scripts/cffi-cdef.sh", env=dict(os.environ, CC=ctx.cc))
     with warnings.catch_warnings(record=True) as caught:

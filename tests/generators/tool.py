@@ -36,6 +36,15 @@ def require(name, purpose):
     return abi_tools.require_tool(name, purpose)
 
 
+def unavailable(message):
+    """A generator that is not installed: fail saying to run setup.sh, or skip (exit 77) where
+    CUABI_ABI_TOOLS_OPTIONAL=1, as for a missing tool on PATH."""
+    if abi_tools.tools_optional():
+        print("SKIP: %s (CUABI_ABI_TOOLS_OPTIONAL=1)" % message)
+        sys.exit(abi_tools.SKIP_CODE)
+    raise ProbeFailure("%s. Fix: run scripts/setup.sh" % message)
+
+
 def run_clean(command, what, quiet_stderr=True, stderr_is_output=False, **kwargs):
     """Runs `command`; returns its stdout (its stderr with stderr_is_output: a program that
     reports there). Raises ProbeFailure when it exits non-zero, or when quiet_stderr and it wrote

@@ -20,7 +20,6 @@ import argparse
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
