@@ -26,7 +26,6 @@
     non_snake_case,
     missing_docs,
     deref_nullptr,
-    unnecessary_transmutes,
     clippy::all
 )]
 mod bindings {

@@ -141,7 +141,7 @@ impl Library {
                 ),
             });
         }
-        let symbol = dlsym(handle, c"cuabi_get_proc_address".as_ptr());
+        let symbol = dlsym(handle, b"cuabi_get_proc_address\0".as_ptr().cast());
         if symbol.is_null() {
             return Err(LoadError {
                 kind: LoadErrorKind::NotCuabi,

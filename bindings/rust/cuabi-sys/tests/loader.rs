@@ -26,7 +26,7 @@ fn real_library_resolves_every_function_in_the_table() {
 
 #[test]
 fn unknown_function_name_resolves_to_none() {
-    assert!(open_real().get_proc_address(c"cuabi_no_such_function").is_none());
+    assert!(open_real().get_proc_address(std::ffi::CStr::from_bytes_with_nul(b"cuabi_no_such_function\0").unwrap()).is_none());
 }
 
 #[test]

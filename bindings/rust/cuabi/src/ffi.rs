@@ -141,7 +141,7 @@ versioned! {
 pub(crate) fn defaults<T: Versioned>() -> Result<T> {
     #[repr(C, align(16))]
     struct Scratch([u8; sys::CUABI_STRUCT_SIZE_MAX as usize]);
-    const { assert!(std::mem::size_of::<T>() <= std::mem::size_of::<Scratch>()) };
+    assert!(std::mem::size_of::<T>() <= std::mem::size_of::<Scratch>());
     let init = T::init(api()?).ok_or_else(|| Error::missing(T::INIT))?;
     let mut scratch = MaybeUninit::<Scratch>::zeroed();
     // Safety: the scratch is zeroed, aligned and large enough; every field of the header's structs

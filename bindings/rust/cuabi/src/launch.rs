@@ -210,7 +210,7 @@ const MAX_TABLE_ARGUMENTS: usize = 256;
 #[inline]
 pub(crate) fn with_table<R>(args: &[&dyn KernelArg], call: impl FnOnce(*const sys::cuabi_kernel_arg, usize) -> R) -> R {
     if args.len() <= INLINE_ARGUMENTS {
-        let mut table = [const { MaybeUninit::<sys::cuabi_kernel_arg>::uninit() }; INLINE_ARGUMENTS];
+        let mut table = [MaybeUninit::<sys::cuabi_kernel_arg>::uninit(); INLINE_ARGUMENTS];
         fill_table(&mut table, args);
         call(table.as_ptr().cast(), args.len())
     } else {
@@ -221,7 +221,7 @@ pub(crate) fn with_table<R>(args: &[&dyn KernelArg], call: impl FnOnce(*const sy
 #[inline(never)]
 fn with_large_table<R>(args: &[&dyn KernelArg], call: impl FnOnce(*const sys::cuabi_kernel_arg, usize) -> R) -> R {
     if args.len() <= MAX_TABLE_ARGUMENTS {
-        let mut table = [const { MaybeUninit::<sys::cuabi_kernel_arg>::uninit() }; MAX_TABLE_ARGUMENTS];
+        let mut table = [MaybeUninit::<sys::cuabi_kernel_arg>::uninit(); MAX_TABLE_ARGUMENTS];
         fill_table(&mut table, args);
         call(table.as_ptr().cast(), args.len())
     } else {

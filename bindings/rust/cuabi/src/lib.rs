@@ -106,6 +106,7 @@ pub use launch::{Dim3, KernelArg, LaunchConfig, PackedArgs, Param};
 pub use library::{abi_version, driver_version, library_path, load, raw_api, version, Version, BINDING_VERSION};
 pub use module::{last_compile_log, ImageKind, Module, ModuleInfo, Origin};
 pub use ranges::{range, range_in, Range, RangeGuard};
+pub use stream::Stream;
 
 /// The raw layer: generated declarations of `cuabi.h` and the loader.
 pub use cuabi_sys as sys;
