@@ -398,8 +398,10 @@ impl NodeKind {
 pub struct NodeInfo {
     /// What the node is.
     pub kind: NodeKind,
-    /// Kernel nodes: the cuabi kernel it launches (compare with [`Kernel::as_raw`](crate::Kernel::as_raw)),
-    /// or NULL when it did not come from cuabi. Borrowed from the graph: never destroy it.
+    /// Kernel nodes: the graph's own handle of the cuabi kernel it launches (not the handle it was
+    /// launched with; the same on every call), or NULL when the kernel did not come from cuabi.
+    /// Borrowed from the graph, for the raw API (e.g. `cuabi_kernel_get_attributes`): never
+    /// destroy it.
     pub kernel: *mut sys::cuabi_kernel,
     /// Kernel nodes: the grid.
     pub grid: Dim3,

@@ -110,3 +110,8 @@ pub use stream::Stream;
 
 /// The raw layer: generated declarations of `cuabi.h` and the loader.
 pub use cuabi_sys as sys;
+
+/// The README's examples, compiled as doc tests so that it cannot drift from the crate.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

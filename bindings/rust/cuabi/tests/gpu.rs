@@ -251,7 +251,13 @@ fn graphs_capture_replay_inventory_and_update() {
     let nodes = graph.nodes().unwrap();
     assert_eq!(nodes.len(), 2);
     assert_eq!(nodes[0].kind, NodeKind::Kernel);
-    assert_eq!(nodes[0].kernel, gpu.saxpy.as_raw());
+    // The graph's own handle of the kernel (not the one it was launched with), stable and live.
+    assert!(!nodes[0].kernel.is_null());
+    assert_eq!(graph.node_info(0).unwrap().kernel, nodes[0].kernel);
+    let mut count = 0;
+    let get_param_count = cuabi::raw_api().unwrap().cuabi_kernel_get_param_count.unwrap();
+    assert_eq!(unsafe { get_param_count(nodes[0].kernel, &mut count) }, 0);
+    assert_eq!(count, 4);
     assert_eq!((nodes[0].grid.x, nodes[0].block.x), (N / 256, 256));
     assert_eq!((nodes[0].param_count, nodes[0].param_bytes), (Some(4), 28));
     assert_eq!(nodes[1].kind, NodeKind::Memset);
