@@ -1,9 +1,8 @@
 //! Devices: how many there are and what each can do, without a context.
 
 use crate::error::Result;
-use crate::ffi::{call, defaults};
+use crate::ffi::{call, defaults, fixed_text};
 use cuabi_sys as sys;
-use std::ffi::CStr;
 
 /// Facts about one device: identity, memory, and every limit a launch is checked against.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -68,11 +67,9 @@ impl DeviceInfo {
     }
 
     pub(crate) fn from_raw(raw: &sys::cuabi_device_info) -> DeviceInfo {
-        // Safety: cuabi NUL-terminates the name within its 256 bytes; zeroed bytes end it otherwise.
-        let name = unsafe { CStr::from_ptr(raw.name.as_ptr()) }.to_string_lossy().into_owned();
         DeviceInfo {
             ordinal: raw.ordinal,
-            name,
+            name: fixed_text(&raw.name),
             uuid: raw.uuid,
             compute_capability: (raw.compute_capability_major, raw.compute_capability_minor),
             multiprocessor_count: raw.multiprocessor_count,

@@ -154,6 +154,14 @@ pub(crate) fn defaults<T: Versioned>() -> Result<T> {
     }
 }
 
+/// The text of a fixed-size `char` array that cuabi NUL-terminates (the whole array if it did not).
+pub(crate) fn fixed_text(chars: &[c_char]) -> String {
+    // Safety: c_char and u8 have the same size and alignment.
+    let bytes = unsafe { std::slice::from_raw_parts(chars.as_ptr().cast::<u8>(), chars.len()) };
+    let end = bytes.iter().position(|&byte| byte == 0).unwrap_or(bytes.len());
+    String::from_utf8_lossy(&bytes[..end]).into_owned()
+}
+
 /// `*const c_char` of an optional C string (NULL for `None`).
 pub(crate) fn c_ptr(value: Option<&CString>) -> *const c_char {
     value.map_or(std::ptr::null(), |value| value.as_ptr())

@@ -2,11 +2,10 @@
 
 use crate::buffer::Buffer;
 use crate::error::{Error, Result, Status};
-use crate::ffi::{call, defaults, destroy, raw, two_call_text};
+use crate::ffi::{call, defaults, destroy, fixed_text, raw, two_call_text};
 use crate::launch::{with_table, Dim3, KernelArg, PackedArgs, Param};
 use crate::stream::Stream;
 use cuabi_sys as sys;
-use std::ffi::CStr;
 use std::marker::PhantomData;
 use std::os::raw::c_void;
 
@@ -162,9 +161,9 @@ impl<'s> Capture<'s> {
     /// discarded ([`Status::Capture`] when it was invalidated by a call not allowed while
     /// capturing, or forked streams never joined back).
     pub fn end(mut self, options: &GraphOptions) -> Result<Graph> {
-        self.open = false;
         let mut raw_options: sys::cuabi_graph_options = defaults()?;
         raw_options.flags = options.flags;
+        self.open = false; // from here cuabi ends the capture, whatever happens
         let mut raw = std::ptr::null_mut();
         call!(cuabi_graph_capture_end(self.stream.as_raw(), &raw_options, &mut raw))?;
         Ok(Graph { raw })
@@ -175,12 +174,12 @@ impl<'s> Capture<'s> {
     /// an in-place update was impossible. [`Status::GraphUpdate`] when it was impossible and
     /// re-instantiating was forbidden (the graph is unchanged).
     pub fn end_update(mut self, graph: &Graph, reinstantiate: Reinstantiate) -> Result<UpdateInfo> {
-        self.open = false;
         let flags = match reinstantiate {
             Reinstantiate::Allow => sys::CUABI_GRAPH_UPDATE_DEFAULT,
             Reinstantiate::Forbid => sys::CUABI_GRAPH_UPDATE_NO_REINSTANTIATE,
         };
         let mut info: sys::cuabi_graph_update_info = defaults()?;
+        self.open = false; // from here cuabi ends the capture, whatever happens
         call!(cuabi_graph_capture_end_update(self.stream.as_raw(), graph.raw, flags, &mut info))?;
         Ok(UpdateInfo::from_raw(&info))
     }
@@ -451,13 +450,11 @@ pub struct UpdateInfo {
 
 impl UpdateInfo {
     fn from_raw(raw: &sys::cuabi_graph_update_info) -> UpdateInfo {
-        // Safety: cuabi NUL-terminates the reason within its 512 bytes.
-        let reason = unsafe { CStr::from_ptr(raw.reason.as_ptr()) }.to_string_lossy().into_owned();
         UpdateInfo {
             reinstantiated: raw.reinstantiated != 0,
             driver_result: raw.driver_result,
             error_node: (raw.has_error_node != 0).then_some(raw.error_node_index),
-            reason,
+            reason: fixed_text(&raw.reason),
         }
     }
 }

@@ -3,21 +3,23 @@
 use crate::error::{Error, Result, Status};
 use cuabi_sys as sys;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
-static LIBRARY: OnceLock<std::result::Result<sys::Library, sys::LoadError>> = OnceLock::new();
+/// The loaded library, set once by the first successful load and never unloaded.
+static LIBRARY: OnceLock<sys::Library> = OnceLock::new();
+/// Serializes loading, so that two threads' first calls load the library once.
+static LOADING: Mutex<()> = Mutex::new(());
 
 /// Loads libcuabi now, from `path`, or when `path` is `None` from `CUABI_LIBRARY` or else
 /// `libcuabi.so.1` through the dynamic linker's search path. The library is loaded once per
 /// process; every cuabi call loads it the default way on first use, so call this first to choose
-/// another file.
+/// another file. A load that fails is not remembered: the next call tries again.
 ///
 /// Errors: [`Status::NotFound`] when the file cannot be loaded or is not cuabi,
 /// [`Status::Unsupported`] when its ABI major is not the one this crate was made for, and
-/// [`Status::InvalidArgument`] when the library was already loaded from another path.
+/// [`Status::InvalidArgument`] when the library is already loaded from another path.
 pub fn load(path: Option<&Path>) -> Result<()> {
-    let loaded = LIBRARY.get_or_init(|| open(path));
-    let library = loaded.as_ref().map_err(Error::from_load)?;
+    let library = loaded(path)?;
     match path {
         Some(path) if Path::new(library.path()) != path => Err(Error::binding(
             Status::InvalidArgument,
@@ -32,23 +34,33 @@ pub fn load(path: Option<&Path>) -> Result<()> {
     }
 }
 
-fn open(path: Option<&Path>) -> std::result::Result<sys::Library, sys::LoadError> {
+/// The loaded library, loading it from `path` (or the default way) if no load has succeeded yet.
+fn loaded(path: Option<&Path>) -> Result<&'static sys::Library> {
+    if let Some(library) = LIBRARY.get() {
+        return Ok(library);
+    }
+    let _loading = LOADING.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some(library) = LIBRARY.get() {
+        return Ok(library);
+    }
     // Safety: the file is taken to be cuabi, which is what this crate is for; the loader checks
     // that it exports cuabi_get_proc_address and has the right ABI major.
-    unsafe {
+    let opened = unsafe {
         match path {
             Some(path) => sys::Library::open_path(path),
             None => sys::Library::open(),
         }
-    }
+    };
+    let library = opened.map_err(|error| Error::from_load(&error))?;
+    Ok(LIBRARY.get_or_init(|| library))
 }
 
 /// The loaded library's function table, loading it the default way on first use.
 #[inline]
 pub(crate) fn api() -> Result<&'static sys::Api> {
-    match LIBRARY.get_or_init(|| open(None)) {
-        Ok(library) => Ok(library.api()),
-        Err(error) => Err(Error::from_load(error)),
+    match LIBRARY.get() {
+        Some(library) => Ok(library.api()),
+        None => loaded(None).map(sys::Library::api),
     }
 }
 
@@ -60,9 +72,7 @@ pub fn raw_api() -> Result<&'static sys::Api> {
 
 /// The path or name the library was loaded from (what was given to `dlopen`).
 pub fn library_path() -> Result<PathBuf> {
-    api()?;
-    let library = LIBRARY.get().and_then(|loaded| loaded.as_ref().ok()).expect("loaded by api()");
-    Ok(PathBuf::from(library.path()))
+    Ok(PathBuf::from(loaded(None)?.path()))
 }
 
 /// A cuabi version, as the loaded library reports it.

@@ -3,10 +3,9 @@
 use crate::compile::CompileOptions;
 use crate::context::Context;
 use crate::error::{Error, Result};
-use crate::ffi::{c_string, call, defaults, destroy, raw, two_call, two_call_text};
+use crate::ffi::{c_string, call, defaults, destroy, fixed_text, raw, two_call, two_call_text};
 use crate::kernel::Kernel;
 use cuabi_sys as sys;
-use std::ffi::CStr;
 
 /// One compiled or loaded image (CUBIN, PTX or fatbin), with its NVRTC log and the lowered names
 /// of the name expressions it was compiled with. Compiles go through the kernel cache.
@@ -167,10 +166,6 @@ pub struct ModuleInfo {
 
 impl ModuleInfo {
     fn from_raw(raw: &sys::cuabi_module_info) -> ModuleInfo {
-        let text = |bytes: &[std::os::raw::c_char]| {
-            // Safety: cuabi NUL-terminates both fields within their size.
-            unsafe { CStr::from_ptr(bytes.as_ptr()) }.to_string_lossy().into_owned()
-        };
         ModuleInfo {
             image_kind: match raw.image_kind {
                 sys::CUABI_IMAGE_PTX => ImageKind::Ptx,
@@ -189,8 +184,8 @@ impl ModuleInfo {
             ptx_fallback: raw.ptx_fallback != 0,
             name_expression_count: raw.name_expression_count,
             image_size: raw.image_size,
-            target: text(&raw.target),
-            cache_key: text(&raw.cache_key),
+            target: fixed_text(&raw.target),
+            cache_key: fixed_text(&raw.cache_key),
         }
     }
 }

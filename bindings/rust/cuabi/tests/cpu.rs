@@ -3,16 +3,9 @@
 
 use cuabi::{CompileOptions, ImageKind, Module, Origin, PackedArgs, Param, Status};
 
-const SOURCE: &str = "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i] + y[i];
-}
-template <typename T>
-__global__ void scale(T* data, T factor, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) data[i] *= factor;
-}
-";
+mod sources;
+
+const SOURCE: &str = sources::scenario_source!();
 const BROKEN: &str = "__global__ void broken( { }\n";
 
 fn offline_options() -> CompileOptions {

@@ -7,22 +7,18 @@ use cuabi::{
     LaunchConfig, Module, NodeKind, PackedArgs, Param, Reinstantiate, Status, Stream,
 };
 
+mod sources;
+
 const N: u32 = 4096;
-const SOURCE: &str = "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i] + y[i];
-}
-template <typename T>
-__global__ void scale(T* data, T factor, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) data[i] *= factor;
-}
-struct Affine { float a; float b; };
+const SOURCE: &str = concat!(
+    sources::scenario_source!(),
+    "struct Affine { float a; float b; };
 extern \"C\" __global__ void affine(Affine f, float* y, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) y[i] = f.a * y[i] + f.b;
 }
-";
+"
+);
 
 /// The kernel's `Affine` parameter, passed by value.
 #[derive(Clone, Copy)]

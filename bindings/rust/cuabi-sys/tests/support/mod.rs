@@ -1,5 +1,6 @@
 //! What the loader tests of both crates share: where the real library is, and a stand-in library
 //! built from shim.c that reports another ABI major or lacks a function.
+#![allow(dead_code)] // each test binary uses part of it
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
