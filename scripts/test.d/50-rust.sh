@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Rust binding (bindings/rust): tests offline (unit, integration and doc tests; GPU tests skip
-# with the driver's reason), clippy and rustdoc without warnings, then the binaries a GPU machine
+# with the driver's reason), rustfmt, clippy and rustdoc without warnings, then the binaries a GPU machine
 # without a Rust toolchain can run, built once here:
 #   $CUABI_BUILD_DIR/rust/bin/      cuabi-tests-gpu, cuabi-tests-cpu (cargo test executables),
 #                                   conformance, launch_overhead, saxpy, graph
@@ -14,6 +14,9 @@ export CARGO_TARGET_DIR="$CUABI_BUILD_DIR/rust/target"
 jobs=(-j "$CUABI_JOBS")
 
 cargo test --offline "${jobs[@]}" --workspace
+if cargo fmt --version >/dev/null 2>&1; then
+  cargo fmt --all --check
+fi
 if cargo clippy --version >/dev/null 2>&1; then
   cargo clippy --offline "${jobs[@]}" --workspace --all-targets -- -D warnings
 else

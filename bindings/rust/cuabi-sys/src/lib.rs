@@ -20,14 +20,7 @@
 //! ```
 #![warn(missing_docs)]
 
-#[allow(
-    non_camel_case_types,
-    non_upper_case_globals,
-    non_snake_case,
-    missing_docs,
-    deref_nullptr,
-    clippy::all
-)]
+#[allow(non_camel_case_types, non_upper_case_globals, non_snake_case, missing_docs, deref_nullptr, clippy::all)]
 mod bindings {
     include!("bindings.rs");
 }
@@ -37,4 +30,4 @@ mod api;
 mod loader;
 
 pub use api::Api;
-pub use loader::{LoadError, LoadErrorKind, Library, DEFAULT_LIBRARY, LIBRARY_ENV};
+pub use loader::{Library, LoadError, LoadErrorKind, DEFAULT_LIBRARY, LIBRARY_ENV};

@@ -3,7 +3,7 @@
 
 mod support;
 
-use cuabi_sys::{Api, LoadErrorKind, Library};
+use cuabi_sys::{Api, Library, LoadErrorKind};
 use std::path::Path;
 
 fn open_real() -> Library {
@@ -26,7 +26,9 @@ fn real_library_resolves_every_function_in_the_table() {
 
 #[test]
 fn unknown_function_name_resolves_to_none() {
-    assert!(open_real().get_proc_address(std::ffi::CStr::from_bytes_with_nul(b"cuabi_no_such_function\0").unwrap()).is_none());
+    assert!(open_real()
+        .get_proc_address(std::ffi::CStr::from_bytes_with_nul(b"cuabi_no_such_function\0").unwrap())
+        .is_none());
 }
 
 #[test]

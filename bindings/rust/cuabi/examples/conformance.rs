@@ -168,7 +168,10 @@ fn memory_cache(s: &mut Scenario) -> Step {
 fn ranges(_: &mut Scenario) -> Step {
     cuabi::range("conformance").expect_ok("cuabi_range_push")?.end().expect_ok("cuabi_range_pop")?;
     let range = cuabi::Range::start("conformance").expect_ok("cuabi_range_start")?;
-    std::thread::spawn(move || range.end()).join().map_err(|_| "the ending thread panicked")?.expect_ok("cuabi_range_end")?;
+    std::thread::spawn(move || range.end())
+        .join()
+        .map_err(|_| "the ending thread panicked")?
+        .expect_ok("cuabi_range_end")?;
     expect_refusal(cuabi::ranges::pop(), Status::Range, "", "cuabi_range_pop() with none open")?;
     let catalog = cuabi::ranges::catalog().expect_ok("reading the catalog")?;
     if catalog.len() < 13 {
@@ -366,7 +369,11 @@ fn teardown(s: &mut Scenario) -> Step {
     let api = cuabi::raw_api().expect_ok("the raw table")?;
     let buffer = need(&s.x, "x")?.as_raw();
     let graph = need(&s.graph, "the graph")?.as_raw();
-    let (kernel, module, stream) = (need(&s.saxpy, "saxpy")?.as_raw(), need(&s.module, "the module")?.as_raw(), need(&s.stream, "the stream")?.as_raw());
+    let (kernel, module, stream) = (
+        need(&s.saxpy, "saxpy")?.as_raw(),
+        need(&s.module, "the module")?.as_raw(),
+        need(&s.stream, "the stream")?.as_raw(),
+    );
     let context = need(&s.context, "the context")?.as_raw();
     drop_all(s);
     // Safety: the handles are stale, which cuabi's destroy functions and getters accept.

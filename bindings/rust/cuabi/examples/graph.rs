@@ -47,7 +47,13 @@ fn run() -> cuabi::Result<()> {
         }
     };
     for (index, node) in graph.nodes()?.iter().enumerate() {
-        println!("node {index}: {:?} {} grid {:?} block {:?}", node.kind, graph.node_kernel_name(index)?, node.grid, node.block);
+        println!(
+            "node {index}: {:?} {} grid {:?} block {:?}",
+            node.kind,
+            graph.node_kernel_name(index)?,
+            node.grid,
+            node.block
+        );
     }
 
     graph.launch(Some(&stream))?; // one call replays all four launches
@@ -55,7 +61,8 @@ fn run() -> cuabi::Result<()> {
     println!("after one replay: y[0] = {}", y.to_vec::<f32>()?[0]); // 10
 
     // Point the first node at other buffers; the graph must keep them alive for its replays.
-    let (x2, y2) = (Buffer::from_slice(&context, &vec![5.0f32; n as usize])?, Buffer::zeroed(&context, n as usize * 4)?);
+    let (x2, y2) =
+        (Buffer::from_slice(&context, &vec![5.0f32; n as usize])?, Buffer::zeroed(&context, n as usize * 4)?);
     graph.retain_buffer(&x2)?;
     graph.retain_buffer(&y2)?;
     graph.update_kernel_args(0, &[&1.0f32, &x2, &y2, &n])?;

@@ -140,9 +140,15 @@ fn raw_status(status: i32) -> cuabi::Result<()> {
 }
 
 /// Table and packed launches, each raw (baseline) and through the safe crate.
-fn cases<'a>(s: &'a Setup, config: &'a LaunchConfig<'a>, packed: &'a PackedArgs, bytes: &'a [u8]) -> cuabi::Result<[Case<'a>; 2]> {
+fn cases<'a>(
+    s: &'a Setup,
+    config: &'a LaunchConfig<'a>,
+    packed: &'a PackedArgs,
+    bytes: &'a [u8],
+) -> cuabi::Result<[Case<'a>; 2]> {
     let api = cuabi::raw_api()?;
-    let (launch, launch_packed) = (api.cuabi_launch.expect("every 1.x has it"), api.cuabi_launch_packed.expect("every 1.x has it"));
+    let (launch, launch_packed) =
+        (api.cuabi_launch.expect("every 1.x has it"), api.cuabi_launch_packed.expect("every 1.x has it"));
     let kernel = s.kernel.as_raw();
     let (a, n) = (1.0f32, 1i32);
     let (y, x) = (s.y.device_ptr().0, s.x.device_ptr().0);
@@ -151,20 +157,32 @@ fn cases<'a>(s: &'a Setup, config: &'a LaunchConfig<'a>, packed: &'a PackedArgs,
         Case {
             name: "table, 4 args",
             variants: [
-                ("raw cuabi_launch", Box::new(move || {
-                    let table = [arg((&y as *const u64).cast(), 8), arg((&x as *const u64).cast(), 8),
-                                 arg((&a as *const f32).cast(), 4), arg((&n as *const i32).cast(), 4)];
-                    raw_status(unsafe { launch(kernel, config.as_raw(), table.as_ptr(), table.len()) })
-                })),
+                (
+                    "raw cuabi_launch",
+                    Box::new(move || {
+                        let table = [
+                            arg((&y as *const u64).cast(), 8),
+                            arg((&x as *const u64).cast(), 8),
+                            arg((&a as *const f32).cast(), 4),
+                            arg((&n as *const i32).cast(), 4),
+                        ];
+                        raw_status(unsafe { launch(kernel, config.as_raw(), table.as_ptr(), table.len()) })
+                    }),
+                ),
                 ("cuabi::Kernel::launch", Box::new(move || s.kernel.launch(config, &[&s.y, &s.x, &a, &n]))),
             ],
         },
         Case {
             name: "packed, 4 args",
             variants: [
-                ("raw cuabi_launch_packed", Box::new(move || {
-                    raw_status(unsafe { launch_packed(kernel, config.as_raw(), bytes.as_ptr().cast(), bytes.len()) })
-                })),
+                (
+                    "raw cuabi_launch_packed",
+                    Box::new(move || {
+                        raw_status(unsafe {
+                            launch_packed(kernel, config.as_raw(), bytes.as_ptr().cast(), bytes.len())
+                        })
+                    }),
+                ),
                 ("cuabi::Kernel::launch_packed", Box::new(move || s.kernel.launch_packed(config, packed))),
             ],
         },
@@ -216,24 +234,47 @@ fn measure(s: &Setup, options: &Options) -> cuabi::Result<bool> {
             }
         }
     }
-    println!("cuabi {} (Rust binding {}), device: {}", cuabi::version()?, cuabi::BINDING_VERSION, s.context.device_info()?.name);
-    println!("{} reps x {} launches per variant, batches of {}; grid 1 x block 32
-", options.reps, options.launches, options.batch);
-    println!("{:<16} {:<30} {:>10} {:>10} {:>10}  paired ratio [IQR]", "case", "variant", "median ns", "min ns", "max ns");
+    println!(
+        "cuabi {} (Rust binding {}), device: {}",
+        cuabi::version()?,
+        cuabi::BINDING_VERSION,
+        s.context.device_info()?.name
+    );
+    println!(
+        "{} reps x {} launches per variant, batches of {}; grid 1 x block 32\n",
+        options.reps, options.launches, options.batch
+    );
+    println!(
+        "{:<16} {:<30} {:>10} {:>10} {:>10}  paired ratio [IQR]",
+        "case", "variant", "median ns", "min ns", "max ns"
+    );
     let mut within = true;
     for (case, [raw, safe]) in cases.iter().zip(&samples) {
         for (index, values) in [raw, safe].into_iter().enumerate() {
             let ratios: Vec<f64> = values.iter().zip(raw).map(|(v, r)| v / r).collect();
-            let (median, q1, q3) = (quantile(ratios.clone(), 0.5), quantile(ratios.clone(), 0.25), quantile(ratios, 0.75));
-            println!("{:<16} {:<30} {:>10.1} {:>10.1} {:>10.1}  {median:.3} [{q1:.3}, {q3:.3}]", case.name,
-                     case.variants[index].0, quantile(values.clone(), 0.5), quantile(values.clone(), 0.0), quantile(values.clone(), 1.0));
+            let (median, q1, q3) =
+                (quantile(ratios.clone(), 0.5), quantile(ratios.clone(), 0.25), quantile(ratios, 0.75));
+            println!(
+                "{:<16} {:<30} {:>10.1} {:>10.1} {:>10.1}  {median:.3} [{q1:.3}, {q3:.3}]",
+                case.name,
+                case.variants[index].0,
+                quantile(values.clone(), 0.5),
+                quantile(values.clone(), 0.0),
+                quantile(values.clone(), 1.0)
+            );
             within &= index == 0 || median <= 1.02;
         }
     }
     let launches = (options.reps * options.launches * 4) as u64;
-    println!("
-allocations during {launches} timed launches: {allocations}");
-    println!("{}", if within && allocations == 0 { "within target: paired ratio <= 1.02, no allocation" } else { "OUTSIDE target (paired ratio <= 1.02, no allocation)" });
+    println!("\nallocations during {launches} timed launches: {allocations}");
+    println!(
+        "{}",
+        if within && allocations == 0 {
+            "within target: paired ratio <= 1.02, no allocation"
+        } else {
+            "OUTSIDE target (paired ratio <= 1.02, no allocation)"
+        }
+    );
     Ok(within && allocations == 0)
 }
 

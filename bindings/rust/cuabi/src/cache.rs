@@ -217,5 +217,6 @@ pub fn driver_jit_info() -> Result<DriverJitInfo> {
 
 /// The CUDA driver JIT cache directory in effect.
 pub fn driver_jit_path() -> Result<PathBuf> {
-    two_call_text(|text, capacity, size| Ok(raw!(cuabi_cache_get_driver_jit_path(text, capacity, size)))).map(PathBuf::from)
+    two_call_text(|text, capacity, size| Ok(raw!(cuabi_cache_get_driver_jit_path(text, capacity, size))))
+        .map(PathBuf::from)
 }

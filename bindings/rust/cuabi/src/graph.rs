@@ -268,7 +268,9 @@ impl Graph {
     /// The name of kernel node `index`'s kernel: for a cuabi kernel the name or expression it was
     /// looked up by, otherwise the driver's (mangled) name.
     pub fn node_kernel_name(&self, index: usize) -> Result<String> {
-        two_call_text(|text, capacity, size| Ok(raw!(cuabi_graph_get_node_kernel_name(self.raw, index, text, capacity, size))))
+        two_call_text(|text, capacity, size| {
+            Ok(raw!(cuabi_graph_get_node_kernel_name(self.raw, index, text, capacity, size)))
+        })
     }
 
     /// Where parameter `param` of kernel node `index` lies in its packed argument buffer.

@@ -110,11 +110,8 @@ pub fn version() -> Result<Version> {
 }
 
 /// The version of the header this binding was generated from.
-pub const BINDING_VERSION: Version = Version {
-    major: sys::CUABI_VERSION_MAJOR,
-    minor: sys::CUABI_VERSION_MINOR,
-    patch: sys::CUABI_VERSION_PATCH,
-};
+pub const BINDING_VERSION: Version =
+    Version { major: sys::CUABI_VERSION_MAJOR, minor: sys::CUABI_VERSION_MINOR, patch: sys::CUABI_VERSION_PATCH };
 
 /// The loaded library's ABI major (`cuabi_abi_version`): 1 for every 1.x; checked at load.
 pub fn abi_version() -> Result<u32> {

@@ -71,7 +71,9 @@ impl Module {
 
     /// The image: the CUBIN, the PTX with its terminating NUL, or the fatbin.
     pub fn image(&self) -> Result<Vec<u8>> {
-        two_call(|image: *mut u8, capacity, size| Ok(raw!(cuabi_module_get_image(self.raw, image.cast(), capacity, size))))
+        two_call(|image: *mut u8, capacity, size| {
+            Ok(raw!(cuabi_module_get_image(self.raw, image.cast(), capacity, size)))
+        })
     }
 
     /// The NVRTC log of the compile that made the module (warnings); empty for clean compiles and

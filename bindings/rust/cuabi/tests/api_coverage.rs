@@ -22,6 +22,9 @@ fn every_header_function_is_reached_by_the_safe_crate() {
     };
     let unreached: Vec<&str> =
         cuabi::sys::Api::NAMES.iter().copied().filter(|name| !RAW_ONLY.contains(name) && !reached(name)).collect();
-    assert!(unreached.is_empty(), "the safe crate does not reach {unreached:?}: wrap them, or list them in RAW_ONLY \
-             and say why in the crate documentation");
+    assert!(
+        unreached.is_empty(),
+        "the safe crate does not reach {unreached:?}: wrap them, or list them in RAW_ONLY \
+             and say why in the crate documentation"
+    );
 }

@@ -113,7 +113,8 @@ fn compile_options_reach_nvrtc() {
 
 #[test]
 fn text_with_a_nul_byte_is_refused_before_cuabi_sees_it() {
-    let error = Module::compile_offline("__global__ void k() {}\0", &CompileOptions::new().target("sm_90")).unwrap_err();
+    let error =
+        Module::compile_offline("__global__ void k() {}\0", &CompileOptions::new().target("sm_90")).unwrap_err();
     assert_eq!(error.status(), Status::InvalidArgument);
     assert!(error.message().contains("NUL") && error.message().contains("Fix: "), "{error}");
     assert_eq!(cuabi::range("a\0b").unwrap_err().status(), Status::InvalidArgument);

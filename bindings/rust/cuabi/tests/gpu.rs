@@ -82,7 +82,15 @@ fn table_and_packed_launches_compute_saxpy() {
     gpu.saxpy.launch(&gpu.config(), &[&2.0f32, &gpu.x, &gpu.y, &N]).unwrap();
     expect_y(&gpu, |i| 1.0 + 2.0 * i);
     let mut packed = PackedArgs::for_kernel(&gpu.saxpy).unwrap();
-    assert_eq!(packed.params(), &[Param { offset: 0, size: 4 }, Param { offset: 8, size: 8 }, Param { offset: 16, size: 8 }, Param { offset: 24, size: 4 }]);
+    assert_eq!(
+        packed.params(),
+        &[
+            Param { offset: 0, size: 4 },
+            Param { offset: 8, size: 8 },
+            Param { offset: 16, size: 8 },
+            Param { offset: 24, size: 4 }
+        ]
+    );
     packed.set_all(&[&2.0f32, &gpu.x, &gpu.y.device_ptr(), &N]).unwrap();
     gpu.saxpy.launch_packed(&gpu.config(), &packed).unwrap();
     expect_y(&gpu, |i| 1.0 + 4.0 * i);
@@ -220,7 +228,9 @@ fn events_time_and_order_streams() {
     end.record(Some(&gpu.stream)).unwrap();
     let other = Stream::with_priority(&gpu.context, -1).unwrap();
     other.wait_event(&end).unwrap();
-    gpu.saxpy.launch(&LaunchConfig::new().grid(N / 256).block(256).stream(&other), &[&1.0f32, &gpu.x, &gpu.y, &N]).unwrap();
+    gpu.saxpy
+        .launch(&LaunchConfig::new().grid(N / 256).block(256).stream(&other), &[&1.0f32, &gpu.x, &gpu.y, &N])
+        .unwrap();
     other.synchronize().unwrap();
     assert!(other.is_done().unwrap() && end.is_done().unwrap());
     end.synchronize().unwrap();
@@ -292,7 +302,9 @@ fn a_graph_keeps_retained_buffers_alive() {
     let config = gpu.config();
     let graph = gpu
         .stream
-        .capture(CaptureMode::ThreadLocal, &GraphOptions::new(), |_| gpu.saxpy.launch(&config, &[&1.0f32, &gpu.x, &target, &N]))
+        .capture(CaptureMode::ThreadLocal, &GraphOptions::new(), |_| {
+            gpu.saxpy.launch(&config, &[&1.0f32, &gpu.x, &target, &N])
+        })
         .unwrap();
     graph.retain_buffer(&target).unwrap();
     let address = target.device_ptr();
@@ -373,7 +385,9 @@ fn the_graph_cache_finds_graphs_by_key_and_capacity_class() {
     let config = gpu.config();
     let graph = gpu
         .stream
-        .capture(CaptureMode::ThreadLocal, &GraphOptions::new(), |_| gpu.saxpy.launch(&config, &[&1.0f32, &gpu.x, &gpu.y, &N]))
+        .capture(CaptureMode::ThreadLocal, &GraphOptions::new(), |_| {
+            gpu.saxpy.launch(&config, &[&1.0f32, &gpu.x, &gpu.y, &N])
+        })
         .unwrap();
     graph_cache::insert(&gpu.context, key.as_bytes(), 1000, &graph).unwrap();
     drop(graph);

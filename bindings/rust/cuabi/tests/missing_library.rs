@@ -13,7 +13,10 @@ fn a_missing_library_fails_every_call_until_a_good_one_is_loaded() {
     std::env::set_var("CUABI_LIBRARY", "/nonexistent/libcuabi.so.1");
     let error = cuabi::version().unwrap_err();
     assert_eq!(error.status(), Status::NotFound);
-    assert!(error.message().contains("/nonexistent/libcuabi.so.1") && error.message().contains("CUABI_LIBRARY"), "{error}");
+    assert!(
+        error.message().contains("/nonexistent/libcuabi.so.1") && error.message().contains("CUABI_LIBRARY"),
+        "{error}"
+    );
     assert!(error.message().contains("Fix: "), "{error}");
     assert_eq!(cuabi::Context::new().unwrap_err().status(), Status::NotFound);
     assert_eq!(cuabi::range("x").unwrap_err().status(), Status::NotFound);
