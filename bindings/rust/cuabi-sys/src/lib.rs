@@ -6,7 +6,8 @@
 //! - The types, constants and `PFN_cuabi_*` function-pointer types are generated from the header by
 //!   `scripts/bindgen.sh` (bindgen 0.60, two passes so that enumerated constants are `i32` and
 //!   flags `u32`) and committed as `src/bindings.rs`; a test fails when the file no longer matches
-//!   what the script makes from the header. Each item means what the header says it means: the
+//!   what the script makes from the header (regenerate it from the repository root:
+//!   `scripts/bindgen.sh > bindings/rust/cuabi-sys/src/bindings.rs`). Each item means what the header says it means: the
 //!   header is their documentation.
 //! - [`Library`] loads the shared library with `dlopen` (declared here directly, no `libc` crate),
 //!   looks up the one symbol `cuabi_get_proc_address`, and resolves every other function through it

@@ -28,7 +28,9 @@ fn bindings_match_what_bindgen_makes_from_the_header() {
         return;
     }
     let script = repository().join("scripts/bindgen.sh");
-    let output = Command::new("bash").arg(&script).arg(header()).output().expect("bash runs");
+    // From the repository root: bindgen formats with the rustfmt.toml it finds from its working
+    // directory, and the committed file was made there.
+    let output = Command::new("bash").arg(&script).arg(header()).current_dir(repository()).output().expect("bash runs");
     assert!(
         output.status.success(),
         "{} failed: {}Fix: install bindgen (scripts/setup.sh installs Debian's)",
@@ -40,7 +42,7 @@ fn bindings_match_what_bindgen_makes_from_the_header() {
     assert!(
         committed == fresh,
         "cuabi-sys/src/bindings.rs is stale: the header changed since it was generated. \
-         Fix: bindings/rust/cuabi-sys: ../../../scripts/bindgen.sh > src/bindings.rs, review, commit"
+         Fix: from the repository root, scripts/bindgen.sh > bindings/rust/cuabi-sys/src/bindings.rs, review, commit"
     );
 }
 
