@@ -237,7 +237,7 @@ impl Error {
         let loaded = crate::library::library_path().map(|p| p.display().to_string()).unwrap_or_default();
         // Not crate::version(): that call could be the missing one.
         let version = match api().ok().and_then(|api| api.cuabi_version_number) {
-            Some(number) => unsafe { number() }.to_string(),
+            Some(number) => crate::library::Version::from_number(unsafe { number() }).to_string(),
             None => "unknown".to_owned(),
         };
         Error::binding(

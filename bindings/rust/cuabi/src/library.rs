@@ -92,7 +92,7 @@ impl Version {
         10000 * self.major + 100 * self.minor + self.patch
     }
 
-    fn from_number(number: u32) -> Version {
+    pub(crate) fn from_number(number: u32) -> Version {
         Version { major: number / 10000, minor: number / 100 % 100, patch: number % 100 }
     }
 }
