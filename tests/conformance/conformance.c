@@ -301,6 +301,8 @@ static int check_y(scenario* s) {
 static int step_launch_table(scenario* s) {
     cuabi_compile_options options;
     cuabi_launch_config config;
+    /* Without step 8's buffers the kernel would be given address 0. */
+    if (s->x == NULL || s->y == NULL) return failed(s, "needs x and y from an earlier step");
     cuabi_compile_options_init(sizeof options, &options);
     options.name_expressions = NAME_EXPRESSIONS;
     options.name_expression_count = 2;
