@@ -30,7 +30,7 @@ missing=()
 for package in "${!wanted[@]}"; do
   [[ -e "${wanted[$package]}" ]] || missing+=("$package")
 done
-# Rust may come from rustup (~/.cargo/bin) rather than Debian: only a missing cargo is installed.
+# Rust may come from rustup (~/.cargo/bin) as well as from Debian: only a missing cargo is installed.
 command -v cargo >/dev/null || missing+=(cargo)
 
 if ((${#missing[@]})); then
