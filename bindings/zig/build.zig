@@ -3,6 +3,7 @@
 //!   module "cuabi"             src/root.zig, for dependents: `b.dependency("cuabi", .{}).module("cuabi")`
 //!   zig build                  installs bin/cuabi-tests, bin/cuabi-conformance, bin/cuabi-bench-overhead
 //!   zig build test             the unit tests (the GPU ones skip, saying why, without a GPU)
+//!   zig build example          runs examples/saxpy.zig, the README's example (needs a GPU)
 //!   zig build conformance      runs the conformance scenario
 //!   zig build bench            runs the launch-overhead benchmark (needs a GPU)
 //!   zig build translate        rewrites src/c.zig from the header (builds translate-C once: minutes)
@@ -34,12 +35,17 @@ pub fn build(b: *std.Build) void {
     const reference_files = b.addWriteFiles();
     _ = reference_files.addCopyFile(header, "cuabi.h");
     _ = reference_files.addCopyFile(repository.path(b, "abi/layout.golden"), "layout.golden");
+    _ = reference_files.addCopyFile(b.path("README.md"), "README.md");
+    _ = reference_files.addCopyFile(b.path("examples/saxpy.zig"), "saxpy.zig");
     const reference = b.createModule(.{
         .root_source_file = reference_files.add("reference.zig",
             \\/// include/cuabi/cuabi.h
             \\pub const header = @embedFile("cuabi.h");
             \\/// abi/layout.golden: the C compiler's sizes, offsets and constant values
             \\pub const layout = @embedFile("layout.golden");
+            \\/// The package's README and the example it shows
+            \\pub const readme = @embedFile("README.md");
+            \\pub const example = @embedFile("saxpy.zig");
             \\
         ),
     });
@@ -62,7 +68,22 @@ pub fn build(b: *std.Build) void {
     });
     b.installArtifact(tests);
     const run_tests = b.addRunArtifact(tests);
-    b.step("test", "Run the unit tests (GPU tests skip without a GPU)").dependOn(&run_tests.step);
+    const test_step = b.step("test", "Run the unit tests (GPU tests skip without a GPU); compile the example");
+    test_step.dependOn(&run_tests.step);
+
+    // The README's example, compiled with the tests so that it stays true.
+    const example = b.addExecutable(.{
+        .name = "saxpy",
+        .root_module = b.createModule(.{
+            .root_source_file = b.path("examples/saxpy.zig"),
+            .target = target,
+            .optimize = optimize,
+            .imports = &.{.{ .name = "cuabi", .module = cuabi }},
+        }),
+    });
+    test_step.dependOn(&example.step);
+    const run_example = b.addRunArtifact(example);
+    b.step("example", "Run examples/saxpy.zig (needs a GPU)").dependOn(&run_example.step);
 
     const conformance = b.addExecutable(.{
         .name = "cuabi-conformance",
@@ -94,15 +115,17 @@ pub fn build(b: *std.Build) void {
     b.step("bench", "Run the launch-overhead benchmark (needs a GPU)").dependOn(&run_bench.step);
 
     if (library) |path| {
-        for ([_]*std.Build.Step.Run{ run_tests, run_conformance, run_bench }) |run| run.setEnvironmentVariable("CUABI_LIBRARY", path);
+        for ([_]*std.Build.Step.Run{ run_tests, run_conformance, run_bench, run_example }) |run| run.setEnvironmentVariable("CUABI_LIBRARY", path);
     }
 
     addTranslateStep(b, header, header_digest);
 }
 
 /// `zig build translate`: translate-C of the header, kept to its own declarations and stamped
-/// with its digest (tools/stamp_translation.zig), written to src/c.zig. The header needs no C
-/// library: <stddef.h> and <stdint.h> come with translate-C.
+/// with its digest (tools/stamp_translation.zig), written to src/c.zig. CUABI_NO_PROTOTYPES leaves
+/// out the function prototypes, as the header offers to programs that load the library at run
+/// time: only the PFN_cuabi_* types remain, so nothing can link against a symbol by mistake. The
+/// header needs no C library: <stddef.h> and <stdint.h> come with translate-C.
 fn addTranslateStep(b: *std.Build, header: std.Build.LazyPath, header_digest: *std.Build.Module) void {
     const translation = b.addTranslateC(.{
         .root_source_file = header,
@@ -110,6 +133,7 @@ fn addTranslateStep(b: *std.Build, header: std.Build.LazyPath, header_digest: *s
         .optimize = .debug,
         .link_libc = false,
     });
+    translation.defineCMacro("CUABI_NO_PROTOTYPES", null);
     const stamp = b.addExecutable(.{
         .name = "stamp_translation",
         .root_module = b.createModule(.{

@@ -6,6 +6,7 @@
 //!   tests/header_test.zig   the package against include/cuabi/cuabi.h and abi/layout.golden
 //!   tests/library_test.zig  calls that need the library but no GPU
 //!   tests/gpu_test.zig      calls that need a GPU: each skips, printing cuabi's reason, without one
+//!   tests/docs_test.zig     the README against the example the build compiles
 
 comptime {
     _ = @import("src/root.zig");
@@ -13,4 +14,5 @@ comptime {
     _ = @import("tests/header_test.zig");
     _ = @import("tests/library_test.zig");
     _ = @import("tests/gpu_test.zig");
+    _ = @import("tests/docs_test.zig");
 }

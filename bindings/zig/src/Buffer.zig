@@ -39,19 +39,20 @@ pub const Fill = struct {
     stream: ?Stream = null,
 };
 
-/// Allocates `size` bytes on `context`. `error.DeviceOutOfMemory` when the device cannot hold them.
-pub fn create(context: Context, size: usize, options: types.BufferOptions) Error!Buffer {
+/// Allocates `byte_count` bytes on `context`. `error.DeviceOutOfMemory` when the device cannot
+/// hold them.
+pub fn create(context: Context, byte_count: usize, options: types.BufferOptions) Error!Buffer {
     const raw: c.cuabi_buffer_options = .{ .struct_size = @sizeOf(c.cuabi_buffer_options), .flags = @bitCast(options.flags) };
     var handle: ?*c.cuabi_buffer = null;
-    try context.lib.call("cuabi_buffer_create", .{ context.handle, size, &raw, &handle });
+    try context.lib.call("cuabi_buffer_create", .{ context.handle, byte_count, &raw, &handle });
     return .{ .lib = context.lib, .handle = handle.? };
 }
 
-/// Wraps `size` bytes at `device_address` (memory of `context` from other CUDA code) without
-/// owning them; cuabi checks with the driver that the range is CUDA memory of that context.
-pub fn wrap(context: Context, device_address: u64, size: usize) Error!Buffer {
+/// Wraps `byte_count` bytes at `device_address` (memory of `context` from other CUDA code)
+/// without owning them; cuabi checks with the driver that the range is CUDA memory of that context.
+pub fn wrap(context: Context, device_address: u64, byte_count: usize) Error!Buffer {
     var handle: ?*c.cuabi_buffer = null;
-    try context.lib.call("cuabi_buffer_wrap", .{ context.handle, device_address, size, &handle });
+    try context.lib.call("cuabi_buffer_wrap", .{ context.handle, device_address, byte_count, &handle });
     return .{ .lib = context.lib, .handle = handle.? };
 }
 

@@ -77,14 +77,14 @@ pub fn createEvent(self: Context, options: types.EventOptions) Error!Event {
     return Event.create(self, options);
 }
 
-/// Allocates `size` bytes of device memory (see `Buffer`).
-pub fn createBuffer(self: Context, size: usize, options: types.BufferOptions) Error!Buffer {
-    return Buffer.create(self, size, options);
+/// Allocates `byte_count` bytes of device memory (see `Buffer`).
+pub fn createBuffer(self: Context, byte_count: usize, options: types.BufferOptions) Error!Buffer {
+    return Buffer.create(self, byte_count, options);
 }
 
 /// Wraps device memory from other CUDA code without owning it (see `Buffer.wrap`).
-pub fn wrapBuffer(self: Context, device_address: u64, size: usize) Error!Buffer {
-    return Buffer.wrap(self, device_address, size);
+pub fn wrapBuffer(self: Context, device_address: u64, byte_count: usize) Error!Buffer {
+    return Buffer.wrap(self, device_address, byte_count);
 }
 
 /// Compiles CUDA C++ `source` for the context's device and loads it (see `Module.compile`).
@@ -93,8 +93,8 @@ pub fn compile(self: Context, source: [:0]const u8, options: types.CompileOption
 }
 
 /// Loads a PTX, CUBIN or fatbin image (see `Module.loadImage`).
-pub fn loadImage(self: Context, image: []const u8) Error!Module {
-    return Module.loadImage(self, image);
+pub fn loadImage(self: Context, bytes: []const u8) Error!Module {
+    return Module.loadImage(self, bytes);
 }
 
 /// The graph cached under (this context, `key`, the capacity class of `size`): a new handle the

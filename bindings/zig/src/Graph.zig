@@ -137,7 +137,8 @@ pub fn nodeParamInfo(self: Graph, index: usize, param_index: usize) Error!Kernel
 /// Replaces every argument of kernel node `index` for later replays with the tuple `args`,
 /// checked as `Kernel.launch` checks them. Allocates nothing.
 pub fn updateKernelArgs(self: Graph, index: usize, args: anytype) Error!void {
-    const table = launch_.table(&args);
+    const values = launch_.values(args);
+    const table = launch_.table(&values);
     return self.lib.call("cuabi_graph_update_kernel_args", .{ self.handle, index, launch_.tablePointer(&table), table.len });
 }
 

@@ -47,7 +47,8 @@ pub fn deinit(self: Kernel) void {
 /// kernel's real parameter layout). With no stream in `config`, or `flags.synchronize`, it waits
 /// for the kernel to finish. Allocates nothing.
 pub fn launch(self: Kernel, config: launch_.LaunchConfig, args: anytype) Error!void {
-    const table = launch_.table(&args);
+    const values = launch_.values(args);
+    const table = launch_.table(&values);
     const raw = config.toC();
     const function = try self.lib.get("cuabi_launch");
     const status = function(self.handle, &raw, launch_.tablePointer(&table), table.len);
@@ -65,9 +66,8 @@ pub fn launchPacked(self: Kernel, config: launch_.LaunchConfig, packed_args: []c
 /// that `launchPacked` takes. `error.ArgumentCount` / `error.ArgumentSize` when the tuple does not
 /// match the kernel's parameters, `error.BufferTooSmall` when `buffer` cannot hold them.
 pub fn pack(self: Kernel, buffer: []u8, args: anytype) Error![]u8 {
-    const Args = @TypeOf(args);
-    comptime launch_.checkArguments(Args);
-    const fields = @typeInfo(Args).@"struct".field_types;
+    const values = launch_.values(args);
+    const fields = @typeInfo(@TypeOf(values)).@"struct".field_types;
     const count = try self.paramCount();
     if (count != fields.len)
         return errors.recordPackageFailure(self.lib, "cuabi_kernel_get_param_count", c.CUABI_ERROR_ARGUMENT_COUNT, "the kernel takes {d} parameters; {d} arguments were given.", .{ count, fields.len }, "pass one argument per kernel parameter.");
@@ -79,7 +79,7 @@ pub fn pack(self: Kernel, buffer: []u8, args: anytype) Error![]u8 {
             return errors.recordPackageFailure(self.lib, "cuabi_kernel_get_param_info", c.CUABI_ERROR_ARGUMENT_SIZE, "parameter {d} takes {d} bytes; argument {d} is a {s} of {d} bytes.", .{ i, param.size, i, @typeName(T), @sizeOf(T) }, "pass a value of the parameter's type.");
         if (param.offset + param.size > buffer.len)
             return errors.recordPackageFailure(self.lib, "cuabi_kernel_get_param_info", c.CUABI_ERROR_BUFFER_TOO_SMALL, "parameter {d} ends at byte {d}; the buffer holds {d}.", .{ i, param.offset + param.size, buffer.len }, "pass a larger buffer.");
-        @memcpy(buffer[param.offset..][0..param.size], std.mem.asBytes(&args[i]));
+        @memcpy(buffer[param.offset..][0..param.size], std.mem.asBytes(&values[i]));
         end = @max(end, param.offset + param.size);
     }
     return buffer[0..end];

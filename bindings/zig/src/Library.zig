@@ -9,7 +9,7 @@
 const std = @import("std");
 const c = @import("c.zig");
 const errors = @import("errors.zig");
-const dispatch = @import("dispatch.zig");
+const table = @import("dispatch.zig");
 const types = @import("types.zig");
 const text = @import("text.zig");
 const Context = @import("Context.zig");
@@ -32,7 +32,7 @@ pub const OpenOptions = struct {
 
 /// The function pointers, one per header function (null where the library lacks one). For calls
 /// this package does not wrap; prefer the wrappers, which turn statuses into errors.
-dispatch: dispatch.Dispatch,
+dispatch: table.Dispatch,
 dynlib: std.DynLib,
 
 /// Loads the library, fills the dispatch table and checks that its ABI major is the one this
@@ -40,13 +40,13 @@ dynlib: std.DynLib,
 pub fn open(options: OpenOptions) errors.OpenError!Library {
     const path: [:0]const u8 = options.path orelse fromEnvironment() orelse default_name;
     var dynlib = std.DynLib.openZ(path) catch {
-        const reason: []const u8 = if (std.DynLib.InnerType == std.DynLib.DlDynLib) std.mem.span(std.c.dlerror() orelse "") else "";
+        const reason: []const u8 = if (std.c.dlerror()) |message| std.mem.span(message) else "unknown reason";
         return errors.recordOpenFailure(error.LibraryNotFound, "dlopen", "cannot load '{s}': {s}.", .{ path, reason }, "install libcuabi.so.1 where the dynamic loader finds it, or set CUABI_LIBRARY to its path.");
     };
     errdefer dynlib.close();
     const get_proc_address = dynlib.lookup(std.meta.Child(c.PFN_cuabi_get_proc_address), "cuabi_get_proc_address") orelse
         return errors.recordOpenFailure(error.NotCuabi, "dlsym", "'{s}' has no symbol cuabi_get_proc_address: it is not libcuabi.", .{path}, "point CUABI_LIBRARY (or the path given) at libcuabi.so.1.");
-    const library: Library = .{ .dispatch = dispatch.load(get_proc_address), .dynlib = dynlib };
+    const library: Library = .{ .dispatch = table.load(get_proc_address), .dynlib = dynlib };
     const abi = library.abiVersion();
     if (abi != c.CUABI_ABI_VERSION)
         return errors.recordOpenFailure(error.AbiMismatch, "cuabi_abi_version", "'{s}' has ABI major {d}; this package is for ABI major {d}.", .{ path, abi, c.CUABI_ABI_VERSION }, "load a libcuabi.so.1 of ABI major 1, or use the cuabi Zig package of that major.");
@@ -67,7 +67,7 @@ pub fn close(self: *Library) void {
 
 /// The entry for `name` from the dispatch table, or `error.Unsupported` (with diagnostics naming
 /// the function) when the loaded library lacks it.
-pub inline fn get(self: *const Library, comptime name: []const u8) Error!std.meta.Child(@FieldType(dispatch.Dispatch, name)) {
+pub inline fn get(self: *const Library, comptime name: []const u8) Error!std.meta.Child(@FieldType(table.Dispatch, name)) {
     if (@field(self.dispatch, name)) |function| return function;
     return self.missing(name);
 }
@@ -112,7 +112,7 @@ pub fn statusName(self: *const Library, status: i32) [:0]const u8 {
 }
 
 /// The NVRTC log of the calling thread's last compile, failed or not (caller frees).
-pub fn lastCompileLog(self: *const Library, allocator: Allocator) (Error || Allocator.Error)![]u8 {
+pub fn lastCompileLog(self: *const Library, allocator: Allocator) (Error || Allocator.Error)![:0]u8 {
     return text.read(self, "cuabi_last_compile_log", .{}, allocator);
 }
 

@@ -47,10 +47,10 @@ fn checkedOptions(lib: *const Library, comptime function: []const u8, options: t
 }
 
 /// Loads a PTX, CUBIN or fatbin image into `context` (checked before the driver sees it, and
-/// copied: `image` may be freed on return). `error.InvalidImage` for anything else.
-pub fn loadImage(context: Context, image: []const u8) Error!Module {
+/// copied: `bytes` may be freed on return). `error.InvalidImage` for anything else.
+pub fn loadImage(context: Context, bytes: []const u8) Error!Module {
     var handle: ?*c.cuabi_module = null;
-    try context.lib.call("cuabi_module_load_image", .{ context.handle, image.ptr, image.len, &handle });
+    try context.lib.call("cuabi_module_load_image", .{ context.handle, bytes.ptr, bytes.len, &handle });
     return .{ .lib = context.lib, .handle = handle.? };
 }
 

@@ -32,7 +32,7 @@ pub const Dispatch = blk: {
         const T = @field(c, pfn_prefix ++ name);
         const none: T = null;
         types[i] = T;
-        attrs[i] = .{ .default_value_ptr = &none };
+        attrs[i] = .{ .default_value_ptr = @ptrCast(&none) };
     }
     break :blk @Struct(.auto, null, function_names, &types, &attrs);
 };

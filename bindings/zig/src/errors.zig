@@ -65,6 +65,7 @@ pub const OpenError = error{ LibraryNotFound, NotCuabi, AbiMismatch };
 /// "LaunchKernelThreads" -> "LAUNCH_KERNEL_THREADS": the header's spelling of an error's name.
 fn screamingSnake(comptime camel: []const u8) []const u8 {
     comptime {
+        @setEvalBranchQuota(10_000);
         var out: []const u8 = "";
         for (camel, 0..) |ch, i| {
             if (std.ascii.isUpper(ch) and i > 0) out = out ++ "_";
@@ -76,11 +77,12 @@ fn screamingSnake(comptime camel: []const u8) []const u8 {
 
 /// The header's name of the status behind `name` ("CUABI_ERROR_LAUNCH_BLOCK" for "LaunchBlock").
 pub fn headerStatusName(comptime name: []const u8) []const u8 {
-    return "CUABI_ERROR_" ++ screamingSnake(name);
+    return comptime "CUABI_ERROR_" ++ screamingSnake(name);
 }
 
 /// Every known status with its error, built from the error set and the translated header.
 const known = blk: {
+    @setEvalBranchQuota(100_000);
     const names = @typeInfo(Error).error_set.error_names.?;
     var table: [names.len - 1]struct { status: i32, err: Error } = undefined;
     var n = 0;
@@ -143,8 +145,8 @@ pub const Diagnostics = struct {
     /// The NVRTC log of the thread's last compile, read from cuabi now (caller frees): cuabi keeps
     /// it per thread until the thread compiles again, so read it before compiling again on this
     /// thread. Logs can be long, which is why the failure does not copy it. "" when there is none.
-    pub fn compileLog(self: *const Diagnostics, allocator: std.mem.Allocator) (Error || std.mem.Allocator.Error)![]u8 {
-        const lib = self.lib orelse return allocator.alloc(u8, 0);
+    pub fn compileLog(self: *const Diagnostics, allocator: std.mem.Allocator) (Error || std.mem.Allocator.Error)![:0]u8 {
+        const lib = self.lib orelse return allocator.allocSentinel(u8, 0, 0);
         return lib.lastCompileLog(allocator);
     }
 

@@ -91,11 +91,23 @@ pub fn checkArguments(comptime Args: type) void {
     }
 }
 
-/// The argument table of tuple `args`: pointers into `args`, which must outlive the table.
-pub inline fn table(args: anytype) [@typeInfo(@TypeOf(args.*)).@"struct".field_types.len]c.cuabi_kernel_arg {
-    const Args = @TypeOf(args.*);
+/// The values of tuple type `Args` as run-time fields: a tuple literal makes comptime-known
+/// values comptime fields, which have no address to give cuabi.
+pub fn Values(comptime Args: type) type {
     comptime checkArguments(Args);
-    const fields = @typeInfo(Args).@"struct".field_types;
+    return @Tuple(@typeInfo(Args).@"struct".field_types);
+}
+
+/// `args` copied into run-time fields (see `Values`).
+pub inline fn values(args: anytype) Values(@TypeOf(args)) {
+    var out: Values(@TypeOf(args)) = undefined;
+    inline for (0..out.len) |i| out[i] = args[i];
+    return out;
+}
+
+/// The argument table of `args` (from `values`): pointers into it, which must outlive the table.
+pub inline fn table(args: anytype) [@typeInfo(@TypeOf(args.*)).@"struct".field_types.len]c.cuabi_kernel_arg {
+    const fields = @typeInfo(@TypeOf(args.*)).@"struct".field_types;
     var out: [fields.len]c.cuabi_kernel_arg = undefined;
     inline for (fields, 0..) |T, i| out[i] = .{ .value = @ptrCast(&args[i]), .size = @sizeOf(T) };
     return out;

@@ -174,12 +174,13 @@ pub const flag_sets = .{ StreamFlags, EventFlags, BufferFlags, CompileFlags, Lau
 
 /// The header's name of a flag or enumeration value: prefix ++ the field name in capitals.
 pub fn headerName(comptime T: type, comptime field: []const u8) []const u8 {
-    comptime {
+    return comptime name: {
+        @setEvalBranchQuota(10_000);
         var upper: [field.len]u8 = undefined;
         _ = std.ascii.upperString(&upper, field);
         const frozen = upper;
-        return T.header_prefix ++ &frozen;
-    }
+        break :name T.header_prefix ++ &frozen;
+    };
 }
 
 // ---- options ------------------------------------------------------------------------------

@@ -160,7 +160,8 @@ test "refused launches name the values and run nothing" {
     try expectFailure(f.saxpy.launch(empty, .{ @as(f32, 2), f.xp, f.yp, n }), error.LaunchGrid, "");
     try expectFailure(f.saxpy.launch(f.config(), .{ @as(f64, 2), f.xp, f.yp, n }), error.ArgumentSize, "parameter 0");
     try expectFailure(f.saxpy.launch(f.config(), .{ @as(f32, 2), f.xp, f.yp }), error.ArgumentCount, "");
-    try expectFailure(f.saxpy.launchPacked(f.config(), &[_]u8{0} ** 12), error.ArgumentSize, "");
+    const too_short: [12]u8 = @splat(0);
+    try expectFailure(f.saxpy.launchPacked(f.config(), &too_short), error.ArgumentSize, "");
 
     var buffer: [64]u8 = undefined;
     try expectFailure(f.saxpy.pack(&buffer, .{ @as(f32, 2), f.xp, f.yp }), error.ArgumentCount, "4 parameters");
@@ -275,7 +276,7 @@ test "events order streams and time work" {
 test "a captured graph: inventory, replay, argument and geometry updates, whole-graph update" {
     var f = try Fixture.init(0);
     defer f.deinit();
-    const ones = [_]f32{1} ** n;
+    const ones: [n]f32 = @splat(1);
     const x2 = try check(f.context.createBuffer(n * @sizeOf(f32), .{}));
     defer x2.deinit();
     try check(x2.write(&ones, .{}));
@@ -418,7 +419,7 @@ test "four std.Threads launch one kernel at once, each on its own stream" {
             for (values) |v| if (v != launches) return error.WrongValue;
         }
     };
-    var failures = [_]?anyerror{null} ** 4;
+    var failures: [4]?anyerror = @splat(null);
     var threads: [4]std.Thread = undefined;
     for (&threads, &failures) |*thread, *failure| thread.* = try std.Thread.spawn(.{}, Worker.run, .{ f.context, f.saxpy, failure });
     for (threads) |thread| thread.join();
@@ -453,6 +454,7 @@ test "released handles: a second deinit is harmless, a use is InvalidHandle" {
     second.deinit();
     second.deinit();
     try expectFailure(second.createStream(.{}), error.InvalidHandle, "");
-    try check(kept.write(&[_]u8{1} ** 64, .{})); // the buffer keeps the CUDA context alive
+    const bytes: [64]u8 = @splat(1);
+    try check(kept.write(&bytes, .{})); // the buffer keeps the CUDA context alive
     kept.deinit();
 }

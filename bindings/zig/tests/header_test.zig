@@ -91,9 +91,11 @@ const translated_structs: []const StructLayout = blk: {
     @setEvalBranchQuota(200_000);
     var out: []const StructLayout = &.{};
     for (@typeInfo(c).@"struct".decl_names) |decl| {
-        if (!std.mem.startsWith(u8, decl, "cuabi_")) continue;
+        // Only types: the header's functions are extern declarations nothing may reference (the
+        // library is loaded at run time, never linked).
+        if (!std.mem.startsWith(u8, decl, "cuabi_") or @TypeOf(@field(c, decl)) != type) continue;
         const value = @field(c, decl);
-        if (@TypeOf(value) != type or @typeInfo(value) != .@"struct") continue;
+        if (@typeInfo(value) != .@"struct") continue;
         const info = @typeInfo(value).@"struct";
         var fields: []const FieldLayout = &.{};
         for (info.field_names, info.field_types) |field, T| {
@@ -157,13 +159,14 @@ fn failLayout(comptime format: []const u8, args: anytype) error{LayoutMismatch} 
     return error.LayoutMismatch;
 }
 
-/// Every integer `CUABI_*` constant of the translation, with its value and signedness.
+/// Every integer `CUABI_*` constant of the translation, with its value and signedness. (The
+/// `CUABI_*_INIT` initializer macros have no Zig translation: the package fills structs itself.)
 const TranslatedConstant = struct { name: []const u8, value: i128, signed: bool };
 const translated_constants: []const TranslatedConstant = blk: {
     @setEvalBranchQuota(200_000);
     var out: []const TranslatedConstant = &.{};
     for (@typeInfo(c).@"struct".decl_names) |decl| {
-        if (!std.mem.startsWith(u8, decl, "CUABI_")) continue;
+        if (!std.mem.startsWith(u8, decl, "CUABI_") or std.mem.endsWith(u8, decl, "_INIT")) continue;
         const T = @TypeOf(@field(c, decl));
         if (@typeInfo(T) != .int) continue;
         out = out ++ .{TranslatedConstant{ .name = decl, .value = @field(c, decl), .signed = @typeInfo(T).int.signedness == .signed }};

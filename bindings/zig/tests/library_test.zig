@@ -233,6 +233,8 @@ test "ranges: push and pop, start here and end on another thread, the catalog" {
 
 test "the kernel cache reports its directory, statistics and what it swept" {
     const lib = try support.library();
+    const module = try check(lib.compileOffline(support.source, .{ .target = "sm_90" }));
+    module.deinit();
     const cache = lib.cache();
     const directory = try check(cache.directory(testing.allocator));
     defer testing.allocator.free(directory);
@@ -243,7 +245,7 @@ test "the kernel cache reports its directory, statistics and what it swept" {
     defer testing.allocator.free(reason);
     if (stats.diskEnabled() and stats.diskWritable()) try testing.expectEqualStrings("", reason);
     const verified = try check(cache.verify());
-    try testing.expect(verified.removed_entries <= verified.checked_entries or verified.checked_entries == 0);
+    if (stats.diskEnabled() and stats.diskWritable()) try testing.expect(verified.checked_entries >= 1);
     const jit = try check(cache.driverJitInfo());
     _ = jit.path_source;
     const jit_path = try check(cache.driverJitPath(testing.allocator));

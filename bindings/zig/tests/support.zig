@@ -40,10 +40,14 @@ pub fn gpu() !cuabi.Context {
     return shared_context.?;
 }
 
+/// Skips a GPU test; the first skip of the run prints cuabi's reason.
 fn skip(reason: []const u8) error{SkipZigTest} {
-    std.debug.print("skipped, no GPU: {s}\n", .{reason});
+    if (!skip_reported) std.debug.print("GPU tests skip, no GPU: {s}\n", .{reason});
+    skip_reported = true;
     return error.SkipZigTest;
 }
+
+var skip_reported = false;
 
 /// Fails with cuabi's diagnostics when `result` is an error: `try check(x.call())` in tests that
 /// expect success, so a failure says what cuabi said.

@@ -72,6 +72,8 @@ fn declaredName(line: []const u8) []const u8 {
 fn belongs(name: []const u8) bool {
     const helpers = [_][]const u8{ "__root", "__builtin", "__helpers" };
     for (helpers) |helper| if (std.mem.eql(u8, name, helper)) return true;
+    // The macro `zig build translate` defines on the command line is not the header's.
+    if (std.mem.eql(u8, name, "CUABI_NO_PROTOTYPES")) return false;
     return std.ascii.findIgnoreCase(name, "cuabi") != null;
 }
 
@@ -87,6 +89,7 @@ test "only the header's declarations are kept, with their bodies" {
         \\    _ = &x;
         \\}
         \\pub const CUABI_A = @as(c_int, 1);
+        \\pub const CUABI_NO_PROTOTYPES = @as(c_int, 1);
         \\pub const CUABI_INIT = @compileError("unable to translate C expr: unexpected token '{'");
         \\// include/cuabi/cuabi.h:248:9
         \\
