@@ -149,9 +149,22 @@ test "the translated structs have the C compiler's layout" {
         }
     }
     var fields_translated: usize = 0;
-    for (translated_structs) |s| fields_translated += s.fields.len;
+    for (translated_structs) |s| {
+        fields_translated += s.fields.len;
+        if (!inGolden("struct", s.name)) return failLayout("struct {s} is in the translation but not in abi/layout.golden", .{s.name});
+    }
     try testing.expectEqual(translated_structs.len, structs_seen);
     try testing.expectEqual(fields_translated, fields_seen);
+}
+
+/// Whether abi/layout.golden has a line "<kind> <name> ...".
+fn inGolden(kind: []const u8, name: []const u8) bool {
+    var lines = std.mem.splitScalar(u8, reference.layout, '\n');
+    while (lines.next()) |line| {
+        var words = std.mem.tokenizeScalar(u8, line, ' ');
+        if (std.mem.eql(u8, words.next() orelse continue, kind) and std.mem.eql(u8, words.next() orelse continue, name)) return true;
+    }
+    return false;
 }
 
 fn failLayout(comptime format: []const u8, args: anytype) error{LayoutMismatch} {
@@ -193,6 +206,9 @@ test "the translated constants have the header's values, int32 or unsigned as wr
         if (constant.value != try std.fmt.parseInt(i128, value, 10) or constant.signed != signed or try number(line, "size") != 4)
             return failLayout("{s} = {d} ({s}) in Zig; golden: {s}", .{ name, constant.value, if (constant.signed) "signed" else "unsigned", line });
         seen += 1;
+    }
+    for (translated_constants) |k| {
+        if (!inGolden("constant", k.name)) return failLayout("{s} is in the translation but not in abi/layout.golden", .{k.name});
     }
     try testing.expectEqual(translated_constants.len, seen);
 }
