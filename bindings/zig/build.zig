@@ -11,14 +11,17 @@
 //! Options: -Dlibrary=PATH sets CUABI_LIBRARY for the runs (else the environment's, else
 //! libcuabi.so.1 on the library search path); -Drepository=PATH is the cuabi source tree whose
 //! include/cuabi/cuabi.h and abi/layout.golden the tests compare the package with and `translate`
-//! translates (default: ../.., this package's place in that tree).
+//! translates (default: ../.., this package's place in that tree); -Dstrip leaves debug
+//! information out of the binaries; -Dbench-optimize (default fast) optimizes the benchmark.
 
 const std = @import("std");
 
+/// Declares the module, the binaries and the steps above.
 pub fn build(b: *std.Build) void {
     const target = b.standardTargetOptions(.{});
     const optimize = b.standardOptimizeOption(.{});
     const bench_optimize = b.option(std.lang.Optimize, "bench-optimize", "Optimization of the benchmark (default fast)") orelse .fast;
+    const strip = b.option(bool, "strip", "Leave debug information out of the binaries (smaller to carry to a GPU machine)");
     const library = b.option([]const u8, "library", "libcuabi.so.1 to run the tests, conformance and benchmark with (sets CUABI_LIBRARY)");
     const repository = b.option(std.Build.LazyPath, "repository", "The cuabi source tree (default ../..)") orelse b.path("../..");
     const header = repository.path(b, "include/cuabi/cuabi.h");
@@ -59,6 +62,7 @@ pub fn build(b: *std.Build) void {
             .root_source_file = b.path("tests.zig"),
             .target = target,
             .optimize = optimize,
+            .strip = strip,
             .link_libc = true,
             .imports = &.{
                 .{ .name = "cuabi_reference", .module = reference },
@@ -91,6 +95,7 @@ pub fn build(b: *std.Build) void {
             .root_source_file = b.path("conformance/main.zig"),
             .target = target,
             .optimize = optimize,
+            .strip = strip,
             .link_libc = true,
             .imports = &.{.{ .name = "cuabi", .module = cuabi }},
         }),
@@ -105,6 +110,7 @@ pub fn build(b: *std.Build) void {
             .root_source_file = b.path("bench/overhead.zig"),
             .target = target,
             .optimize = bench_optimize,
+            .strip = strip,
             .link_libc = true,
             .imports = &.{.{ .name = "cuabi", .module = cuabi }},
         }),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Zig package (bindings/zig): `zig build test` against the library just built, and the
-# binaries a GPU machine runs without a Zig toolchain, built for baseline x86-64 / glibc into
-# $CUABI_BUILD_DIR/zig/bin/:
+# binaries a GPU machine runs without a Zig toolchain, built for baseline x86-64 / glibc, without
+# debug information (10 MB together), into $CUABI_BUILD_DIR/zig/bin/:
 #   cuabi-tests            the unit tests (GPU tests skip, saying why, without a GPU)
 #   cuabi-conformance      the conformance scenario, also copied to conformance/bin/zig for the runner
 #   cuabi-bench-overhead   Kernel.launch against cuabi_launch through its function pointer (GPU only)
@@ -23,7 +23,7 @@ fi
 out="$CUABI_BUILD_DIR/zig"
 cd "$CUABI_ROOT/bindings/zig"
 "${zig[@]}" build test install -j"$CUABI_JOBS" --prefix "$out" --cache-dir "$out/cache" \
-  -Dtarget=x86_64-linux-gnu -Dcpu=baseline -Dlibrary="$CUABI_BUILD_DIR/libcuabi.so.1"
+  -Dtarget=x86_64-linux-gnu -Dcpu=baseline -Dstrip -Dlibrary="$CUABI_BUILD_DIR/libcuabi.so.1"
 mkdir -p "$CUABI_BUILD_DIR/conformance/bin"
 cp "$out/bin/cuabi-conformance" "$CUABI_BUILD_DIR/conformance/bin/zig"
 echo "70-zig: tests passed; GPU binaries in $out/bin (cuabi-tests, cuabi-conformance, cuabi-bench-overhead)"

@@ -29,20 +29,24 @@ handle: *c.cuabi_graph,
 
 /// One node of the graph. Fields that do not apply to the node's kind are zero.
 pub const NodeInfo = struct {
+    /// Kernel, memcpy, memset, host, ...
     kind: types.GraphNodeKind,
     /// Kernel nodes: the cuabi kernel launched, borrowed (valid while the graph lives and launches
     /// it; do not `deinit` it); null when it did not come from cuabi.
     kernel: ?Kernel,
-    /// Kernel nodes: the launch geometry and dynamic shared memory per block.
+    /// Kernel nodes: blocks in x, y, z.
     grid: [3]u32,
+    /// Kernel nodes: threads per block in x, y, z.
     block: [3]u32,
+    /// Kernel nodes: dynamic shared memory per block.
     shared_memory_bytes: u32,
     /// Kernel nodes: the parameter count; null when the driver cannot tell (before CUDA 12.4).
     param_count: ?u32,
     /// Kernel nodes: the size of the packed argument buffer (`updateKernelArgsPacked`).
     param_bytes: u64,
-    /// Memset nodes: the value written and its element size (1, 2 or 4 bytes).
+    /// Memset nodes: the value written.
     memset_value: u32,
+    /// Memset nodes: the element size (1, 2 or 4 bytes).
     memset_element_size: u32,
 };
 

@@ -33,6 +33,7 @@ pub const OpenOptions = struct {
 /// The function pointers, one per header function (null where the library lacks one). For calls
 /// this package does not wrap; prefer the wrappers, which turn statuses into errors.
 dispatch: table.Dispatch,
+/// The loaded shared object.
 dynlib: std.DynLib,
 
 /// Loads the library, fills the dispatch table and checks that its ABI major is the one this

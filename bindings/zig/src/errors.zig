@@ -133,8 +133,11 @@ pub const Diagnostics = struct {
     compile_log_size: usize = 0,
     /// Whether the message was longer than `message_capacity` and was cut.
     message_truncated: bool = false,
+    /// The message's bytes in `message_buffer`; read it with `message()`.
     message_len: usize = 0,
+    /// Holds the message.
     message_buffer: [message_capacity]u8 = undefined,
+    /// The library the failing call went to (for `compileLog`; it must still be open then).
     lib: ?*const Library = null,
 
     /// What was wrong, with the values involved, ending in "Fix: ...".

@@ -13,6 +13,7 @@ const c = @import("c.zig");
 
 /// What a module was loaded from (`CUABI_IMAGE_*`).
 pub const ImageKind = enum(i32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_IMAGE_";
     ptx = 1,
     cubin = 2,
@@ -22,6 +23,7 @@ pub const ImageKind = enum(i32) {
 
 /// Where a module's image came from (`CUABI_MODULE_ORIGIN_*`).
 pub const ModuleOrigin = enum(i32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_MODULE_ORIGIN_";
     compiled = 0,
     memory_cache = 1,
@@ -32,6 +34,7 @@ pub const ModuleOrigin = enum(i32) {
 
 /// An NVRTC setting that can be left to NVRTC (`CUABI_TRISTATE_*`).
 pub const Tristate = enum(i32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_TRISTATE_";
     default = -1,
     off = 0,
@@ -40,6 +43,7 @@ pub const Tristate = enum(i32) {
 
 /// Which unsafe CUDA calls a capture refuses, and where (`CUABI_CAPTURE_MODE_*`).
 pub const CaptureMode = enum(i32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_CAPTURE_MODE_";
     global = 0,
     thread_local = 1,
@@ -48,6 +52,7 @@ pub const CaptureMode = enum(i32) {
 
 /// A stream's capture status (`CUABI_CAPTURE_STATUS_*`).
 pub const CaptureStatus = enum(i32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_CAPTURE_STATUS_";
     none = 0,
     active = 1,
@@ -57,6 +62,7 @@ pub const CaptureStatus = enum(i32) {
 
 /// The kind of a graph node (`CUABI_GRAPH_NODE_*`).
 pub const GraphNodeKind = enum(i32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_GRAPH_NODE_";
     other = 0,
     kernel = 1,
@@ -78,6 +84,7 @@ pub const GraphNodeKind = enum(i32) {
 
 /// Where NVRTC stands for this process (`CUABI_NVRTC_STATE_*`).
 pub const NvrtcState = enum(i32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_NVRTC_STATE_";
     not_loaded = 0,
     loaded = 1,
@@ -87,6 +94,7 @@ pub const NvrtcState = enum(i32) {
 
 /// Who chose a CUDA driver JIT cache setting (`CUABI_SETTING_*`).
 pub const SettingSource = enum(i32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_SETTING_";
     driver_default = 0,
     environment = 1,
@@ -101,12 +109,14 @@ pub const enumerations = .{ ImageKind, ModuleOrigin, Tristate, CaptureMode, Capt
 
 /// Stream flags (`CUABI_STREAM_*`): none are defined yet.
 pub const StreamFlags = packed struct(u32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_STREAM_";
     _reserved: u32 = 0,
 };
 
 /// Event flags (`CUABI_EVENT_*`).
 pub const EventFlags = packed struct(u32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_EVENT_";
     /// Cheaper; `Event.elapsedMs` is then refused.
     disable_timing: bool = false,
@@ -117,6 +127,7 @@ pub const EventFlags = packed struct(u32) {
 
 /// Buffer flags (`CUABI_BUFFER_*`).
 pub const BufferFlags = packed struct(u32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_BUFFER_";
     /// Fill the new buffer with zero bytes.
     zero: bool = false,
@@ -125,6 +136,7 @@ pub const BufferFlags = packed struct(u32) {
 
 /// Compile flags (`CUABI_COMPILE_*`).
 pub const CompileFlags = packed struct(u32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_COMPILE_";
     /// Neither look up nor store in the kernel cache: always run NVRTC.
     no_cache: bool = false,
@@ -141,6 +153,7 @@ pub const CompileFlags = packed struct(u32) {
 
 /// Launch flags (`CUABI_LAUNCH_*`).
 pub const LaunchFlags = packed struct(u32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_LAUNCH_";
     /// All blocks resident at once, so the kernel may synchronize the whole grid.
     cooperative: bool = false,
@@ -151,6 +164,7 @@ pub const LaunchFlags = packed struct(u32) {
 
 /// Graph flags (`CUABI_GRAPH_*`), for `Stream.endCapture`.
 pub const GraphFlags = packed struct(u32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_GRAPH_";
     /// Memory allocated in the graph and not freed is freed before a relaunch.
     auto_free_on_launch: bool = false,
@@ -163,6 +177,7 @@ pub const GraphFlags = packed struct(u32) {
 
 /// Whole-graph update flags (`CUABI_GRAPH_UPDATE_*`), for `Stream.endCaptureUpdate`.
 pub const GraphUpdateFlags = packed struct(u32) {
+    /// The header prefix of the values (a test compares the fields with the header).
     pub const header_prefix = "CUABI_GRAPH_UPDATE_";
     /// Fail with `error.GraphUpdate` instead of rebuilding the executable.
     no_reinstantiate: bool = false,
@@ -319,7 +334,9 @@ pub fn outputStruct(comptime T: type) T {
 
 /// Facts about a module.
 pub const ModuleInfo = struct {
+    /// PTX, CUBIN or fatbin.
     image_kind: ImageKind,
+    /// Compiled now, from the memory or disk cache, or the caller's image.
     origin: ModuleOrigin,
     /// False for modules compiled offline.
     loaded: bool,
@@ -330,7 +347,9 @@ pub const ModuleInfo = struct {
     name_expression_count: u32,
     /// Bytes, as `Module.image` returns them.
     image_size: u64,
+    /// NUL-terminated; read it with `target()`.
     target_buffer: [32]u8,
+    /// NUL-terminated; read it with `cacheKey()`.
     cache_key_buffer: [40]u8,
 
     /// "sm_90", "compute_90"; "" when unknown (a fatbin).
@@ -343,6 +362,7 @@ pub const ModuleInfo = struct {
         return std.mem.sliceTo(&self.cache_key_buffer, 0);
     }
 
+    /// From the header's struct.
     pub fn fromC(raw: c.cuabi_module_info) ModuleInfo {
         return .{
             .image_kind = @enumFromInt(raw.image_kind),
@@ -391,6 +411,7 @@ pub const DriverJitCacheInfo = struct {
     /// The driver started before `Cache.configureDriverJit` ran, so it changed nothing.
     driver_started_first: bool,
 
+    /// From the header's struct.
     pub fn fromC(raw: c.cuabi_driver_jit_cache_info) DriverJitCacheInfo {
         return .{
             .enabled = raw.enabled != 0,

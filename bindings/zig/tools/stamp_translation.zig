@@ -12,6 +12,7 @@
 const std = @import("std");
 const header_digest = @import("header_digest");
 
+/// Reads the header and translate-C's output, writes the stamped, filtered translation.
 pub fn main(init: std.process.Init) !void {
     const args = try init.minimal.args.toSlice(init.arena.allocator());
     if (args.len != 4) {
