@@ -5,6 +5,8 @@
 #   cuabi-tests            the unit tests (GPU tests skip, saying why, without a GPU)
 #   cuabi-conformance      the conformance scenario, also copied to conformance/bin/zig for the runner
 #   cuabi-bench-overhead   Kernel.launch against cuabi_launch through its function pointer (GPU only)
+# Without a GPU the tests print cuabi's reason once on stderr, which `zig build` shows under a
+# "failed command:" line even when every test passed (its summary line is the verdict).
 # Zig keeps its work in $CUABI_BUILD_DIR/zig/cache and its global cache (compiler_rt, libc stubs)
 # in ~/.cache/zig. The header's translation is committed (bindings/zig/src/c.zig), so this builds
 # no translate-C tool.

@@ -146,7 +146,7 @@ fn stepOfflineTemplates(s: *Scenario) StepFailed!void {
     s.offline = try s.ok(s.lib.compileOffline(source, offlineOptions()), "compiling SOURCE offline");
     const module = s.offline.?;
     const info = try s.ok(module.info(), "module.info()");
-    if (info.image_kind != .cubin) return s.fail("image kind {d}, expected 2 (CUBIN)", .{@intFromEnum(info.image_kind)});
+    if (info.image_kind != .cubin) return s.fail("image kind {d}, expected 2 (CUBIN)", .{@backingInt(info.image_kind)});
     if (info.image_size == 0) return s.fail("the image is empty", .{});
     for (name_expressions, lowered) |expression, want| {
         const name = try s.ok(module.loweredName(s.gpa, std.mem.span(expression)), "module.loweredName()");
@@ -159,7 +159,7 @@ fn stepOfflineTemplates(s: *Scenario) StepFailed!void {
 fn stepMemoryCache(s: *Scenario) StepFailed!void {
     s.offline_again = try s.ok(s.lib.compileOffline(source, offlineOptions()), "compiling SOURCE offline again");
     const info = try s.ok(s.offline_again.?.info(), "module.info()");
-    if (info.origin != .memory_cache) return s.fail("origin {d}, expected 1 (memory cache)", .{@intFromEnum(info.origin)});
+    if (info.origin != .memory_cache) return s.fail("origin {d}, expected 1 (memory cache)", .{@backingInt(info.origin)});
 }
 
 fn endRange(range: cuabi.Range, out: *?cuabi.Error) void {
@@ -300,7 +300,7 @@ fn captureGraph(s: *Scenario) StepFailed!void {
     if (count != graph_launches) return s.fail("the graph has {d} nodes, expected {d}", .{ count, graph_launches });
     for (0..count) |i| {
         const info = try s.ok(graph.nodeInfo(i), "graph.nodeInfo()");
-        if (info.kind != .kernel) return s.fail("node {d} is of kind {d}, expected 1 (kernel)", .{ i, @intFromEnum(info.kind) });
+        if (info.kind != .kernel) return s.fail("node {d} is of kind {d}, expected 1 (kernel)", .{ i, @backingInt(info.kind) });
     }
 }
 

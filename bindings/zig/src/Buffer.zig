@@ -73,7 +73,7 @@ pub fn size(self: Buffer) Error!usize {
 pub fn devicePtr(self: Buffer) Error!launch.DevicePtr {
     var out: u64 = 0;
     try self.lib.call("cuabi_buffer_get_device_address", .{ self.handle, &out });
-    return @enumFromInt(out);
+    return @fromBackingInt(out);
 }
 
 /// Copies the elements of `data` (a slice or a pointer to an array) to the buffer.

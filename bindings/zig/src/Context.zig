@@ -2,7 +2,6 @@
 //! it lives. Streams, events, buffers, modules and graph-cache entries are made from it; each keeps
 //! what it needs alive, so handles may be released in any order. Thread-safe.
 
-const std = @import("std");
 const c = @import("c.zig");
 const errors = @import("errors.zig");
 const types = @import("types.zig");

@@ -1,6 +1,5 @@
 //! An event: a marker in a stream, to wait for or to time between. Thread-safe.
 
-const std = @import("std");
 const c = @import("c.zig");
 const errors = @import("errors.zig");
 const types = @import("types.zig");
@@ -42,10 +41,7 @@ pub fn synchronize(self: Event) Error!void {
 
 /// Whether the event has completed.
 pub fn isDone(self: Event) Error!bool {
-    const status = (try self.lib.get("cuabi_event_query"))(self.handle);
-    if (status == c.CUABI_ERROR_NOT_READY) return false;
-    if (status != c.CUABI_SUCCESS) return errors.recordFailure(self.lib, "cuabi_event_query", status);
-    return true;
+    return self.lib.callDone("cuabi_event_query", .{self.handle});
 }
 
 /// Milliseconds from `start` to `end`, both completed (resolution about 0.5 us).

@@ -114,7 +114,7 @@ pub fn nodeInfo(self: Graph, index: usize) Error!NodeInfo {
     var raw = types.outputStruct(c.cuabi_graph_node_info);
     try self.lib.call("cuabi_graph_get_node_info", .{ self.handle, index, &raw });
     return .{
-        .kind = @enumFromInt(raw.kind),
+        .kind = @fromBackingInt(raw.kind),
         .kernel = if (raw.kernel) |handle| .{ .lib = self.lib, .handle = handle } else null,
         .grid = raw.grid,
         .block = raw.block,

@@ -2,8 +2,6 @@
 //! evicted first, entries found by (context, key bytes, capacity class of a size). Lookups,
 //! inserts and per-context clearing are on `Context`. Thread-safe.
 
-const std = @import("std");
-const c = @import("c.zig");
 const errors = @import("errors.zig");
 const types = @import("types.zig");
 const Library = @import("Library.zig");

@@ -85,6 +85,15 @@ pub inline fn call(self: *const Library, comptime name: []const u8, args: anytyp
     if (status != c.CUABI_SUCCESS) return errors.recordFailure(self, name, status);
 }
 
+/// Calls query function `name`, which returns CUABI_SUCCESS when the work it asks about is done
+/// and CUABI_ERROR_NOT_READY (not a failure) while some still runs.
+pub inline fn callDone(self: *const Library, comptime name: []const u8, args: anytype) Error!bool {
+    const status = @call(.auto, try self.get(name), args);
+    if (status == c.CUABI_ERROR_NOT_READY) return false;
+    if (status != c.CUABI_SUCCESS) return errors.recordFailure(self, name, status);
+    return true;
+}
+
 // ---- versions and statuses ----------------------------------------------------------------
 
 /// The loaded library's version number: 10000 * major + 100 * minor + patch.

@@ -2,7 +2,6 @@
 //! or by these queries. `error.NvrtcNotFound` says where cuabi looked. Thread-safe.
 
 const std = @import("std");
-const c = @import("c.zig");
 const errors = @import("errors.zig");
 const text = @import("text.zig");
 const Library = @import("Library.zig");
@@ -24,18 +23,7 @@ pub fn version(self: Nvrtc) Error!struct { major: i32, minor: i32 } {
 
 /// The architectures NVRTC compiles for, ascending (75 for sm_75, ...; caller frees).
 pub fn supportedArchs(self: Nvrtc, allocator: Allocator) (Error || Allocator.Error)![]i32 {
-    const function = try self.lib.get("cuabi_nvrtc_get_supported_archs");
-    while (true) {
-        var count: usize = 0;
-        var status = function(null, 0, &count);
-        if (status != c.CUABI_SUCCESS) return errors.recordFailure(self.lib, "cuabi_nvrtc_get_supported_archs", status);
-        const archs = try allocator.alloc(i32, count);
-        status = function(archs.ptr, archs.len, &count);
-        if (status == c.CUABI_SUCCESS and count == archs.len) return archs;
-        allocator.free(archs);
-        if (status != c.CUABI_SUCCESS and status != c.CUABI_ERROR_BUFFER_TOO_SMALL)
-            return errors.recordFailure(self.lib, "cuabi_nvrtc_get_supported_archs", status);
-    }
+    return text.readSlice(i32, self.lib, "cuabi_nvrtc_get_supported_archs", .{}, allocator);
 }
 
 /// The path of the NVRTC library cuabi loaded or would load (caller frees).

@@ -3,7 +3,6 @@
 //! optional stream, null means "run synchronously" on the calling thread's per-thread stream.
 //! A stream also captures graphs: `beginCapture`, launches and transfers, `endCapture`.
 
-const std = @import("std");
 const c = @import("c.zig");
 const errors = @import("errors.zig");
 const types = @import("types.zig");
@@ -49,10 +48,7 @@ pub fn synchronize(self: Stream) Error!void {
 
 /// Whether all work on the stream is done (false while some still runs).
 pub fn isDone(self: Stream) Error!bool {
-    const status = (try self.lib.get("cuabi_stream_query"))(self.handle);
-    if (status == c.CUABI_ERROR_NOT_READY) return false;
-    if (status != c.CUABI_SUCCESS) return errors.recordFailure(self.lib, "cuabi_stream_query", status);
-    return true;
+    return self.lib.callDone("cuabi_stream_query", .{self.handle});
 }
 
 /// Makes later work on this stream wait until `event` has completed.
@@ -72,7 +68,7 @@ pub fn native(self: Stream) Error!*anyopaque {
 /// Starts capturing: work enqueued on the stream is recorded, not run, until `endCapture`.
 /// `error.Capture` when the stream already captures.
 pub fn beginCapture(self: Stream, mode: types.CaptureMode) Error!void {
-    return self.lib.call("cuabi_graph_capture_begin", .{ self.handle, @intFromEnum(mode) });
+    return self.lib.call("cuabi_graph_capture_begin", .{ self.handle, @backingInt(mode) });
 }
 
 /// Ends the capture and instantiates it into a graph the caller releases. On every failure a
@@ -103,5 +99,5 @@ pub fn abortCapture(self: Stream) Error!void {
 pub fn captureStatus(self: Stream) Error!types.CaptureStatus {
     var out: i32 = 0;
     try self.lib.call("cuabi_graph_capture_get_status", .{ self.handle, &out });
-    return @enumFromInt(out);
+    return @fromBackingInt(out);
 }

@@ -19,12 +19,12 @@ pub const DevicePtr = enum(u64) {
 
     /// The address `bytes` further on.
     pub fn offset(self: DevicePtr, bytes: u64) DevicePtr {
-        return @enumFromInt(@intFromEnum(self) + bytes);
+        return @fromBackingInt(@backingInt(self) + bytes);
     }
 
     /// The address as a number.
     pub fn address(self: DevicePtr) u64 {
-        return @intFromEnum(self);
+        return @backingInt(self);
     }
 };
 

@@ -21,18 +21,25 @@ pub fn read(lib: *const Library, comptime name: []const u8, args: anytype, alloc
 }
 
 /// Calls two-call function `name` with `args` before its `(out, capacity, out_size)` and returns
-/// every byte it reports (caller frees). Asks again when the result grew between the two calls.
+/// every byte it reports (caller frees).
 pub fn readBytes(lib: *const Library, comptime name: []const u8, args: anytype, allocator: Allocator) (Error || Allocator.Error)![]u8 {
+    return readSlice(u8, lib, name, args, allocator);
+}
+
+/// Calls two-call function `name`, counted in elements of T, with `args` before its
+/// `(out, capacity, out_count)` and returns every element it reports (caller frees). Asks again
+/// when the result changed size between the two calls.
+pub fn readSlice(comptime T: type, lib: *const Library, comptime name: []const u8, args: anytype, allocator: Allocator) (Error || Allocator.Error)![]T {
     const function = try lib.get(name);
     while (true) {
-        var size: usize = 0;
-        var status = @call(.auto, function, args ++ .{ null, 0, &size });
+        var count: usize = 0;
+        var status = @call(.auto, function, args ++ .{ null, 0, &count });
         if (status != c.CUABI_SUCCESS and status != c.CUABI_ERROR_BUFFER_TOO_SMALL) return errors.recordFailure(lib, name, status);
-        const buffer = try allocator.alloc(u8, size);
+        const out = try allocator.alloc(T, count);
         var written: usize = 0;
-        status = @call(.auto, function, args ++ .{ buffer.ptr, buffer.len, &written });
-        if (status == c.CUABI_SUCCESS and written == buffer.len) return buffer;
-        allocator.free(buffer);
+        status = @call(.auto, function, args ++ .{ out.ptr, out.len, &written });
+        if (status == c.CUABI_SUCCESS and written == out.len) return out;
+        allocator.free(out);
         if (status == c.CUABI_SUCCESS) continue; // it shrank: ask for the exact size again
         if (status != c.CUABI_ERROR_BUFFER_TOO_SMALL) return errors.recordFailure(lib, name, status);
     }

@@ -282,10 +282,10 @@ pub const CompileOptions = struct {
         out.cpp_standard = self.cpp_standard;
         out.program_name = self.program_name;
         out.fast_math = @intFromBool(self.fast_math);
-        out.ftz = @intFromEnum(self.ftz);
-        out.prec_div = @intFromEnum(self.prec_div);
-        out.prec_sqrt = @intFromEnum(self.prec_sqrt);
-        out.fmad = @intFromEnum(self.fmad);
+        out.ftz = @backingInt(self.ftz);
+        out.prec_div = @backingInt(self.prec_div);
+        out.prec_sqrt = @backingInt(self.prec_sqrt);
+        out.fmad = @backingInt(self.fmad);
         out.max_registers = self.max_registers;
         out.line_info = @intFromBool(self.line_info);
         out.device_debug = @intFromBool(self.device_debug);
@@ -365,8 +365,8 @@ pub const ModuleInfo = struct {
     /// From the header's struct.
     pub fn fromC(raw: c.cuabi_module_info) ModuleInfo {
         return .{
-            .image_kind = @enumFromInt(raw.image_kind),
-            .origin = @enumFromInt(raw.origin),
+            .image_kind = @fromBackingInt(raw.image_kind),
+            .origin = @fromBackingInt(raw.origin),
             .loaded = raw.loaded != 0,
             .ptx_fallback = raw.ptx_fallback != 0,
             .name_expression_count = raw.name_expression_count,
@@ -394,7 +394,7 @@ pub const CacheStats = struct {
 
     /// Where NVRTC stands for this process.
     pub fn nvrtcState(self: CacheStats) NvrtcState {
-        return @enumFromInt(self.raw.nvrtc_state);
+        return @fromBackingInt(self.raw.nvrtc_state);
     }
 };
 
@@ -415,8 +415,8 @@ pub const DriverJitCacheInfo = struct {
     pub fn fromC(raw: c.cuabi_driver_jit_cache_info) DriverJitCacheInfo {
         return .{
             .enabled = raw.enabled != 0,
-            .path_source = @enumFromInt(raw.path_source),
-            .max_bytes_source = @enumFromInt(raw.max_bytes_source),
+            .path_source = @fromBackingInt(raw.path_source),
+            .max_bytes_source = @fromBackingInt(raw.max_bytes_source),
             .max_bytes = raw.max_bytes,
             .driver_started_first = raw.driver_started_first != 0,
         };
