@@ -318,3 +318,20 @@ test "without a GPU, creating a context fails with the driver's reason and a fix
     try support.expectFailure(lib.deviceInfo(count), error.InvalidDevice, "");
     try testing.expect(try check(lib.driverVersion()) >= 12000);
 }
+
+test "a message longer than the diagnostics keep is cut, and says so" {
+    const lib = try support.library();
+    const module = try check(lib.compileOffline(support.source, .{ .target = "sm_90" }));
+    defer module.deinit();
+    const name = try testing.allocator.allocSentinel(u8, cuabi.Diagnostics.message_capacity + 100, 0);
+    defer testing.allocator.free(name);
+    @memset(name, 'k');
+    try testing.expectError(error.InvalidArgument, module.kernel(name)); // compiled offline: not loaded
+    const d = cuabi.lastError();
+    try testing.expect(d.message_truncated);
+    try testing.expectEqual(@as(usize, cuabi.Diagnostics.message_capacity), d.message().len);
+    var text: std.Io.Writer.Allocating = .init(testing.allocator);
+    defer text.deinit();
+    try text.writer.print("{f}", .{d});
+    try testing.expect(std.mem.endsWith(u8, text.written(), " [message cut]"));
+}
