@@ -14,12 +14,15 @@ declare -A wanted=(
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [abigail-tools]=/usr/bin/abidw
   [python3]=/usr/bin/python3
+  [bindgen]=/usr/bin/bindgen
 )
 
 missing=()
 for package in "${!wanted[@]}"; do
   [[ -e "${wanted[$package]}" ]] || missing+=("$package")
 done
+# The Rust binding needs a toolchain; one from rustup (~/.cargo/bin) serves as well as Debian's.
+command -v cargo >/dev/null || missing+=(cargo)
 
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"
