@@ -150,29 +150,28 @@ test "an offline compile gives a CUBIN with lowered names, then a memory-cache h
     try testing.expectEqual(cuabi.ModuleOrigin.memory_cache, (try check(again.info())).origin);
 }
 
+/// The struct the library's `cuabi_*_init(struct_size, out)` function `name` prepares.
+fn initialized(lib: *const cuabi.Library, comptime T: type, comptime name: []const u8) !T {
+    var out: T = undefined;
+    @memset(std.mem.asBytes(&out), 0xAA);
+    try testing.expectEqual(@as(i32, c.CUABI_SUCCESS), (try lib.get(name))(@sizeOf(T), &out));
+    return out;
+}
+
 test "the defaults the package fills in are the library's" {
     const lib = try support.library();
-    var compile: c.cuabi_compile_options = undefined;
-    (try lib.get("cuabi_compile_options_init"))(&compile);
-    try testing.expectEqual(compile, (cuabi.CompileOptions{}).toC());
-    var config: c.cuabi_launch_config = undefined;
-    (try lib.get("cuabi_launch_config_init"))(&config);
-    try testing.expectEqual(config, (cuabi.LaunchConfig{}).toC());
-    var context: c.cuabi_context_options = undefined;
-    (try lib.get("cuabi_context_options_init"))(&context);
-    try testing.expectEqual(@as(i32, (cuabi.ContextOptions{}).device), context.device_ordinal);
-    var stream: c.cuabi_stream_options = undefined;
-    (try lib.get("cuabi_stream_options_init"))(&stream);
+    try testing.expectEqual(try initialized(lib, c.cuabi_compile_options, "cuabi_compile_options_init"), (cuabi.CompileOptions{}).toC());
+    try testing.expectEqual(try initialized(lib, c.cuabi_launch_config, "cuabi_launch_config_init"), (cuabi.LaunchConfig{}).toC());
+    const context = try initialized(lib, c.cuabi_context_options, "cuabi_context_options_init");
+    try testing.expectEqual((cuabi.ContextOptions{}).device, context.device_ordinal);
+    const stream = try initialized(lib, c.cuabi_stream_options, "cuabi_stream_options_init");
     try testing.expectEqual(@as(u32, @bitCast((cuabi.StreamOptions{}).flags)), stream.flags);
     try testing.expectEqual((cuabi.StreamOptions{}).priority, stream.priority);
-    var event: c.cuabi_event_options = undefined;
-    (try lib.get("cuabi_event_options_init"))(&event);
+    const event = try initialized(lib, c.cuabi_event_options, "cuabi_event_options_init");
     try testing.expectEqual(@as(u32, @bitCast((cuabi.EventOptions{}).flags)), event.flags);
-    var buffer: c.cuabi_buffer_options = undefined;
-    (try lib.get("cuabi_buffer_options_init"))(&buffer);
+    const buffer = try initialized(lib, c.cuabi_buffer_options, "cuabi_buffer_options_init");
     try testing.expectEqual(@as(u32, @bitCast((cuabi.BufferOptions{}).flags)), buffer.flags);
-    var graph: c.cuabi_graph_options = undefined;
-    (try lib.get("cuabi_graph_options_init"))(&graph);
+    const graph = try initialized(lib, c.cuabi_graph_options, "cuabi_graph_options_init");
     try testing.expectEqual(@as(u32, @bitCast((cuabi.GraphOptions{}).flags)), graph.flags);
 }
 
@@ -189,9 +188,7 @@ test "output structs are prepared as the library's _init functions prepare them"
         .{ c.cuabi_cache_stats, "cuabi_cache_stats_init" },
         .{ c.cuabi_driver_jit_cache_info, "cuabi_driver_jit_cache_info_init" },
     }) |entry| {
-        var from_library: entry[0] = undefined;
-        @memset(std.mem.asBytes(&from_library), 0xAA);
-        (try lib.get(entry[1]))(&from_library);
+        const from_library = try initialized(lib, entry[0], entry[1]);
         const ours = @import("../src/types.zig").outputStruct(entry[0]);
         try testing.expectEqualSlices(u8, std.mem.asBytes(&from_library), std.mem.asBytes(&ours));
     }
