@@ -19,10 +19,12 @@ type DevicePtr uint64
 // A Buffer is safe for concurrent use; concurrent writes to the same bytes race, as in CUDA.
 // Kernels reach buffers through raw addresses that the garbage collector cannot see: keep a
 // Buffer reachable (or close it yourself, after synchronizing) while kernels may still use it.
+// Close must not race with Address or with a launch that passes the Buffer as an argument (its
+// address goes to the GPU as is); other methods racing with Close fail with ErrInvalidHandle.
 type Buffer struct {
 	h       handle
 	size    int
-	address DevicePtr
+	address DevicePtr // 0 once closed
 }
 
 // BufferFlags choose how a buffer is created (BufferOptions.Flags).
@@ -46,17 +48,21 @@ func (c *Context) NewBuffer(size int, options *BufferOptions) (*Buffer, error) {
 	if size < 0 {
 		return nil, newError(ErrInvalidArgument, "buffer size %d is negative. Fix: pass a size of at least 1 byte.", size)
 	}
-	o := C.cuabi_buffer_options{struct_size: C.sizeof_cuabi_buffer_options, flags: C.CUABI_BUFFER_DEFAULT}
-	if options != nil {
-		o.flags = C.uint32_t(options.Flags)
-	}
 	var bits C.uintptr_t
-	err = takeFailure(C.cuabi_go_buffer_create(ctx, C.size_t(size), &o, &bits))
+	err = takeFailure(C.cuabi_go_buffer_create(ctx, C.size_t(size), bufferOptions(options), &bits))
 	runtime.KeepAlive(c)
 	if err != nil {
 		return nil, err
 	}
 	return newBuffer(bits)
+}
+
+func bufferOptions(options *BufferOptions) *C.cuabi_buffer_options {
+	o := &C.cuabi_buffer_options{struct_size: C.sizeof_cuabi_buffer_options, flags: C.CUABI_BUFFER_DEFAULT}
+	if options != nil {
+		o.flags = C.uint32_t(options.Flags)
+	}
+	return o
 }
 
 // WrapBuffer wraps size bytes at a device address from other CUDA code, without taking ownership:
@@ -108,6 +114,7 @@ func (b *Buffer) Close() error {
 	}
 	if bits := b.h.take(); bits != 0 {
 		runtime.SetFinalizer(b, nil)
+		b.address = 0
 		C.cuabi_go_buffer_destroy(bits)
 	}
 	return nil
@@ -124,7 +131,7 @@ func (b *Buffer) ref() (C.uintptr_t, error) {
 func (b *Buffer) Size() int { return b.size }
 
 // Address is the buffer's device address, e.g. for a kernel argument (a *Buffer argument passes
-// it too). It stays the same for the buffer's life.
+// it too). It stays the same for the buffer's life; 0 once closed.
 func (b *Buffer) Address() DevicePtr { return b.address }
 
 // Write copies data to the buffer at byte offset and returns when the copy is done.
@@ -308,9 +315,9 @@ func Fill[T ~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~float32](b *
 }
 
 // HostMemory is host memory outside the Go heap, for stream-ordered copies (WriteAsync,
-// ReadAsync) and copies captured into graphs: the GPU may use it after the call that enqueued the
-// copy returns, which Go memory does not allow. It must stay open until the stream has passed
-// every copy that uses it (and while a graph that captured one may replay).
+// ReadAsync): the GPU may use it after the call that enqueued the copy returns, which Go memory
+// does not allow. It must stay open until the stream has passed every copy that uses it. (It is
+// ordinary pageable memory: the driver decides how asynchronous a copy from it really is.)
 //
 // Bytes and HostSlice view the memory; the views are invalid after Close. Safe for concurrent use
 // as plain memory is: concurrent writes to the same bytes race.

@@ -30,21 +30,30 @@ func NewContext(options *ContextOptions) (*Context, error) {
 	if err := loaded(); err != nil {
 		return nil, err
 	}
-	o := C.cuabi_context_options{struct_size: C.sizeof_cuabi_context_options}
-	if options != nil {
-		if int(int32(options.Device)) != options.Device {
-			return nil, newError(ErrInvalidDevice, "device ordinal %d does not fit an int32. Fix: pass 0 .. DeviceCount()-1.", options.Device)
-		}
-		o.device_ordinal = C.int32_t(options.Device)
+	o, err := contextOptions(options)
+	if err != nil {
+		return nil, err
 	}
 	var bits C.uintptr_t
-	if err := takeFailure(C.cuabi_go_context_create(&o, &bits)); err != nil {
+	if err := takeFailure(C.cuabi_go_context_create(o, &bits)); err != nil {
 		return nil, err
 	}
 	c := &Context{}
 	c.h.set(bits)
 	runtime.SetFinalizer(c, (*Context).Close)
 	return c, nil
+}
+
+// contextOptions is options in C (nil: the defaults, as cuabi_context_options_init gives them).
+func contextOptions(options *ContextOptions) (*C.cuabi_context_options, error) {
+	o := &C.cuabi_context_options{struct_size: C.sizeof_cuabi_context_options}
+	if options != nil {
+		if int(int32(options.Device)) != options.Device {
+			return nil, newError(ErrInvalidDevice, "device ordinal %d does not fit an int32. Fix: pass 0 .. DeviceCount()-1.", options.Device)
+		}
+		o.device_ordinal = C.int32_t(options.Device)
+	}
+	return o, nil
 }
 
 // Close releases the context (and drops the graph-cache entries inserted under it). Objects made

@@ -35,12 +35,8 @@ func (c *Context) NewEvent(options *EventOptions) (*Event, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := C.cuabi_event_options{struct_size: C.sizeof_cuabi_event_options, flags: C.CUABI_EVENT_DEFAULT}
-	if options != nil {
-		o.flags = C.uint32_t(options.Flags)
-	}
 	var bits C.uintptr_t
-	err = takeFailure(C.cuabi_go_event_create(ctx, &o, &bits))
+	err = takeFailure(C.cuabi_go_event_create(ctx, eventOptions(options), &bits))
 	runtime.KeepAlive(c)
 	if err != nil {
 		return nil, err
@@ -49,6 +45,14 @@ func (c *Context) NewEvent(options *EventOptions) (*Event, error) {
 	e.h.set(bits)
 	runtime.SetFinalizer(e, (*Event).Close)
 	return e, nil
+}
+
+func eventOptions(options *EventOptions) *C.cuabi_event_options {
+	o := &C.cuabi_event_options{struct_size: C.sizeof_cuabi_event_options, flags: C.CUABI_EVENT_DEFAULT}
+	if options != nil {
+		o.flags = C.uint32_t(options.Flags)
+	}
+	return o
 }
 
 // Close destroys the event. Closing twice is harmless; it returns nil.

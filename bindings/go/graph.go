@@ -10,7 +10,9 @@ import (
 )
 
 // CaptureMode says which CUDA calls that are unsafe during a capture (synchronous allocation,
-// device synchronization, ...) are refused, and where.
+// device synchronization, ...) are refused, and where. In Go prefer CaptureThreadLocal or
+// CaptureRelaxed: finalizers run on other threads at any time, and under CaptureGlobal one that
+// frees device memory during the capture invalidates it.
 type CaptureMode int32
 
 const (
@@ -168,17 +170,21 @@ func (s *Stream) EndCapture(options *GraphOptions) (*Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := C.cuabi_graph_options{struct_size: C.sizeof_cuabi_graph_options, flags: C.CUABI_GRAPH_DEFAULT}
-	if options != nil {
-		o.flags = C.uint32_t(options.Flags)
-	}
 	var graph C.uintptr_t
-	err = takeFailure(C.cuabi_go_graph_capture_end(bits, &o, &graph))
+	err = takeFailure(C.cuabi_go_graph_capture_end(bits, graphOptions(options), &graph))
 	runtime.KeepAlive(s)
 	if err != nil {
 		return nil, err
 	}
 	return newGraph(graph), nil
+}
+
+func graphOptions(options *GraphOptions) *C.cuabi_graph_options {
+	o := &C.cuabi_graph_options{struct_size: C.sizeof_cuabi_graph_options, flags: C.CUABI_GRAPH_DEFAULT}
+	if options != nil {
+		o.flags = C.uint32_t(options.Flags)
+	}
+	return o
 }
 
 // GraphUpdateInfo says what a whole-graph update did.

@@ -274,7 +274,7 @@ func argBytes(args []any, i int, scratch *[16]byte) ([]byte, argProblem) {
 		le.PutUint64(scratch[8:], math.Float64bits(imag(v)))
 		return scratch[:16], argOK
 	case *Buffer:
-		if v == nil || v.h.bits.Load() == 0 {
+		if v == nil || v.address == 0 { // a plain read: an atomic one would make args escape
 			return nil, argClosedBuffer
 		}
 		le.PutUint64(scratch[:], uint64(v.address))

@@ -117,6 +117,7 @@ cuabi_go_failure* cuabi_go_load(const char* path) {
                             path);
     }
     cuabi_go_resolve(get);
+    if (cuabi_go_fn.get_proc_address == NULL) cuabi_go_fn.get_proc_address = get; /* found by dlsym already */
     uint32_t abi = cuabi_go_fn.abi_version != NULL ? cuabi_go_fn.abi_version() : 0;
     if (abi != CUABI_ABI_VERSION) {
         memset(&cuabi_go_fn, 0, sizeof cuabi_go_fn);
@@ -139,9 +140,14 @@ const char* cuabi_go_library_path(void) { return library_path; }
 
 /* ---- Launch -------------------------------------------------------------------------------- */
 
+/* The C config from the Go one; the library's init sets struct_size (and any field Go lacks). */
 static void make_config(const cuabi_go_launch_config* in, cuabi_launch_config* out) {
-    const cuabi_launch_config defaults = CUABI_LAUNCH_CONFIG_INIT;
-    *out = defaults;
+    if (cuabi_go_fn.launch_config_init != NULL) {
+        cuabi_go_fn.launch_config_init(out);
+    } else {
+        const cuabi_launch_config defaults = CUABI_LAUNCH_CONFIG_INIT;
+        *out = defaults;
+    }
     out->flags = in->flags;
     memcpy(out->grid, in->grid, sizeof out->grid);
     memcpy(out->block, in->block, sizeof out->block);

@@ -29,17 +29,21 @@ func (c *Context) NewStream(options *StreamOptions) (*Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := C.cuabi_stream_options{struct_size: C.sizeof_cuabi_stream_options, flags: C.CUABI_STREAM_DEFAULT}
-	if options != nil {
-		o.priority = C.int32_t(clampInt32(options.Priority))
-	}
 	var bits C.uintptr_t
-	err = takeFailure(C.cuabi_go_stream_create(ctx, &o, &bits))
+	err = takeFailure(C.cuabi_go_stream_create(ctx, streamOptions(options), &bits))
 	runtime.KeepAlive(c)
 	if err != nil {
 		return nil, err
 	}
 	return newStream(bits), nil
+}
+
+func streamOptions(options *StreamOptions) *C.cuabi_stream_options {
+	o := &C.cuabi_stream_options{struct_size: C.sizeof_cuabi_stream_options, flags: C.CUABI_STREAM_DEFAULT}
+	if options != nil {
+		o.priority = C.int32_t(clampInt32(options.Priority))
+	}
+	return o
 }
 
 // WrapStream wraps a CUstream made by other CUDA code, without taking ownership: Close releases
