@@ -14,6 +14,7 @@ declare -A wanted=(
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [abigail-tools]=/usr/bin/abidw
   [python3]=/usr/bin/python3
+  [golang-go]=/usr/bin/go
 )
 
 missing=()
