@@ -100,22 +100,18 @@ func newBuffer(bits C.uintptr_t) (*Buffer, error) {
 		return nil, err
 	}
 	b := &Buffer{size: int(size), address: DevicePtr(address)}
-	b.h.set(bits)
-	runtime.SetFinalizer(b, (*Buffer).Close)
-	return b, nil
+	return own(b, &b.h, bits, (*Buffer).Close), nil
 }
 
 // Close releases the buffer. Owned memory is freed once no graph keeps it alive; like cuMemFree
 // it does not wait for kernels still using it, so synchronize first. Closing twice is harmless;
 // it returns nil.
 func (b *Buffer) Close() error {
-	if b == nil {
-		return nil
-	}
-	if bits := b.h.take(); bits != 0 {
-		runtime.SetFinalizer(b, nil)
-		b.address = 0
-		C.cuabi_go_buffer_destroy(bits)
+	if b != nil {
+		b.h.release(b, func(bits C.uintptr_t) {
+			b.address = 0
+			C.cuabi_go_buffer_destroy(bits)
+		})
 	}
 	return nil
 }
@@ -148,28 +144,20 @@ func (b *Buffer) Read(offset int, out []byte) error {
 }
 
 func (b *Buffer) write(offset int, data unsafe.Pointer, size int, s *Stream) error {
-	bits, err := b.ref()
-	if err != nil {
-		return err
-	}
-	stream, err := optionalStream(s)
-	if err != nil {
-		return err
-	}
-	if err := checkOffset(offset); err != nil {
-		return err
-	}
-	err = takeFailure(C.cuabi_go_buffer_write(bits, C.size_t(offset), data, C.size_t(size), stream))
-	runtime.KeepAlive(b)
-	runtime.KeepAlive(s)
-	return err
+	return b.enqueue(offset, s, func(bits, stream C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_buffer_write(bits, C.size_t(offset), data, C.size_t(size), stream)
+	})
 }
 
 func (b *Buffer) read(offset int, out unsafe.Pointer, size int, s *Stream) error {
-	bits, err := b.ref()
-	if err != nil {
-		return err
-	}
+	return b.enqueue(offset, s, func(bits, stream C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_buffer_read(bits, C.size_t(offset), out, C.size_t(size), stream)
+	})
+}
+
+// enqueue checks the byte offset and the stream of an operation on b (nil: synchronous), then
+// makes it with both handles.
+func (b *Buffer) enqueue(offset int, s *Stream, op func(bits, stream C.uintptr_t) *C.cuabi_go_failure) error {
 	stream, err := optionalStream(s)
 	if err != nil {
 		return err
@@ -177,8 +165,7 @@ func (b *Buffer) read(offset int, out unsafe.Pointer, size int, s *Stream) error
 	if err := checkOffset(offset); err != nil {
 		return err
 	}
-	err = takeFailure(C.cuabi_go_buffer_read(bits, C.size_t(offset), out, C.size_t(size), stream))
-	runtime.KeepAlive(b)
+	err = call(b, func(bits C.uintptr_t) *C.cuabi_go_failure { return op(bits, stream) })
 	runtime.KeepAlive(s)
 	return err
 }
@@ -187,27 +174,19 @@ func (b *Buffer) read(offset int, out unsafe.Pointer, size int, s *Stream) error
 // Both buffers belong to one device (ErrContextMismatch otherwise); ErrOutOfBounds when a range
 // exceeds its buffer, ErrInvalidArgument when the ranges overlap.
 func (b *Buffer) Copy(s *Stream, dstOffset int, src *Buffer, srcOffset, size int) error {
-	dst, err := b.ref()
-	if err != nil {
-		return err
-	}
 	from, err := src.ref()
 	if err != nil {
 		return err
 	}
-	stream, err := optionalStream(s)
-	if err != nil {
-		return err
-	}
-	for _, v := range [...]int{dstOffset, srcOffset, size} {
+	for _, v := range [...]int{srcOffset, size} {
 		if err := checkOffset(v); err != nil {
 			return err
 		}
 	}
-	err = takeFailure(C.cuabi_go_buffer_copy(dst, C.size_t(dstOffset), from, C.size_t(srcOffset), C.size_t(size), stream))
-	runtime.KeepAlive(b)
+	err = b.enqueue(dstOffset, s, func(dst, stream C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_buffer_copy(dst, C.size_t(dstOffset), from, C.size_t(srcOffset), C.size_t(size), stream)
+	})
 	runtime.KeepAlive(src)
-	runtime.KeepAlive(s)
 	return err
 }
 
@@ -215,23 +194,14 @@ func (b *Buffer) Copy(s *Stream, dstOffset int, src *Buffer, srcOffset, size int
 // elementSize bytes of value, on stream s (nil: synchronously). Fill does the same for typed
 // elements.
 func (b *Buffer) FillBytes(s *Stream, offset int, value uint32, elementSize, count int) error {
-	bits, err := b.ref()
-	if err != nil {
-		return err
-	}
-	stream, err := optionalStream(s)
-	if err != nil {
-		return err
-	}
-	for _, v := range [...]int{offset, elementSize, count} {
+	for _, v := range [...]int{elementSize, count} {
 		if err := checkOffset(v); err != nil {
 			return err
 		}
 	}
-	err = takeFailure(C.cuabi_go_buffer_fill(bits, C.size_t(offset), C.uint32_t(value), C.uint32_t(elementSize), C.size_t(count), stream))
-	runtime.KeepAlive(b)
-	runtime.KeepAlive(s)
-	return err
+	return b.enqueue(offset, s, func(bits, stream C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_buffer_fill(bits, C.size_t(offset), C.uint32_t(value), C.uint32_t(elementSize), C.size_t(count), stream)
+	})
 }
 
 func checkOffset(v int) error {

@@ -230,9 +230,7 @@ type Module struct {
 
 func newModule(bits C.uintptr_t) *Module {
 	m := &Module{}
-	m.h.set(bits)
-	runtime.SetFinalizer(m, (*Module).Close)
-	return m
+	return own(m, &m.h, bits, (*Module).Close)
 }
 
 // LoadImage loads PTX, a CUBIN or a fatbin (copied: image may be reused on return).
@@ -255,12 +253,8 @@ func (c *Context) LoadImage(image []byte) (*Module, error) {
 // Close releases the module; kernels taken from it stay usable. Closing twice is harmless; it
 // returns nil.
 func (m *Module) Close() error {
-	if m == nil {
-		return nil
-	}
-	if bits := m.h.take(); bits != 0 {
-		runtime.SetFinalizer(m, nil)
-		C.cuabi_go_module_destroy(bits)
+	if m != nil {
+		m.h.release(m, func(bits C.uintptr_t) { C.cuabi_go_module_destroy(bits) })
 	}
 	return nil
 }
@@ -305,14 +299,8 @@ type ModuleInfo struct {
 
 // Info describes the module.
 func (m *Module) Info() (ModuleInfo, error) {
-	bits, err := m.ref()
-	if err != nil {
-		return ModuleInfo{}, err
-	}
 	info := new(C.cuabi_module_info)
-	err = takeFailure(C.cuabi_go_module_get_info(bits, info))
-	runtime.KeepAlive(m)
-	if err != nil {
+	if err := call(m, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_module_get_info(bits, info) }); err != nil {
 		return ModuleInfo{}, err
 	}
 	return ModuleInfo{
@@ -392,9 +380,7 @@ func (m *Module) Kernel(nameOrExpression string) (*Kernel, error) {
 		return nil, err
 	}
 	k := &Kernel{name: nameOrExpression}
-	k.h.set(kernel)
-	runtime.SetFinalizer(k, (*Kernel).Close)
-	return k, nil
+	return own(k, &k.h, kernel, (*Kernel).Close), nil
 }
 
 // NVRTCVersion is the version of the NVRTC cuabi uses (loading it if needed).

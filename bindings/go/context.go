@@ -4,7 +4,6 @@ package cuabi
 import "C"
 
 import (
-	"runtime"
 	"time"
 	"unsafe"
 )
@@ -39,9 +38,7 @@ func NewContext(options *ContextOptions) (*Context, error) {
 		return nil, err
 	}
 	c := &Context{}
-	c.h.set(bits)
-	runtime.SetFinalizer(c, (*Context).Close)
-	return c, nil
+	return own(c, &c.h, bits, (*Context).Close), nil
 }
 
 // contextOptions is options in C (nil: the defaults, as cuabi_context_options_init gives them).
@@ -59,12 +56,8 @@ func contextOptions(options *ContextOptions) (*C.cuabi_context_options, error) {
 // Close releases the context (and drops the graph-cache entries inserted under it). Objects made
 // from it stay usable. Closing twice is harmless; Close always returns nil.
 func (c *Context) Close() error {
-	if c == nil {
-		return nil
-	}
-	if bits := c.h.take(); bits != 0 {
-		runtime.SetFinalizer(c, nil)
-		C.cuabi_go_context_destroy(bits)
+	if c != nil {
+		c.h.release(c, func(bits C.uintptr_t) { C.cuabi_go_context_destroy(bits) })
 	}
 	return nil
 }
@@ -78,13 +71,8 @@ func (c *Context) ref() (C.uintptr_t, error) {
 
 // DeviceInfo describes the context's device and its launch limits.
 func (c *Context) DeviceInfo() (DeviceInfo, error) {
-	bits, err := c.ref()
-	if err != nil {
-		return DeviceInfo{}, err
-	}
 	info := new(C.cuabi_device_info)
-	err = takeFailure(C.cuabi_go_context_get_device_info(bits, info))
-	runtime.KeepAlive(c)
+	err := call(c, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_context_get_device_info(bits, info) })
 	if err != nil {
 		return DeviceInfo{}, err
 	}
@@ -93,24 +81,13 @@ func (c *Context) DeviceInfo() (DeviceInfo, error) {
 
 // Synchronize waits until all work this process submitted to the context's device is done.
 func (c *Context) Synchronize() error {
-	bits, err := c.ref()
-	if err != nil {
-		return err
-	}
-	err = takeFailure(C.cuabi_go_context_synchronize(bits))
-	runtime.KeepAlive(c)
-	return err
+	return call(c, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_context_synchronize(bits) })
 }
 
 // Native is the underlying CUcontext, for other CUDA code; the Context keeps it alive.
 func (c *Context) Native() (unsafe.Pointer, error) {
-	bits, err := c.ref()
-	if err != nil {
-		return nil, err
-	}
 	var native unsafe.Pointer
-	err = takeFailure(C.cuabi_go_context_get_native(bits, &native))
-	runtime.KeepAlive(c)
+	err := call(c, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_context_get_native(bits, &native) })
 	return native, err
 }
 
@@ -137,14 +114,8 @@ type Counters struct {
 
 // Counters reads the context's counters.
 func (c *Context) Counters() (Counters, error) {
-	bits, err := c.ref()
-	if err != nil {
-		return Counters{}, err
-	}
 	n := new(C.cuabi_counters)
-	err = takeFailure(C.cuabi_go_context_get_counters(bits, n))
-	runtime.KeepAlive(c)
-	if err != nil {
+	if err := call(c, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_context_get_counters(bits, n) }); err != nil {
 		return Counters{}, err
 	}
 	return Counters{

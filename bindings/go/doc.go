@@ -20,8 +20,9 @@
 // the cuabi function and, when it fails, copies the status, message, CUresult, nvrtcResult and
 // (for compiles) the NVRTC log before returning to Go, on the thread that made the call. A failure
 // therefore always carries its own message, however goroutines migrate, and no call needs
-// runtime.LockOSThread for its error. Each API call is one cgo crossing; a failing call makes one
-// more, to free the copied message.
+// runtime.LockOSThread for its error. Each call of a cuabi function is one cgo crossing (a
+// method that needs several cuabi functions makes several); a failing call makes one more, to free
+// the copied message.
 //
 // Failures are *Error values. Their Status is also the error they wrap, so
 //

@@ -42,9 +42,7 @@ func (c *Context) NewEvent(options *EventOptions) (*Event, error) {
 		return nil, err
 	}
 	e := &Event{}
-	e.h.set(bits)
-	runtime.SetFinalizer(e, (*Event).Close)
-	return e, nil
+	return own(e, &e.h, bits, (*Event).Close), nil
 }
 
 func eventOptions(options *EventOptions) *C.cuabi_event_options {
@@ -57,12 +55,8 @@ func eventOptions(options *EventOptions) *C.cuabi_event_options {
 
 // Close destroys the event. Closing twice is harmless; it returns nil.
 func (e *Event) Close() error {
-	if e == nil {
-		return nil
-	}
-	if bits := e.h.take(); bits != 0 {
-		runtime.SetFinalizer(e, nil)
-		C.cuabi_go_event_destroy(bits)
+	if e != nil {
+		e.h.release(e, func(bits C.uintptr_t) { C.cuabi_go_event_destroy(bits) })
 	}
 	return nil
 }
@@ -77,29 +71,18 @@ func (e *Event) ref() (C.uintptr_t, error) {
 // Record marks the current end of stream s; nil records on the calling thread's per-thread stream,
 // where synchronous (nil-stream) work runs, so two events recorded with nil time that work.
 func (e *Event) Record(s *Stream) error {
-	bits, err := e.ref()
-	if err != nil {
-		return err
-	}
 	stream, err := optionalStream(s)
 	if err != nil {
 		return err
 	}
-	err = takeFailure(C.cuabi_go_event_record(bits, stream))
-	runtime.KeepAlive(e)
+	err = call(e, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_event_record(bits, stream) })
 	runtime.KeepAlive(s)
 	return err
 }
 
 // Synchronize waits until the event has completed.
 func (e *Event) Synchronize() error {
-	bits, err := e.ref()
-	if err != nil {
-		return err
-	}
-	err = takeFailure(C.cuabi_go_event_synchronize(bits))
-	runtime.KeepAlive(e)
-	return err
+	return call(e, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_event_synchronize(bits) })
 }
 
 // Query reports whether the event has completed, without waiting.
@@ -120,17 +103,12 @@ func (e *Event) Query() (bool, error) {
 // ErrNotReady when one has not completed; ErrInvalidArgument when one was never recorded or was
 // created with EventDisableTiming.
 func ElapsedTime(start, end *Event) (time.Duration, error) {
-	a, err := start.ref()
-	if err != nil {
-		return 0, err
-	}
 	b, err := end.ref()
 	if err != nil {
 		return 0, err
 	}
 	var ms C.float
-	err = takeFailure(C.cuabi_go_event_get_elapsed_ms(a, b, &ms))
-	runtime.KeepAlive(start)
+	err = call(start, func(a C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_event_get_elapsed_ms(a, b, &ms) })
 	runtime.KeepAlive(end)
 	return time.Duration(float64(ms) * float64(time.Millisecond)), err
 }

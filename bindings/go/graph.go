@@ -65,20 +65,14 @@ type Graph struct {
 
 func newGraph(bits C.uintptr_t) *Graph {
 	g := &Graph{}
-	g.h.set(bits)
-	runtime.SetFinalizer(g, (*Graph).Close)
-	return g
+	return own(g, &g.h, bits, (*Graph).Close)
 }
 
 // Close releases the graph; it dies with its last handle and graph-cache entry (replays still
 // running finish first). Closing twice is harmless; it returns nil.
 func (g *Graph) Close() error {
-	if g == nil {
-		return nil
-	}
-	if bits := g.h.take(); bits != 0 {
-		runtime.SetFinalizer(g, nil)
-		C.cuabi_go_graph_destroy(bits)
+	if g != nil {
+		g.h.release(g, func(bits C.uintptr_t) { C.cuabi_go_graph_destroy(bits) })
 	}
 	return nil
 }
@@ -153,27 +147,18 @@ func (s *Stream) capture(mode CaptureMode, fn func() error, end func() error) er
 // every path. With CaptureGlobal or CaptureThreadLocal, end it on the same OS thread (hold
 // runtime.LockOSThread in between). ErrCapture when s already captures.
 func (s *Stream) BeginCapture(mode CaptureMode) error {
-	bits, err := s.ref()
-	if err != nil {
-		return err
-	}
-	err = takeFailure(C.cuabi_go_graph_capture_begin(bits, C.int32_t(mode)))
-	runtime.KeepAlive(s)
-	return err
+	return call(s, func(bits C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_capture_begin(bits, C.int32_t(mode))
+	})
 }
 
 // EndCapture ends the capture on s and instantiates it. On failure a capture cuabi began is
 // discarded. ErrCapture when s does not capture, when the capture was invalidated or forked
 // streams never joined, or on another OS thread than a global or thread-local capture began on.
 func (s *Stream) EndCapture(options *GraphOptions) (*Graph, error) {
-	bits, err := s.ref()
-	if err != nil {
-		return nil, err
-	}
 	var graph C.uintptr_t
-	err = takeFailure(C.cuabi_go_graph_capture_end(bits, graphOptions(options), &graph))
-	runtime.KeepAlive(s)
-	if err != nil {
+	o := graphOptions(options)
+	if err := call(s, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_graph_capture_end(bits, o, &graph) }); err != nil {
 		return nil, err
 	}
 	return newGraph(graph), nil
@@ -200,17 +185,14 @@ type GraphUpdateInfo struct {
 // the capture). ErrContextMismatch when s and g belong to different contexts; otherwise the
 // errors of EndCapture and ErrGraphUpdate.
 func (s *Stream) EndCaptureUpdate(g *Graph, flags GraphUpdateFlags) (GraphUpdateInfo, error) {
-	bits, err := s.ref()
-	if err != nil {
-		return GraphUpdateInfo{}, err
-	}
 	graph, err := g.ref()
 	if err != nil {
 		return GraphUpdateInfo{}, err
 	}
 	info := new(C.cuabi_graph_update_info)
-	err = takeFailure(C.cuabi_go_graph_capture_end_update(bits, graph, C.uint32_t(flags), info))
-	runtime.KeepAlive(s)
+	err = call(s, func(bits C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_capture_end_update(bits, graph, C.uint32_t(flags), info)
+	})
 	runtime.KeepAlive(g)
 	return GraphUpdateInfo{
 		Reinstantiated: info.reinstantiated != 0,
@@ -224,40 +206,24 @@ func (s *Stream) EndCaptureUpdate(g *Graph, flags GraphUpdateFlags) (GraphUpdate
 // AbortCapture ends and discards the capture cuabi began on s, if any; nothing when s does not
 // capture. ErrCapture, ending nothing, for a capture other code began.
 func (s *Stream) AbortCapture() error {
-	bits, err := s.ref()
-	if err != nil {
-		return err
-	}
-	err = takeFailure(C.cuabi_go_graph_capture_abort(bits))
-	runtime.KeepAlive(s)
-	return err
+	return call(s, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_graph_capture_abort(bits) })
 }
 
 // CaptureStatus is whether s captures, whoever began the capture.
 func (s *Stream) CaptureStatus() (CaptureStatus, error) {
-	bits, err := s.ref()
-	if err != nil {
-		return CaptureNone, err
-	}
 	var status C.int32_t
-	err = takeFailure(C.cuabi_go_graph_capture_get_status(bits, &status))
-	runtime.KeepAlive(s)
+	err := call(s, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_graph_capture_get_status(bits, &status) })
 	return CaptureStatus(status), err
 }
 
 // Launch enqueues one replay on s, any stream of the graph's context; nil replays synchronously.
 // ErrContextMismatch for a stream of another context. Allocates nothing.
 func (g *Graph) Launch(s *Stream) error {
-	bits, err := g.ref()
-	if err != nil {
-		return err
-	}
 	stream, err := optionalStream(s)
 	if err != nil {
 		return err
 	}
-	err = takeFailure(C.cuabi_go_graph_launch(bits, stream))
-	runtime.KeepAlive(g)
+	err = call(g, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_graph_launch(bits, stream) })
 	runtime.KeepAlive(s)
 	return err
 }
@@ -265,16 +231,11 @@ func (g *Graph) Launch(s *Stream) error {
 // Upload prepares the graph's device resources on s (nil: synchronously), so that its first
 // Launch is as fast as later ones.
 func (g *Graph) Upload(s *Stream) error {
-	bits, err := g.ref()
-	if err != nil {
-		return err
-	}
 	stream, err := optionalStream(s)
 	if err != nil {
 		return err
 	}
-	err = takeFailure(C.cuabi_go_graph_upload(bits, stream))
-	runtime.KeepAlive(g)
+	err = call(g, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_graph_upload(bits, stream) })
 	runtime.KeepAlive(s)
 	return err
 }
@@ -283,16 +244,11 @@ func (g *Graph) Upload(s *Stream) error {
 // captured transfers touch: for buffers its kernels reach through arguments. b may be closed right
 // after. ErrContextMismatch for a buffer of another device.
 func (g *Graph) RetainBuffer(b *Buffer) error {
-	bits, err := g.ref()
-	if err != nil {
-		return err
-	}
 	buffer, err := b.ref()
 	if err != nil {
 		return err
 	}
-	err = takeFailure(C.cuabi_go_graph_retain_buffer(bits, buffer))
-	runtime.KeepAlive(g)
+	err = call(g, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_graph_retain_buffer(bits, buffer) })
 	runtime.KeepAlive(b)
 	return err
 }
@@ -300,24 +256,14 @@ func (g *Graph) RetainBuffer(b *Buffer) error {
 // Native is the underlying CUgraph and CUgraphExec, owned by the graph (valid until it dies or a
 // Recapture re-instantiates it). Changes made through the driver are not seen by cuabi.
 func (g *Graph) Native() (graph, exec unsafe.Pointer, err error) {
-	bits, err := g.ref()
-	if err != nil {
-		return nil, nil, err
-	}
-	err = takeFailure(C.cuabi_go_graph_get_native(bits, &graph, &exec))
-	runtime.KeepAlive(g)
+	err = call(g, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_graph_get_native(bits, &graph, &exec) })
 	return graph, exec, err
 }
 
 // NodeCount is the number of nodes. Nodes are numbered in capture order.
 func (g *Graph) NodeCount() (int, error) {
-	bits, err := g.ref()
-	if err != nil {
-		return 0, err
-	}
 	var n C.size_t
-	err = takeFailure(C.cuabi_go_graph_get_node_count(bits, &n))
-	runtime.KeepAlive(g)
+	err := call(g, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_graph_get_node_count(bits, &n) })
 	return int(n), err
 }
 
@@ -359,16 +305,10 @@ type NodeInfo struct {
 // Node describes node index, reflecting updates made through cuabi. ErrGraphNode for an index
 // beyond the node count.
 func (g *Graph) Node(index int) (NodeInfo, error) {
-	bits, err := g.ref()
-	if err != nil {
-		return NodeInfo{}, err
-	}
-	if err := checkOffset(index); err != nil {
-		return NodeInfo{}, err
-	}
 	c := new(C.cuabi_graph_node_info)
-	err = takeFailure(C.cuabi_go_graph_get_node_info(bits, C.size_t(index), c))
-	if err != nil {
+	if err := g.nodeCall(index, func(bits C.uintptr_t, node C.size_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_get_node_info(bits, node, c)
+	}); err != nil {
 		return NodeInfo{}, err
 	}
 	info := NodeInfo{
@@ -392,7 +332,6 @@ func (g *Graph) Node(index int) (NodeInfo, error) {
 		info.Kernel = &Kernel{name: name, graph: g}
 		info.Kernel.h.set(kernel)
 	}
-	runtime.KeepAlive(g)
 	return info, nil
 }
 
@@ -417,18 +356,13 @@ func (g *Graph) NodeKernelName(index int) (string, error) {
 // NodeParamInfo is where parameter param of kernel node index lies in its packed argument buffer.
 // ErrOutOfBounds for a bad parameter, ErrGraphNode for a bad node, ErrUnsupported before CUDA 12.4.
 func (g *Graph) NodeParamInfo(index, param int) (offset, size int, err error) {
-	bits, err := g.ref()
-	if err != nil {
+	if err := checkOffset(param); err != nil {
 		return 0, 0, err
 	}
-	for _, v := range [...]int{index, param} {
-		if err := checkOffset(v); err != nil {
-			return 0, 0, err
-		}
-	}
 	var o, s C.size_t
-	err = takeFailure(C.cuabi_go_graph_get_node_param_info(bits, C.size_t(index), C.size_t(param), &o, &s))
-	runtime.KeepAlive(g)
+	err = g.nodeCall(index, func(bits C.uintptr_t, node C.size_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_get_node_param_info(bits, node, C.size_t(param), &o, &s)
+	})
 	return int(o), int(s), err
 }
 
@@ -437,19 +371,13 @@ func (g *Graph) NodeParamInfo(index, param int) (offset, size int, err error) {
 // Replays already enqueued are not affected. ErrGraphNode for a bad index or a node that is not a
 // kernel node, ErrGraphUpdate when the driver refuses (the node keeps its arguments).
 func (g *Graph) UpdateKernelArgs(index int, args ...any) error {
-	bits, err := g.ref()
-	if err != nil {
-		return err
-	}
-	if err := checkOffset(index); err != nil {
-		return err
-	}
 	values, sizes, err := argTable(args, "graph node "+strconv.Itoa(index))
 	if err != nil {
 		return err
 	}
-	err = takeFailure(C.cuabi_go_graph_update_kernel_args(bits, C.size_t(index), bytesPointer(values), sizesPointer(sizes), C.size_t(len(sizes))))
-	runtime.KeepAlive(g)
+	err = g.nodeCall(index, func(bits C.uintptr_t, node C.size_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_update_kernel_args(bits, node, bytesPointer(values), sizesPointer(sizes), C.size_t(len(sizes)))
+	})
 	runtime.KeepAlive(args)
 	return err
 }
@@ -457,46 +385,33 @@ func (g *Graph) UpdateKernelArgs(index int, args ...any) error {
 // UpdateKernelArgsPacked is UpdateKernelArgs with the arguments packed as NodeParamInfo lays them
 // out; len(packed) must be the node's ParamBytes.
 func (g *Graph) UpdateKernelArgsPacked(index int, packed []byte) error {
-	bits, err := g.ref()
-	if err != nil {
-		return err
-	}
-	if err := checkOffset(index); err != nil {
-		return err
-	}
-	err = takeFailure(C.cuabi_go_graph_update_kernel_args_packed(bits, C.size_t(index), bytesPointer(packed), C.size_t(len(packed))))
-	runtime.KeepAlive(g)
-	return err
+	return g.nodeCall(index, func(bits C.uintptr_t, node C.size_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_update_kernel_args_packed(bits, node, bytesPointer(packed), C.size_t(len(packed)))
+	})
 }
 
 // UpdateKernelGeometry changes kernel node index's grid, block and dynamic shared memory for later
 // replays, checked as a launch is (ErrLaunchGrid, ErrLaunchBlock, ...). Dim3 zeros count as for
 // LaunchConfig.
 func (g *Graph) UpdateKernelGeometry(index int, grid, block Dim3, sharedMemoryBytes uint32) error {
-	bits, err := g.ref()
-	if err != nil {
-		return err
-	}
-	if err := checkOffset(index); err != nil {
-		return err
-	}
 	gridC, blockC := grid.c(), block.c()
-	err = takeFailure(C.cuabi_go_graph_update_kernel_geometry(bits, C.size_t(index), &gridC[0], &blockC[0], C.uint32_t(sharedMemoryBytes)))
-	runtime.KeepAlive(g)
-	return err
+	return g.nodeCall(index, func(bits C.uintptr_t, node C.size_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_update_kernel_geometry(bits, node, &gridC[0], &blockC[0], C.uint32_t(sharedMemoryBytes))
+	})
 }
 
 // UpdateMemsetValue changes the value memset node index writes (it must fit the node's element
 // size). ErrGraphNode for a bad index or a node that is not a memset node.
 func (g *Graph) UpdateMemsetValue(index int, value uint32) error {
-	bits, err := g.ref()
-	if err != nil {
-		return err
-	}
+	return g.nodeCall(index, func(bits C.uintptr_t, node C.size_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_update_memset_value(bits, node, C.uint32_t(value))
+	})
+}
+
+// nodeCall makes one cuabi call about node index of g.
+func (g *Graph) nodeCall(index int, f func(graph C.uintptr_t, node C.size_t) *C.cuabi_go_failure) error {
 	if err := checkOffset(index); err != nil {
 		return err
 	}
-	err = takeFailure(C.cuabi_go_graph_update_memset_value(bits, C.size_t(index), C.uint32_t(value)))
-	runtime.KeepAlive(g)
-	return err
+	return call(g, func(bits C.uintptr_t) *C.cuabi_go_failure { return f(bits, C.size_t(index)) })
 }

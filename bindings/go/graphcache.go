@@ -44,29 +44,20 @@ func (c *Context) LookupGraph(key []byte, size uint64) (*Graph, error) {
 // key and evicting beyond the capacity. The cache holds its own reference: g stays the caller's.
 // ErrContextMismatch when g belongs to another device.
 func (c *Context) InsertGraph(key []byte, size uint64, g *Graph) error {
-	ctx, err := c.ref()
-	if err != nil {
-		return err
-	}
 	graph, err := g.ref()
 	if err != nil {
 		return err
 	}
-	err = takeFailure(C.cuabi_go_graph_cache_insert(ctx, bytesPointer(key), C.size_t(len(key)), C.uint64_t(size), graph))
-	runtime.KeepAlive(c)
+	err = call(c, func(ctx C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_cache_insert(ctx, bytesPointer(key), C.size_t(len(key)), C.uint64_t(size), graph)
+	})
 	runtime.KeepAlive(g)
 	return err
 }
 
 // ClearGraphCache drops the graph-cache entries inserted under c (Close does it too).
 func (c *Context) ClearGraphCache() error {
-	ctx, err := c.ref()
-	if err != nil {
-		return err
-	}
-	err = takeFailure(C.cuabi_go_graph_cache_clear(ctx))
-	runtime.KeepAlive(c)
-	return err
+	return call(c, func(ctx C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_graph_cache_clear(ctx) })
 }
 
 // ClearGraphCache drops every entry of the graph cache, of every context.

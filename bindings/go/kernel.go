@@ -5,7 +5,6 @@ import "C"
 
 import (
 	"math"
-	"runtime"
 	"sync/atomic"
 	"unsafe"
 )
@@ -32,12 +31,12 @@ type paramSlot struct {
 // Close releases the kernel. A kernel borrowed from a graph (NodeInfo.Kernel) belongs to the graph:
 // Close only forgets it. Closing twice is harmless; it returns nil.
 func (k *Kernel) Close() error {
-	if k == nil {
-		return nil
-	}
-	if bits := k.h.take(); bits != 0 && k.graph == nil {
-		runtime.SetFinalizer(k, nil)
-		C.cuabi_go_kernel_destroy(bits)
+	if k != nil {
+		k.h.release(k, func(bits C.uintptr_t) {
+			if k.graph == nil {
+				C.cuabi_go_kernel_destroy(bits)
+			}
+		})
 	}
 	return nil
 }
@@ -66,14 +65,8 @@ type KernelAttributes struct {
 
 // Attributes reads the kernel's registers, thread limit, memory use and versions.
 func (k *Kernel) Attributes() (KernelAttributes, error) {
-	bits, err := k.ref()
-	if err != nil {
-		return KernelAttributes{}, err
-	}
 	a := new(C.cuabi_kernel_attributes)
-	err = takeFailure(C.cuabi_go_kernel_get_attributes(bits, a))
-	runtime.KeepAlive(k)
-	if err != nil {
+	if err := call(k, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_kernel_get_attributes(bits, a) }); err != nil {
 		return KernelAttributes{}, err
 	}
 	return KernelAttributes{
@@ -90,42 +83,29 @@ func (k *Kernel) Attributes() (KernelAttributes, error) {
 
 // Native is the underlying CUfunction, valid while the Kernel is open.
 func (k *Kernel) Native() (unsafe.Pointer, error) {
-	bits, err := k.ref()
-	if err != nil {
-		return nil, err
-	}
 	var native unsafe.Pointer
-	err = takeFailure(C.cuabi_go_kernel_get_native(bits, &native))
-	runtime.KeepAlive(k)
+	err := call(k, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_kernel_get_native(bits, &native) })
 	return native, err
 }
 
 // ParamCount is the number of parameters the kernel takes. ErrUnsupported with a driver older
 // than CUDA 12.4 (which cannot tell; use LaunchTable there).
 func (k *Kernel) ParamCount() (int, error) {
-	bits, err := k.ref()
-	if err != nil {
-		return 0, err
-	}
 	var n C.size_t
-	err = takeFailure(C.cuabi_go_kernel_get_param_count(bits, &n))
-	runtime.KeepAlive(k)
+	err := call(k, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_kernel_get_param_count(bits, &n) })
 	return int(n), err
 }
 
 // ParamInfo is where parameter index lies in the packed argument buffer (see LaunchPacked).
 // ErrOutOfBounds for index >= ParamCount.
 func (k *Kernel) ParamInfo(index int) (offset, size int, err error) {
-	bits, err := k.ref()
-	if err != nil {
-		return 0, 0, err
-	}
 	if err := checkOffset(index); err != nil {
 		return 0, 0, err
 	}
 	var o, s C.size_t
-	err = takeFailure(C.cuabi_go_kernel_get_param_info(bits, C.size_t(index), &o, &s))
-	runtime.KeepAlive(k)
+	err = call(k, func(bits C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_kernel_get_param_info(bits, C.size_t(index), &o, &s)
+	})
 	return int(o), int(s), err
 }
 
@@ -163,10 +143,6 @@ func (k *Kernel) paramLayout(bits C.uintptr_t) (*paramLayout, error) {
 // at most this times the multiprocessor count blocks. ErrLaunchBlock, ErrLaunchKernelThreads or
 // ErrLaunchSharedMemory for values no launch could use.
 func (k *Kernel) MaxActiveBlocksPerSM(blockThreads, sharedMemoryBytes int) (int, error) {
-	bits, err := k.ref()
-	if err != nil {
-		return 0, err
-	}
 	threads, err := uint32Arg("blockThreads", blockThreads)
 	if err != nil {
 		return 0, err
@@ -176,8 +152,9 @@ func (k *Kernel) MaxActiveBlocksPerSM(blockThreads, sharedMemoryBytes int) (int,
 		return 0, err
 	}
 	var blocks C.uint32_t
-	err = takeFailure(C.cuabi_go_kernel_get_max_active_blocks_per_sm(bits, threads, shared, &blocks))
-	runtime.KeepAlive(k)
+	err = call(k, func(bits C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_kernel_get_max_active_blocks_per_sm(bits, threads, shared, &blocks)
+	})
 	return int(blocks), err
 }
 
@@ -185,17 +162,14 @@ func (k *Kernel) MaxActiveBlocksPerSM(blockThreads, sharedMemoryBytes int) (int,
 // sharedMemoryBytes of dynamic shared memory per block, and the smallest grid that fills the
 // device with it.
 func (k *Kernel) SuggestBlockSize(sharedMemoryBytes int) (blockThreads, minGridBlocks int, err error) {
-	bits, err := k.ref()
-	if err != nil {
-		return 0, 0, err
-	}
 	shared, err := uint32Arg("sharedMemoryBytes", sharedMemoryBytes)
 	if err != nil {
 		return 0, 0, err
 	}
 	var threads, grid C.uint32_t
-	err = takeFailure(C.cuabi_go_kernel_suggest_block_size(bits, shared, &threads, &grid))
-	runtime.KeepAlive(k)
+	err = call(k, func(bits C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_kernel_suggest_block_size(bits, shared, &threads, &grid)
+	})
 	return int(threads), int(grid), err
 }
 

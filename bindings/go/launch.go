@@ -224,67 +224,72 @@ const (
 // *Buffer, or a []byte itself. It never lets args escape (every launch would allocate otherwise)
 // and builds no message: argError does, off the launch path.
 func argBytes(args []any, i int, scratch *[16]byte) ([]byte, argProblem) {
-	le := binary.LittleEndian // CUDA's hosts and devices are little-endian
 	switch v := args[i].(type) {
 	case bool:
-		scratch[0] = 0
 		if v {
-			scratch[0] = 1
+			return put8(scratch, 1)
 		}
-		return scratch[:1], argOK
+		return put8(scratch, 0)
 	case int8:
-		scratch[0] = byte(v)
-		return scratch[:1], argOK
+		return put8(scratch, uint8(v))
 	case uint8:
-		scratch[0] = v
-		return scratch[:1], argOK
+		return put8(scratch, v)
 	case int16:
-		le.PutUint16(scratch[:], uint16(v))
-		return scratch[:2], argOK
+		return put16(scratch, uint16(v))
 	case uint16:
-		le.PutUint16(scratch[:], v)
-		return scratch[:2], argOK
+		return put16(scratch, v)
 	case int32:
-		le.PutUint32(scratch[:], uint32(v))
-		return scratch[:4], argOK
+		return put32(scratch, uint32(v))
 	case uint32:
-		le.PutUint32(scratch[:], v)
-		return scratch[:4], argOK
+		return put32(scratch, v)
 	case float32:
-		le.PutUint32(scratch[:], math.Float32bits(v))
-		return scratch[:4], argOK
+		return put32(scratch, math.Float32bits(v))
 	case int64:
-		le.PutUint64(scratch[:], uint64(v))
-		return scratch[:8], argOK
+		return put64(scratch, uint64(v))
 	case uint64:
-		le.PutUint64(scratch[:], v)
-		return scratch[:8], argOK
+		return put64(scratch, v)
 	case float64:
-		le.PutUint64(scratch[:], math.Float64bits(v))
-		return scratch[:8], argOK
+		return put64(scratch, math.Float64bits(v))
 	case DevicePtr:
-		le.PutUint64(scratch[:], uint64(v))
-		return scratch[:8], argOK
+		return put64(scratch, uint64(v))
 	case complex64:
-		le.PutUint32(scratch[:], math.Float32bits(real(v)))
-		le.PutUint32(scratch[4:], math.Float32bits(imag(v)))
-		return scratch[:8], argOK
+		return put64(scratch, uint64(math.Float32bits(imag(v)))<<32|uint64(math.Float32bits(real(v))))
 	case complex128:
-		le.PutUint64(scratch[:], math.Float64bits(real(v)))
-		le.PutUint64(scratch[8:], math.Float64bits(imag(v)))
+		binary.LittleEndian.PutUint64(scratch[8:], math.Float64bits(imag(v)))
+		put64(scratch, math.Float64bits(real(v)))
 		return scratch[:16], argOK
 	case *Buffer:
 		if v == nil || v.address == 0 { // a plain read: an atomic one would make args escape
 			return nil, argClosedBuffer
 		}
-		le.PutUint64(scratch[:], uint64(v.address))
-		return scratch[:8], argOK
+		return put64(scratch, uint64(v.address))
 	case []byte:
 		return v, argOK
 	case int, uint, uintptr:
 		return nil, argPlatformSized
 	}
 	return nil, argUnknownType
+}
+
+// put8 .. put64 write a value little-endian (as CUDA's hosts and devices store it) into scratch.
+func put8(scratch *[16]byte, v uint8) ([]byte, argProblem) {
+	scratch[0] = v
+	return scratch[:1], argOK
+}
+
+func put16(scratch *[16]byte, v uint16) ([]byte, argProblem) {
+	binary.LittleEndian.PutUint16(scratch[:], v)
+	return scratch[:2], argOK
+}
+
+func put32(scratch *[16]byte, v uint32) ([]byte, argProblem) {
+	binary.LittleEndian.PutUint32(scratch[:], v)
+	return scratch[:4], argOK
+}
+
+func put64(scratch *[16]byte, v uint64) ([]byte, argProblem) {
+	binary.LittleEndian.PutUint64(scratch[:], v)
+	return scratch[:8], argOK
 }
 
 func argError(problem argProblem, args []any, i int, target string) error {

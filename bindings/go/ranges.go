@@ -111,9 +111,7 @@ func StartRange(name, domain string) (*Range, error) {
 		return nil, err
 	}
 	r := &Range{}
-	r.h.set(bits)
-	runtime.SetFinalizer(r, (*Range).Close)
-	return r, nil
+	return own(r, &r.h, bits, (*Range).Close), nil
 }
 
 // End ends the range. Ending it again returns ErrInvalidHandle and changes nothing.

@@ -168,21 +168,29 @@ cuabi_go_failure* cuabi_go_launch_packed(uintptr_t kernel, cuabi_go_launch_confi
     return status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 0);
 }
 
-/* Tables up to this many arguments are built on the stack. */
+/* An argument table pointing into `values` (each argument's bytes back to back): on the stack up
+ * to STACK_ARGS arguments, else allocated. */
 #define STACK_ARGS 64
+typedef struct {
+    cuabi_kernel_arg stack[STACK_ARGS];
+    cuabi_kernel_arg* items; /* NULL for no arguments */
+} arg_table;
 
-/* Points table[i] at argument i's bytes within `values`. */
-static void fill_table(cuabi_kernel_arg* table, const void* values, const size_t* sizes, size_t count) {
+/* Builds the table; 0 when it cannot be allocated. */
+static int table_build(arg_table* t, const void* values, const size_t* sizes, size_t count) {
+    t->items = count == 0 ? NULL : count <= STACK_ARGS ? t->stack : malloc(count * sizeof(cuabi_kernel_arg));
+    if (count != 0 && t->items == NULL) return 0;
     const unsigned char* at = values;
     for (size_t i = 0; i < count; ++i) {
-        table[i].value = at;
-        table[i].size = sizes[i];
+        t->items[i].value = at;
+        t->items[i].size = sizes[i];
         at += sizes[i];
     }
+    return 1;
 }
 
-static cuabi_kernel_arg* table_for(size_t count, cuabi_kernel_arg* stack) {
-    return count <= STACK_ARGS ? stack : malloc(count * sizeof(cuabi_kernel_arg));
+static void table_free(arg_table* t) {
+    if (t->items != t->stack) free(t->items);
 }
 
 static cuabi_go_failure* table_out_of_memory(size_t count) {
@@ -192,27 +200,23 @@ static cuabi_go_failure* table_out_of_memory(size_t count) {
 
 cuabi_go_failure* cuabi_go_launch(uintptr_t kernel, cuabi_go_launch_config config, const void* values, const size_t* sizes, size_t count) {
     if (cuabi_go_fn.launch == NULL) return cuabi_go_missing("cuabi_launch");
-    cuabi_kernel_arg stack[STACK_ARGS];
-    cuabi_kernel_arg* table = table_for(count, stack);
-    if (table == NULL) return table_out_of_memory(count);
-    fill_table(table, values, sizes, count);
+    arg_table table;
+    if (!table_build(&table, values, sizes, count)) return table_out_of_memory(count);
     cuabi_launch_config c;
     make_config(&config, &c);
-    cuabi_status status = cuabi_go_fn.launch((cuabi_kernel*)kernel, &c, count != 0 ? table : NULL, count);
+    cuabi_status status = cuabi_go_fn.launch((cuabi_kernel*)kernel, &c, table.items, count);
     cuabi_go_failure* failure = status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 0);
-    if (table != stack) free(table);
+    table_free(&table);
     return failure;
 }
 
 cuabi_go_failure* cuabi_go_graph_update_kernel_args(uintptr_t graph, size_t index, const void* values, const size_t* sizes, size_t count) {
     if (cuabi_go_fn.graph_update_kernel_args == NULL) return cuabi_go_missing("cuabi_graph_update_kernel_args");
-    cuabi_kernel_arg stack[STACK_ARGS];
-    cuabi_kernel_arg* table = table_for(count, stack);
-    if (table == NULL) return table_out_of_memory(count);
-    fill_table(table, values, sizes, count);
-    cuabi_status status = cuabi_go_fn.graph_update_kernel_args((cuabi_graph*)graph, index, count != 0 ? table : NULL, count);
+    arg_table table;
+    if (!table_build(&table, values, sizes, count)) return table_out_of_memory(count);
+    cuabi_status status = cuabi_go_fn.graph_update_kernel_args((cuabi_graph*)graph, index, table.items, count);
     cuabi_go_failure* failure = status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 0);
-    if (table != stack) free(table);
+    table_free(&table);
     return failure;
 }
 

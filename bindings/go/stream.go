@@ -66,20 +66,14 @@ func (c *Context) WrapStream(native unsafe.Pointer) (*Stream, error) {
 
 func newStream(bits C.uintptr_t) *Stream {
 	s := &Stream{}
-	s.h.set(bits)
-	runtime.SetFinalizer(s, (*Stream).Close)
-	return s
+	return own(s, &s.h, bits, (*Stream).Close)
 }
 
 // Close destroys the stream once its queued work is done (it does not wait), or releases a wrapped
 // one. A capture begun on it is ended and discarded. Closing twice is harmless; it returns nil.
 func (s *Stream) Close() error {
-	if s == nil {
-		return nil
-	}
-	if bits := s.h.take(); bits != 0 {
-		runtime.SetFinalizer(s, nil)
-		C.cuabi_go_stream_destroy(bits)
+	if s != nil {
+		s.h.release(s, func(bits C.uintptr_t) { C.cuabi_go_stream_destroy(bits) })
 	}
 	return nil
 }
@@ -102,13 +96,7 @@ func optionalStream(s *Stream) (C.uintptr_t, error) {
 
 // Synchronize waits until all work on the stream is done.
 func (s *Stream) Synchronize() error {
-	bits, err := s.ref()
-	if err != nil {
-		return err
-	}
-	err = takeFailure(C.cuabi_go_stream_synchronize(bits))
-	runtime.KeepAlive(s)
-	return err
+	return call(s, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_stream_synchronize(bits) })
 }
 
 // Query reports whether all work on the stream is done, without waiting.
@@ -128,29 +116,19 @@ func (s *Stream) Query() (bool, error) {
 // WaitEvent makes work enqueued on s after this call wait until e has completed (fork and join
 // across streams). ErrContextMismatch when they belong to different contexts.
 func (s *Stream) WaitEvent(e *Event) error {
-	bits, err := s.ref()
-	if err != nil {
-		return err
-	}
 	event, err := e.ref()
 	if err != nil {
 		return err
 	}
-	err = takeFailure(C.cuabi_go_stream_wait_event(bits, event))
-	runtime.KeepAlive(s)
+	err = call(s, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_stream_wait_event(bits, event) })
 	runtime.KeepAlive(e)
 	return err
 }
 
 // Native is the underlying CUstream, for other CUDA code; the Stream keeps it alive.
 func (s *Stream) Native() (unsafe.Pointer, error) {
-	bits, err := s.ref()
-	if err != nil {
-		return nil, err
-	}
 	var native unsafe.Pointer
-	err = takeFailure(C.cuabi_go_stream_get_native(bits, &native))
-	runtime.KeepAlive(s)
+	err := call(s, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_stream_get_native(bits, &native) })
 	return native, err
 }
 

@@ -17,6 +17,13 @@ unformatted="$(gofmt -l .)"
 [[ -z "$unformatted" ]] || { echo "60-go: not gofmt-formatted: $unformatted. Fix: gofmt -w bindings/go" >&2; exit 1; }
 go vet ./...
 go test -count=1 ./...   # -count=1: the library is outside what Go's test cache tracks
+
+# The README's complete program builds, against this package.
+example="$CUABI_BUILD_DIR/go/readme-example"
+mkdir -p "$example"
+awk '/^## A complete program/ {found = 1} found && /^```go$/ {copy = 1; next} copy && /^```$/ {exit} copy' README.md >"$example/main.go"
+printf 'module readme\n\ngo 1.19\n\nrequire cuabi v0.0.0\n\nreplace cuabi => %s\n' "$PWD" >"$example/go.mod"
+(cd "$example" && go vet . && go build -o /dev/null .)
 bin="$CUABI_BUILD_DIR/go/bin"
 mkdir -p "$bin" "$CUABI_BUILD_DIR/conformance/bin"
 go test -c -o "$bin/cuabi.test" .
