@@ -42,10 +42,12 @@ func (k *Kernel) Close() error {
 }
 
 func (k *Kernel) ref() (C.uintptr_t, error) {
-	if k == nil {
-		return 0, errClosed("cuabi.Kernel")
+	if k != nil {
+		if bits := k.h.bits.Load(); bits != 0 {
+			return C.uintptr_t(bits), nil
+		}
 	}
-	return k.h.ref("cuabi.Kernel")
+	return 0, errClosed("cuabi.Kernel")
 }
 
 // Name is the name or name expression the kernel was looked up by.
@@ -115,6 +117,10 @@ func (k *Kernel) paramLayout(bits C.uintptr_t) (*paramLayout, error) {
 	if l := k.layout.Load(); l != nil {
 		return l, nil
 	}
+	return k.readLayout(bits)
+}
+
+func (k *Kernel) readLayout(bits C.uintptr_t) (*paramLayout, error) {
 	capacity := 16
 	for {
 		raw := make([]C.size_t, 2*capacity)

@@ -8,6 +8,7 @@ import (
 	"math"
 	"reflect"
 	"runtime"
+	"sync"
 	"unsafe"
 )
 
@@ -18,15 +19,15 @@ type Dim3 struct {
 	X, Y, Z uint32
 }
 
-func (d Dim3) c() (out [3]C.uint32_t) {
-	out = [3]C.uint32_t{C.uint32_t(d.X), C.uint32_t(d.Y), C.uint32_t(d.Z)}
-	if d.Z == 0 {
-		out[2] = 1
-		if d.Y == 0 {
-			out[1] = 1
+func (d Dim3) c() [3]C.uint32_t {
+	y, z := d.Y, d.Z
+	if z == 0 {
+		z = 1
+		if y == 0 {
+			y = 1
 		}
 	}
-	return out
+	return [3]C.uint32_t{C.uint32_t(d.X), C.uint32_t(y), C.uint32_t(z)}
 }
 
 // LaunchFlags change how a launch runs (LaunchConfig.Flags).
@@ -48,19 +49,19 @@ type LaunchConfig struct {
 	Flags             LaunchFlags
 }
 
-// c is the config as the shim takes it, by value. A closed Stream is an error, never a silent
-// synchronous launch.
-func (l *LaunchConfig) c() (C.cuabi_go_launch_config, error) {
+// fill writes the config as the shim takes it into cfg (zeroed by the caller). A closed Stream is
+// an error, never a silent synchronous launch.
+func (l *LaunchConfig) fill(cfg *C.cuabi_go_launch_config) error {
 	stream, err := optionalStream(l.Stream)
 	if err != nil {
-		return C.cuabi_go_launch_config{}, err
+		return err
 	}
-	cfg := C.cuabi_go_launch_config{flags: C.uint32_t(l.Flags), shared_memory_bytes: C.uint32_t(l.SharedMemoryBytes), stream: stream}
+	cfg.flags, cfg.shared_memory_bytes, cfg.stream = C.uint32_t(l.Flags), C.uint32_t(l.SharedMemoryBytes), stream
 	cfg.grid, cfg.block = l.Grid.c(), l.Block.c()
-	if l.Cluster != (Dim3{}) {
+	if l.Cluster.X|l.Cluster.Y|l.Cluster.Z != 0 {
 		cfg.cluster = l.Cluster.c()
 	}
-	return cfg, nil
+	return nil
 }
 
 // Launch launches the kernel with one Go value per kernel parameter, in declaration order, packed
@@ -82,13 +83,9 @@ func (l *LaunchConfig) c() (C.cuabi_go_launch_config, error) {
 //
 // With a nil config.Stream, or LaunchSynchronize, Launch returns when the kernel has finished.
 // Otherwise the kernel may run after Launch returns: keep the buffers it uses reachable.
-// For kernels whose parameters take up to 256 bytes, Launch allocates nothing.
+// Launch allocates nothing (after the kernel's first launch, which reads its parameter layout).
 func (k *Kernel) Launch(config LaunchConfig, args ...any) error {
 	bits, err := k.ref()
-	if err != nil {
-		return err
-	}
-	cfg, err := config.c()
 	if err != nil {
 		return err
 	}
@@ -96,22 +93,30 @@ func (k *Kernel) Launch(config LaunchConfig, args ...any) error {
 	if err != nil {
 		return err
 	}
+	// Config and arguments travel by value where they fit: nothing of this frame escapes to the heap.
 	var f *C.cuabi_go_failure
-	if layout.size <= C.CUABI_GO_INLINE_BYTES {
-		// Arguments and config travel by value: nothing of this frame escapes to the heap.
-		var inline C.cuabi_go_inline_args
-		packed := (*[C.CUABI_GO_INLINE_BYTES]byte)(unsafe.Pointer(&inline.bytes[0]))[:layout.size]
-		if err := k.pack(packed, layout, args); err != nil {
+	switch {
+	case layout.size <= C.CUABI_GO_SMALL_ARGS:
+		var launch C.cuabi_go_small_launch
+		packed := (*[C.CUABI_GO_SMALL_ARGS]byte)(unsafe.Pointer(&launch.bytes))[:layout.size]
+		if err := k.prepare(&config, &launch.config, packed, layout, args); err != nil {
 			return err
 		}
-		inline.size = C.size_t(layout.size)
-		f = C.cuabi_go_launch_packed_inline(bits, cfg, inline)
-	} else {
-		packed := make([]byte, layout.size)
-		if err := k.pack(packed, layout, args); err != nil {
+		launch.size = C.uint64_t(layout.size)
+		f = C.cuabi_go_launch_small(bits, launch)
+	case layout.size <= C.CUABI_GO_LARGE_ARGS:
+		var launch C.cuabi_go_large_launch
+		packed := (*[C.CUABI_GO_LARGE_ARGS]byte)(unsafe.Pointer(&launch.bytes))[:layout.size]
+		if err := k.prepare(&config, &launch.config, packed, layout, args); err != nil {
 			return err
 		}
-		f = C.cuabi_go_launch_packed(bits, cfg, unsafe.Pointer(&packed[0]), C.size_t(len(packed)))
+		launch.size = C.uint64_t(layout.size)
+		f = C.cuabi_go_launch_large(bits, launch)
+	default:
+		var err error
+		if f, err = k.launchPooled(bits, &config, layout, args); err != nil {
+			return err
+		}
 	}
 	runtime.KeepAlive(k)
 	runtime.KeepAlive(config.Stream)
@@ -121,6 +126,33 @@ func (k *Kernel) Launch(config LaunchConfig, args ...any) error {
 	return takeFailure(f)
 }
 
+// largeArguments holds packed-argument buffers for kernels whose arguments exceed
+// CUABI_GO_LARGE_ARGS bytes, so that their launches allocate nothing either in steady state.
+var largeArguments = sync.Pool{New: func() any { return new([]byte) }}
+
+// launchPooled is a launch whose arguments travel in a pooled buffer.
+func (k *Kernel) launchPooled(bits C.uintptr_t, config *LaunchConfig, layout *paramLayout, args []any) (*C.cuabi_go_failure, error) {
+	buffer := largeArguments.Get().(*[]byte)
+	defer largeArguments.Put(buffer)
+	if cap(*buffer) < layout.size {
+		*buffer = make([]byte, layout.size)
+	}
+	packed := (*buffer)[:layout.size]
+	var cfg C.cuabi_go_launch_config
+	if err := k.prepare(config, &cfg, packed, layout, args); err != nil {
+		return nil, err
+	}
+	return C.cuabi_go_launch_packed(bits, cfg, unsafe.Pointer(&packed[0]), C.size_t(len(packed))), nil
+}
+
+// prepare fills the C config and packs the arguments into packed.
+func (k *Kernel) prepare(config *LaunchConfig, cfg *C.cuabi_go_launch_config, packed []byte, layout *paramLayout, args []any) error {
+	if err := config.fill(cfg); err != nil {
+		return err
+	}
+	return k.pack(packed, layout, args)
+}
+
 // pack writes each argument's bytes at its parameter's offset.
 func (k *Kernel) pack(packed []byte, layout *paramLayout, args []any) error {
 	if len(args) != len(layout.params) {
@@ -128,20 +160,17 @@ func (k *Kernel) pack(packed []byte, layout *paramLayout, args []any) error {
 			"kernel '%s' takes %d parameters; %d arguments were given. Fix: pass one argument per parameter, in declaration order.",
 			k.name, len(layout.params), len(args))
 	}
-	var scratch [16]byte
-	for i := range args {
-		value, problem := argBytes(args, i, &scratch)
+	for i, slot := range layout.params {
+		size, problem := encodeArg(packed[slot.offset:slot.offset+slot.size], args, i)
 		if problem != argOK {
 			return argError(problem, args, i, "kernel '"+k.name+"'")
 		}
-		slot := layout.params[i]
-		if len(value) != slot.size {
+		if size != slot.size {
 			return newError(ErrArgumentSize,
 				"argument %d of kernel '%s' is a %s of %d bytes, but parameter %d takes %d bytes. Fix: pass the parameter's C type "+
 					"(float32 for float, int32 or uint32 for int or unsigned, DevicePtr or *Buffer for a pointer, []byte for a struct).",
-				i, k.name, typeName(&args[i]), len(value), i, slot.size)
+				i, k.name, typeName(&args[i]), size, i, slot.size)
 		}
-		copy(packed[slot.offset:slot.offset+slot.size], value)
 	}
 	return nil
 }
@@ -155,8 +184,8 @@ func (k *Kernel) LaunchTable(config LaunchConfig, args ...any) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := config.c()
-	if err != nil {
+	var cfg C.cuabi_go_launch_config
+	if err := config.fill(&cfg); err != nil {
 		return err
 	}
 	values, sizes, err := argTable(args, "kernel '"+k.name+"'")
@@ -177,8 +206,8 @@ func (k *Kernel) LaunchPacked(config LaunchConfig, packed []byte) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := config.c()
-	if err != nil {
+	var cfg C.cuabi_go_launch_config
+	if err := config.fill(&cfg); err != nil {
 		return err
 	}
 	f := C.cuabi_go_launch_packed(bits, cfg, bytesPointer(packed), C.size_t(len(packed)))
@@ -191,14 +220,18 @@ func (k *Kernel) LaunchPacked(config LaunchConfig, packed []byte) error {
 func argTable(args []any, target string) ([]byte, []C.size_t, error) {
 	var values []byte
 	sizes := make([]C.size_t, len(args))
-	var scratch [16]byte
 	for i := range args {
-		value, problem := argBytes(args, i, &scratch)
+		var scratch [16]byte // holds every fixed-size value; a []byte is as long as it is
+		size, problem := encodeArg(scratch[:], args, i)
 		if problem != argOK {
 			return nil, nil, argError(problem, args, i, target)
 		}
-		values = append(values, value...)
-		sizes[i] = C.size_t(len(value))
+		if size > len(scratch) {
+			values = append(values, args[i].([]byte)...)
+		} else {
+			values = append(values, scratch[:size]...)
+		}
+		sizes[i] = C.size_t(size)
 	}
 	return values, sizes, nil
 }
@@ -220,76 +253,90 @@ const (
 	argUnknownType
 )
 
-// argBytes is the C representation of args[i]: written into scratch for numbers, the address of a
-// *Buffer, or a []byte itself. It never lets args escape (every launch would allocate otherwise)
-// and builds no message: argError does, off the launch path.
-func argBytes(args []any, i int, scratch *[16]byte) ([]byte, argProblem) {
+// encodeArg writes the C representation of args[i] at the start of dst, when it fits, and returns
+// its size (nothing is written when the size exceeds len(dst)): a number in its C size, a *Buffer
+// as its address, a []byte as itself. It never lets args escape (every launch would allocate
+// otherwise) and builds no message: argError does, off the launch path.
+func encodeArg(dst []byte, args []any, i int) (int, argProblem) {
 	switch v := args[i].(type) {
 	case bool:
 		if v {
-			return put8(scratch, 1)
+			return put8(dst, 1)
 		}
-		return put8(scratch, 0)
+		return put8(dst, 0)
 	case int8:
-		return put8(scratch, uint8(v))
+		return put8(dst, uint8(v))
 	case uint8:
-		return put8(scratch, v)
+		return put8(dst, v)
 	case int16:
-		return put16(scratch, uint16(v))
+		return put16(dst, uint16(v))
 	case uint16:
-		return put16(scratch, v)
+		return put16(dst, v)
 	case int32:
-		return put32(scratch, uint32(v))
+		return put32(dst, uint32(v))
 	case uint32:
-		return put32(scratch, v)
+		return put32(dst, v)
 	case float32:
-		return put32(scratch, math.Float32bits(v))
+		return put32(dst, math.Float32bits(v))
 	case int64:
-		return put64(scratch, uint64(v))
+		return put64(dst, uint64(v))
 	case uint64:
-		return put64(scratch, v)
+		return put64(dst, v)
 	case float64:
-		return put64(scratch, math.Float64bits(v))
+		return put64(dst, math.Float64bits(v))
 	case DevicePtr:
-		return put64(scratch, uint64(v))
+		return put64(dst, uint64(v))
 	case complex64:
-		return put64(scratch, uint64(math.Float32bits(imag(v)))<<32|uint64(math.Float32bits(real(v))))
+		return put64(dst, uint64(math.Float32bits(imag(v)))<<32|uint64(math.Float32bits(real(v))))
 	case complex128:
-		binary.LittleEndian.PutUint64(scratch[8:], math.Float64bits(imag(v)))
-		put64(scratch, math.Float64bits(real(v)))
-		return scratch[:16], argOK
+		if len(dst) >= 16 {
+			binary.LittleEndian.PutUint64(dst, math.Float64bits(real(v)))
+			binary.LittleEndian.PutUint64(dst[8:], math.Float64bits(imag(v)))
+		}
+		return 16, argOK
 	case *Buffer:
 		if v == nil || v.address == 0 { // a plain read: an atomic one would make args escape
-			return nil, argClosedBuffer
+			return 0, argClosedBuffer
 		}
-		return put64(scratch, uint64(v.address))
+		return put64(dst, uint64(v.address))
 	case []byte:
-		return v, argOK
+		if len(dst) >= len(v) {
+			copy(dst, v)
+		}
+		return len(v), argOK
 	case int, uint, uintptr:
-		return nil, argPlatformSized
+		return 0, argPlatformSized
 	}
-	return nil, argUnknownType
+	return 0, argUnknownType
 }
 
-// put8 .. put64 write a value little-endian (as CUDA's hosts and devices store it) into scratch.
-func put8(scratch *[16]byte, v uint8) ([]byte, argProblem) {
-	scratch[0] = v
-	return scratch[:1], argOK
+// put8 .. put64 write a value little-endian (as CUDA's hosts and devices store it) when it fits.
+func put8(dst []byte, v uint8) (int, argProblem) {
+	if len(dst) >= 1 {
+		dst[0] = v
+	}
+	return 1, argOK
 }
 
-func put16(scratch *[16]byte, v uint16) ([]byte, argProblem) {
-	binary.LittleEndian.PutUint16(scratch[:], v)
-	return scratch[:2], argOK
+func put16(dst []byte, v uint16) (int, argProblem) {
+	if len(dst) >= 2 {
+		binary.LittleEndian.PutUint16(dst, v)
+	}
+	return 2, argOK
 }
 
-func put32(scratch *[16]byte, v uint32) ([]byte, argProblem) {
-	binary.LittleEndian.PutUint32(scratch[:], v)
-	return scratch[:4], argOK
+func put32(dst []byte, v uint32) (int, argProblem) {
+	if len(dst) >= 4 {
+		binary.LittleEndian.PutUint32(dst, v)
+	}
+	return 4, argOK
 }
 
-func put64(scratch *[16]byte, v uint64) ([]byte, argProblem) {
-	binary.LittleEndian.PutUint64(scratch[:], v)
-	return scratch[:8], argOK
+func put64(dst []byte, v uint64) (int, argProblem) {
+	if len(dst) >= 8 {
+		binary.LittleEndian.PutUint64(dst, v)
+	}
+	return 8, argOK
 }
 
 func argError(problem argProblem, args []any, i int, target string) error {

@@ -35,9 +35,12 @@ func TestArgumentsAreEncodedInTheirCSize(t *testing.T) {
 		{[]byte{9, 8, 7}, []byte{9, 8, 7}},
 	} {
 		var scratch [16]byte
-		got, problem := argBytes([]any{c.value}, 0, &scratch)
-		if problem != argOK || !bytes.Equal(got, c.want) {
-			t.Errorf("%T %v: got % x (problem %d), want % x", c.value, c.value, got, problem, c.want)
+		size, problem := encodeArg(scratch[:], []any{c.value}, 0)
+		if problem != argOK || size != len(c.want) || !bytes.Equal(scratch[:size], c.want) {
+			t.Errorf("%T %v: got % x (problem %d), want % x", c.value, c.value, scratch[:size], problem, c.want)
+		}
+		if size, _ := encodeArg(scratch[:size-1], []any{c.value}, 0); size != len(c.want) {
+			t.Errorf("%T: size %d reported for a short destination, want %d", c.value, size, len(c.want))
 		}
 	}
 }
@@ -60,7 +63,7 @@ func TestArgumentsWithoutAFixedCSizeAreRefused(t *testing.T) {
 	} {
 		var scratch [16]byte
 		args := []any{c.value}
-		_, problem := argBytes(args, 0, &scratch)
+		_, problem := encodeArg(scratch[:], args, 0)
 		wantStatus(t, argError(problem, args, 0, "kernel 'k'"), c.status, append(c.fragments, "kernel 'k'")...)
 	}
 }
@@ -123,8 +126,9 @@ func TestDim3TrailingZerosCountAsOne(t *testing.T) {
 }
 
 func TestLaunchOnAClosedStreamIsRefused(t *testing.T) {
-	s := &Stream{}
-	_, err := (&LaunchConfig{Stream: s}).c()
+	k := &Kernel{name: "k"}
+	k.h.set(1) // never reaches the library: the closed stream is refused first
+	err := k.LaunchTable(LaunchConfig{Stream: &Stream{}})
 	wantStatus(t, err, ErrInvalidHandle, "cuabi.Stream")
 	if !strings.Contains(err.Error(), "CUABI_ERROR_INVALID_HANDLE") {
 		t.Errorf("Error() = %q", err)

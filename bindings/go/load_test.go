@@ -3,10 +3,12 @@ package cuabi
 import (
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -77,6 +79,8 @@ func runScenario(scenario string) int {
 		}
 	case "lacking-functions":
 		err = lackingFunctions(path, check)
+	case "launch-allocations":
+		err = launchAllocations(path)
 	default:
 		err = fmt.Errorf("unknown scenario %q", scenario)
 	}
@@ -125,6 +129,62 @@ func lackingFunctions(path string, check func(error, Status, ...string) error) e
 		return fmt.Errorf("%d functions resolved, want 3", n)
 	}
 	return nil
+}
+
+// launchAllocations: with a library whose launch does nothing, a Kernel.Launch and a Graph.Launch
+// through the whole Go side (encoding, the cgo crossing, the C trampoline) allocate nothing; the
+// time per call is printed for the parent to log.
+func launchAllocations(path string) error {
+	if err := Load(path); err != nil {
+		return err
+	}
+	k := &Kernel{name: "saxpy"}
+	k.h.set(1)
+	g := &Graph{}
+	g.h.set(1)
+	cfg := LaunchConfig{Grid: Dim3{X: 1}, Block: Dim3{X: 32}}
+	a, x, y, n := float32(1), DevicePtr(0x1000), DevicePtr(0x2000), uint32(1)
+	for _, c := range []struct {
+		name string
+		call func() error
+	}{
+		{"Kernel.Launch", func() error { return k.Launch(cfg, a, x, y, n) }},
+		{"Graph.Launch", func() error { return g.Launch(nil) }},
+	} {
+		if err := c.call(); err != nil {
+			return fmt.Errorf("%s: %v", c.name, err)
+		}
+		if allocs := testing.AllocsPerRun(1000, func() { c.call() }); allocs != 0 {
+			return fmt.Errorf("%s allocates %v times per call", c.name, allocs)
+		}
+		fmt.Printf("%s through the package, library call stubbed: %.0f ns of CPU time per call\n", c.name, cpuNanoseconds(c.call))
+	}
+	return nil
+}
+
+// cpuNanoseconds is the process's CPU time per call of f, the least of several rounds (CPU time
+// rather than wall time, and the least: on a shared machine other processes' work would count).
+func cpuNanoseconds(f func() error) float64 {
+	const rounds, calls = 9, 200000
+	cpu := func() int64 {
+		var usage syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
+		return usage.Utime.Nano() + usage.Stime.Nano()
+	}
+	best := math.Inf(1)
+	for r := 0; r < rounds; r++ {
+		start := cpu()
+		for i := 0; i < calls; i++ {
+			f()
+		}
+		best = math.Min(best, float64(cpu()-start)/calls)
+	}
+	return best
+}
+
+func TestLaunchAllocatesNothingThroughTheWholeGoSide(t *testing.T) {
+	path := buildLibrary(t, "fakecuabi.c", "-DFAKE_ABI=1", "-DFAKE_LAUNCH")
+	t.Log(strings.TrimSpace(runChild(t, "launch-allocations", "CUABI_GO_TEST_PATH="+path)))
 }
 
 func TestLoadReportsMissingLibraryWithFix(t *testing.T) {

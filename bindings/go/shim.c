@@ -11,6 +11,8 @@
 #include "zcalls.h"
 
 static void* library;                 /* never closed */
+/* The library's defaults for a launch config, read once at load (cuabi_launch_config_init). */
+static cuabi_launch_config launch_defaults = CUABI_LAUNCH_CONFIG_INIT;
 static char library_path[4096] = "";  /* what the dynamic loader actually opened */
 
 /* ---- Failure records ----------------------------------------------------------------------- */
@@ -132,6 +134,7 @@ cuabi_go_failure* cuabi_go_load(const char* path) {
                              ? map->l_name
                              : path;
     snprintf(library_path, sizeof library_path, "%s", opened);
+    if (cuabi_go_fn.launch_config_init != NULL) cuabi_go_fn.launch_config_init(&launch_defaults);
     library = handle;
     return NULL;
 }
@@ -140,14 +143,9 @@ const char* cuabi_go_library_path(void) { return library_path; }
 
 /* ---- Launch -------------------------------------------------------------------------------- */
 
-/* The C config from the Go one; the library's init sets struct_size (and any field Go lacks). */
+/* The C config from the Go one, over the library's defaults. */
 static void make_config(const cuabi_go_launch_config* in, cuabi_launch_config* out) {
-    if (cuabi_go_fn.launch_config_init != NULL) {
-        cuabi_go_fn.launch_config_init(out);
-    } else {
-        const cuabi_launch_config defaults = CUABI_LAUNCH_CONFIG_INIT;
-        *out = defaults;
-    }
+    *out = launch_defaults;
     out->flags = in->flags;
     memcpy(out->grid, in->grid, sizeof out->grid);
     memcpy(out->block, in->block, sizeof out->block);
@@ -156,16 +154,25 @@ static void make_config(const cuabi_go_launch_config* in, cuabi_launch_config* o
     out->stream = (cuabi_stream*)in->stream;
 }
 
-cuabi_go_failure* cuabi_go_launch_packed_inline(uintptr_t kernel, cuabi_go_launch_config config, cuabi_go_inline_args args) {
-    return cuabi_go_launch_packed(kernel, config, args.bytes, args.size);
+static cuabi_go_failure* launch_packed(uintptr_t kernel, const cuabi_go_launch_config* config, const void* packed,
+                                       size_t packed_size) {
+    if (cuabi_go_fn.launch_packed == NULL) return cuabi_go_missing("cuabi_launch_packed");
+    cuabi_launch_config c;
+    make_config(config, &c);
+    cuabi_status status = cuabi_go_fn.launch_packed((cuabi_kernel*)kernel, &c, packed, packed_size);
+    return status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 0);
+}
+
+cuabi_go_failure* cuabi_go_launch_small(uintptr_t kernel, cuabi_go_small_launch launch) {
+    return launch_packed(kernel, &launch.config, launch.bytes, (size_t)launch.size);
+}
+
+cuabi_go_failure* cuabi_go_launch_large(uintptr_t kernel, cuabi_go_large_launch launch) {
+    return launch_packed(kernel, &launch.config, launch.bytes, (size_t)launch.size);
 }
 
 cuabi_go_failure* cuabi_go_launch_packed(uintptr_t kernel, cuabi_go_launch_config config, const void* packed, size_t packed_size) {
-    if (cuabi_go_fn.launch_packed == NULL) return cuabi_go_missing("cuabi_launch_packed");
-    cuabi_launch_config c;
-    make_config(&config, &c);
-    cuabi_status status = cuabi_go_fn.launch_packed((cuabi_kernel*)kernel, &c, packed, packed_size);
-    return status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 0);
+    return launch_packed(kernel, &config, packed, packed_size);
 }
 
 /* An argument table pointing into `values` (each argument's bytes back to back): on the stack up

@@ -63,14 +63,24 @@ typedef struct cuabi_go_launch_config {
     uintptr_t stream;
 } cuabi_go_launch_config;
 
-/* Packed arguments small enough to travel by value (most kernels: up to 32 pointers). */
-#define CUABI_GO_INLINE_BYTES 256
-typedef struct cuabi_go_inline_args {
-    size_t size;
-    unsigned char bytes[CUABI_GO_INLINE_BYTES];
-} cuabi_go_inline_args;
+/* Packed launches small enough to travel by value, config and arguments together, in two sizes:
+ * every byte crosses twice (into cgo's argument frame, then onto the C stack), so most kernels (up
+ * to 8 pointers) take the small one. Larger argument lists are passed by pointer. */
+#define CUABI_GO_SMALL_ARGS 64
+#define CUABI_GO_LARGE_ARGS 256
+typedef struct cuabi_go_small_launch {
+    cuabi_go_launch_config config;
+    uint64_t size; /* bytes of `bytes` in use */
+    unsigned char bytes[CUABI_GO_SMALL_ARGS];
+} cuabi_go_small_launch;
+typedef struct cuabi_go_large_launch {
+    cuabi_go_launch_config config;
+    uint64_t size;
+    unsigned char bytes[CUABI_GO_LARGE_ARGS];
+} cuabi_go_large_launch;
 
-cuabi_go_failure* cuabi_go_launch_packed_inline(uintptr_t kernel, cuabi_go_launch_config config, cuabi_go_inline_args args);
+cuabi_go_failure* cuabi_go_launch_small(uintptr_t kernel, cuabi_go_small_launch launch);
+cuabi_go_failure* cuabi_go_launch_large(uintptr_t kernel, cuabi_go_large_launch launch);
 cuabi_go_failure* cuabi_go_launch_packed(uintptr_t kernel, cuabi_go_launch_config config, const void* packed, size_t packed_size);
 /* The argument-table forms: `values` holds each argument's bytes back to back, `sizes` their sizes;
  * the table of pointers into `values` is built here, since Go memory may not hold Go pointers. */
