@@ -114,6 +114,20 @@ func compile(ctx C.uintptr_t, offline bool, source string, options *CompileOptio
 // NUL-terminated in one block (Go memory passed to C may not hold pointers to Go memory, so the
 // shim builds the pointer arrays).
 func encodeCompile(source string, o *CompileOptions) (*C.cuabi_go_compile_request, []byte, error) {
+	r, err := compileScalars(o)
+	if err != nil {
+		return nil, nil, err
+	}
+	block, err := compileStrings(r, source, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.strings_size = C.uint64_t(len(block))
+	r.salt_size = C.uint64_t(len(o.Salt))
+	return r, block, nil
+}
+
+func compileScalars(o *CompileOptions) (*C.cuabi_go_compile_request, error) {
 	r := &C.cuabi_go_compile_request{flags: C.uint32_t(o.Flags), fast_math: boolC(o.FastMath),
 		line_info: boolC(o.LineInfo), device_debug: boolC(o.DeviceDebug)}
 	for _, t := range []struct {
@@ -123,19 +137,22 @@ func encodeCompile(source string, o *CompileOptions) (*C.cuabi_go_compile_reques
 	}{{"FTZ", o.FTZ, &r.ftz}, {"PrecDiv", o.PrecDiv, &r.prec_div}, {"PrecSqrt", o.PrecSqrt, &r.prec_sqrt}, {"FMAD", o.FMAD, &r.fmad}} {
 		v, err := t.value.c(t.name)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		*t.out = v
 	}
 	if o.MaxRegisters < 0 || o.MaxRegisters > math.MaxUint32 {
-		return nil, nil, newError(ErrInvalidArgument, "MaxRegisters %d is out of range. Fix: pass 0 (no limit) or a register count.", o.MaxRegisters)
+		return nil, newError(ErrInvalidArgument, "MaxRegisters %d is out of range. Fix: pass 0 (no limit) or a register count.", o.MaxRegisters)
 	}
 	r.max_registers = C.uint32_t(o.MaxRegisters)
 	timeout, err := milliseconds(o.Timeout)
-	if err != nil {
-		return nil, nil, err
-	}
 	r.timeout_ms = timeout
+	return r, err
+}
+
+// compileStrings is the block of strings, in the order the shim reads them, with their presence
+// flags and counts set in r.
+func compileStrings(r *C.cuabi_go_compile_request, source string, o *CompileOptions) ([]byte, error) {
 	var block []byte
 	add := func(what, s string) error {
 		if i := strings.IndexByte(s, 0); i >= 0 {
@@ -144,17 +161,8 @@ func encodeCompile(source string, o *CompileOptions) (*C.cuabi_go_compile_reques
 		block = append(append(block, s...), 0)
 		return nil
 	}
-	addList := func(what string, list []string, count *C.uint32_t) error {
-		*count = C.uint32_t(len(list))
-		for _, s := range list {
-			if err := add(what, s); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
 	if err := add("the source", source); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, opt := range []struct {
 		what, value string
@@ -163,16 +171,15 @@ func encodeCompile(source string, o *CompileOptions) (*C.cuabi_go_compile_reques
 		if opt.value != "" {
 			*opt.has = 1
 			if err := add(opt.what, opt.value); err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 		}
 	}
-	names := make([]string, len(o.Headers))
-	sources := make([]string, len(o.Headers))
+	names, sources := make([]string, len(o.Headers)), make([]string, len(o.Headers))
 	for i, h := range o.Headers {
 		names[i], sources[i] = h.Name, h.Source
 	}
-	var headerSources C.uint32_t
+	var headerSources C.uint32_t // the same count as the names
 	for _, list := range []struct {
 		what  string
 		items []string
@@ -182,13 +189,14 @@ func encodeCompile(source string, o *CompileOptions) (*C.cuabi_go_compile_reques
 		{"a header name", names, &r.header_count}, {"a header source", sources, &headerSources},
 		{"a name expression", o.NameExpressions, &r.name_expression_count}, {"an extra flag", o.ExtraFlags, &r.extra_flag_count},
 	} {
-		if err := addList(list.what, list.items, list.count); err != nil {
-			return nil, nil, err
+		*list.count = C.uint32_t(len(list.items))
+		for _, item := range list.items {
+			if err := add(list.what, item); err != nil {
+				return nil, err
+			}
 		}
 	}
-	r.strings_size = C.uint64_t(len(block))
-	r.salt_size = C.uint64_t(len(o.Salt))
-	return r, block, nil
+	return block, nil
 }
 
 func (t Toggle) c(field string) (C.int32_t, error) {

@@ -55,87 +55,122 @@ func main() {
 	}
 }
 
+// bench is what the variants share: one context, stream, kernel and scratch buffer.
+type bench struct {
+	ctx     *cuabi.Context
+	info    cuabi.DeviceInfo
+	stream  *cuabi.Stream
+	module  *cuabi.Module
+	saxpy   *cuabi.Kernel
+	scratch *cuabi.Buffer
+}
+
 func run(reps, launches, batch int) error {
-	ctx, err := cuabi.NewContext(nil)
-	if err != nil {
-		return fmt.Errorf("no GPU to measure on: %w", err)
-	}
-	defer ctx.Close()
-	info, err := ctx.DeviceInfo()
+	b, err := setUp()
 	if err != nil {
 		return err
 	}
-	stream, err := ctx.NewStream(nil)
+	defer b.close()
+	native, err := b.stream.Native()
 	if err != nil {
 		return err
 	}
-	defer stream.Close()
-	module, err := ctx.Compile(source, nil)
-	if err != nil {
-		return err
-	}
-	defer module.Close()
-	saxpy, err := module.Kernel("saxpy")
-	if err != nil {
-		return err
-	}
-	defer saxpy.Close()
-	scratch, err := ctx.NewBuffer(256, nil)
-	if err != nil {
-		return err
-	}
-	defer scratch.Close()
-	native, err := stream.Native()
-	if err != nil {
-		return err
-	}
-	if err := openBaseline(native, scratch.Address()); err != nil {
+	if err := openBaseline(native, b.scratch.Address()); err != nil {
 		return err
 	}
 	defer C.baseline_close()
 
-	cfg := cuabi.LaunchConfig{Grid: cuabi.Dim3{X: 1}, Block: cuabi.Dim3{X: 32}, Stream: stream}
-	a, x, y, n := float32(1), scratch.Address(), scratch.Address(), uint32(0)
-	goLoop := func(launch func() error) func(int) (time.Duration, error) {
-		return func(count int) (time.Duration, error) {
-			start := time.Now()
-			for i := 0; i < count; i++ {
-				if err := launch(); err != nil {
-					return 0, err
-				}
-			}
-			return time.Since(start), nil
-		}
-	}
+	cfg := cuabi.LaunchConfig{Grid: cuabi.Dim3{X: 1}, Block: cuabi.Dim3{X: 32}, Stream: b.stream}
+	a, x, y, n := float32(1), b.scratch.Address(), b.scratch.Address(), uint32(0)
 	variants := []variant{
 		{"C cuabi_launch (baseline)", cLoop(func(n C.int, e *C.char, c C.size_t) C.double { return C.baseline_table(n, e, c) })},
 		{"C cuabi_launch_packed", cLoop(func(n C.int, e *C.char, c C.size_t) C.double { return C.baseline_packed(n, e, c) })},
-		{"Go Kernel.Launch", goLoop(func() error { return saxpy.Launch(cfg, a, x, y, n) })},
-		{"Go Kernel.LaunchTable", goLoop(func() error { return saxpy.LaunchTable(cfg, a, x, y, n) })},
+		{"Go Kernel.Launch", goLoop(func() error { return b.saxpy.Launch(cfg, a, x, y, n) })},
+		{"Go Kernel.LaunchTable", goLoop(func() error { return b.saxpy.LaunchTable(cfg, a, x, y, n) })},
 	}
+	samples, err := measure(variants, reps, launches, batch, b.stream)
+	if err != nil {
+		return err
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		if err := b.saxpy.Launch(cfg, a, x, y, n); err != nil {
+			panic(err)
+		}
+	})
+	if err := b.stream.Synchronize(); err != nil {
+		return err
+	}
+	report(b.info, variants, samples, allocs, reps, launches, batch)
+	if allocs != 0 {
+		return fmt.Errorf("Kernel.Launch allocates %v times per launch", allocs)
+	}
+	return nil
+}
 
+func setUp() (*bench, error) {
+	b := &bench{}
+	var err error
+	if b.ctx, err = cuabi.NewContext(nil); err != nil {
+		return nil, fmt.Errorf("no GPU to measure on: %w", err)
+	}
+	if b.info, err = b.ctx.DeviceInfo(); err == nil {
+		b.stream, err = b.ctx.NewStream(nil)
+	}
+	if err == nil {
+		b.module, err = b.ctx.Compile(source, nil)
+	}
+	if err == nil {
+		b.saxpy, err = b.module.Kernel("saxpy")
+	}
+	if err == nil {
+		b.scratch, err = b.ctx.NewBuffer(256, nil)
+	}
+	if err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *bench) close() {
+	for _, c := range []interface{ Close() error }{b.scratch, b.saxpy, b.module, b.stream, b.ctx} {
+		c.Close()
+	}
+}
+
+// goLoop times a batch of Go launches.
+func goLoop(launch func() error) func(int) (time.Duration, error) {
+	return func(count int) (time.Duration, error) {
+		start := time.Now()
+		for i := 0; i < count; i++ {
+			if err := launch(); err != nil {
+				return 0, err
+			}
+		}
+		return time.Since(start), nil
+	}
+}
+
+// measure runs every variant once per repetition, in an order rotated per repetition, after one
+// untimed batch each; it returns ns per launch, per variant and repetition.
+func measure(variants []variant, reps, launches, batch int, stream *cuabi.Stream) ([][]float64, error) {
 	perLaunch := func(v variant, count int) (float64, error) {
 		var total time.Duration
-		for done := 0; done < count; {
-			k := batch
-			if count-done < k {
-				k = count - done
-			}
-			d, err := v.batch(k)
+		for done := 0; done < count; done += batch {
+			d, err := v.batch(min(batch, count-done))
 			if err != nil {
 				return 0, fmt.Errorf("%s: %w", v.name, err)
 			}
 			total += d
-			if err := stream.Synchronize(); err != nil {
+			if err := stream.Synchronize(); err != nil { // untimed: the queue never fills
 				return 0, err
 			}
-			done += k
 		}
 		return float64(total.Nanoseconds()) / float64(count), nil
 	}
-	for _, v := range variants { // first-use costs out of the way
+	for _, v := range variants {
 		if _, err := perLaunch(v, batch); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	samples := make([][]float64, len(variants))
@@ -144,20 +179,22 @@ func run(reps, launches, batch int) error {
 			v := (i + rep) % len(variants)
 			ns, err := perLaunch(variants[v], launches)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			samples[v] = append(samples[v], ns)
 		}
 	}
-	allocs := testing.AllocsPerRun(1000, func() {
-		if err := saxpy.Launch(cfg, a, x, y, n); err != nil {
-			panic(err)
-		}
-	})
-	if err := stream.Synchronize(); err != nil {
-		return err
-	}
+	return samples, nil
+}
 
+func min(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+func report(info cuabi.DeviceInfo, variants []variant, samples [][]float64, allocs float64, reps, launches, batch int) {
 	driver, _ := cuabi.DriverVersion()
 	fmt.Printf("launch overhead of the Go package: %s, driver %d.%d\n", info.Name, driver/1000, driver%1000/10)
 	fmt.Printf("method: %d reps x %d launches per variant, batches of %d with untimed stream syncs; grid 1 x block 32;\n"+
@@ -172,15 +209,11 @@ func run(reps, launches, batch int) error {
 	}
 	diff, _ := paired(samples[2], samples[0])
 	verdict := "met"
-	if diff[1] > 100 {
+	if diff[1] > 100 || allocs != 0 {
 		verdict = "NOT met"
 	}
 	fmt.Printf("\nGo heap allocations per Kernel.Launch: %v\n", allocs)
 	fmt.Printf("target (at most 100 ns over C cuabi_launch, no allocation): %s (%+.1f ns, %v allocations)\n", verdict, diff[1], allocs)
-	if allocs != 0 {
-		return fmt.Errorf("Kernel.Launch allocates %v times per launch", allocs)
-	}
-	return nil
 }
 
 func openBaseline(stream unsafe.Pointer, address cuabi.DevicePtr) error {
