@@ -35,7 +35,8 @@ var library struct {
 //
 // Calling Load is optional: the first function that needs the library loads it with path "".
 // A process loads the library once; a later Load of another path fails, Load("") succeeds. The
-// library is never unloaded. Load is safe for concurrent use.
+// library is never unloaded. A file that cannot be opened (or is not libcuabi) is ErrNotFound, a
+// library of another ABI major ErrUnsupported, each with a Fix. Load is safe for concurrent use.
 func Load(path string) error {
 	library.mu.Lock()
 	defer library.mu.Unlock()
