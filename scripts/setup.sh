@@ -14,6 +14,7 @@ declare -A wanted=(
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [abigail-tools]=/usr/bin/abidw
   [python3]=/usr/bin/python3
+  [bindgen]=/usr/bin/bindgen
   [golang-go]=/usr/bin/go
 )
 
@@ -21,6 +22,8 @@ missing=()
 for package in "${!wanted[@]}"; do
   [[ -e "${wanted[$package]}" ]] || missing+=("$package")
 done
+# The Rust binding needs a toolchain; one from rustup (~/.cargo/bin) serves as well as Debian's.
+command -v cargo >/dev/null || missing+=(cargo)
 
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"

@@ -9,12 +9,12 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API void cuabi_context_options_init(cuabi_context_options* options) {
-    if (options != nullptr) *options = cuabi_context_options CUABI_CONTEXT_OPTIONS_INIT;
+CUABI_API cuabi_status cuabi_context_options_init(uint32_t struct_size, cuabi_context_options* out_options) {
+    return init_struct(cuabi_context_options CUABI_CONTEXT_OPTIONS_INIT, struct_size, out_options, "cuabi_context_options", "cuabi_context_options_init");
 }
 
-CUABI_API void cuabi_counters_init(cuabi_counters* out_counters) {
-    if (out_counters != nullptr) *out_counters = cuabi_counters CUABI_COUNTERS_INIT;
+CUABI_API cuabi_status cuabi_counters_init(uint32_t struct_size, cuabi_counters* out_counters) {
+    return init_struct(cuabi_counters CUABI_COUNTERS_INIT, struct_size, out_counters, "cuabi_counters", "cuabi_counters_init");
 }
 
 CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options, cuabi_context** out_context) {

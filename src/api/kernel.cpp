@@ -25,8 +25,8 @@ CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char*
     return publish(std::move(kernel), out_kernel);
 }
 
-CUABI_API void cuabi_kernel_attributes_init(cuabi_kernel_attributes* out_attributes) {
-    if (out_attributes != nullptr) *out_attributes = cuabi_kernel_attributes CUABI_KERNEL_ATTRIBUTES_INIT;
+CUABI_API cuabi_status cuabi_kernel_attributes_init(uint32_t struct_size, cuabi_kernel_attributes* out_attributes) {
+    return init_struct(cuabi_kernel_attributes CUABI_KERNEL_ATTRIBUTES_INIT, struct_size, out_attributes, "cuabi_kernel_attributes", "cuabi_kernel_attributes_init");
 }
 
 CUABI_API void cuabi_kernel_destroy(cuabi_kernel* kernel) { destroy_handle<Kernel>(kernel); }

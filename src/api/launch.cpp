@@ -54,8 +54,8 @@ Status layout_of(Kernel& kernel, const launch::ParamLayout** out) {
 
 extern "C" {
 
-CUABI_API void cuabi_launch_config_init(cuabi_launch_config* config) {
-    if (config != nullptr) *config = cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT;
+CUABI_API cuabi_status cuabi_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config) {
+    return init_struct(cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT, struct_size, out_config, "cuabi_launch_config", "cuabi_launch_config_init");
 }
 
 CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config,

@@ -106,7 +106,7 @@ static int step_status_names(scenario* s) {
 }
 
 static void offline_options(cuabi_compile_options* options) {
-    cuabi_compile_options_init(options);
+    cuabi_compile_options_init(sizeof *options, options);
     options->target = "sm_90";
     options->name_expressions = NAME_EXPRESSIONS;
     options->name_expression_count = 2;
@@ -118,7 +118,7 @@ static int step_compile_error(scenario* s) {
     char message[2048];
     size_t log_size = 0;
     cuabi_status status;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.target = "sm_90";
     status = cuabi_module_compile_offline(BROKEN, &options, &module);
     copy_message(message, sizeof message);
@@ -144,7 +144,7 @@ static int step_offline_templates(scenario* s) {
     size_t i;
     offline_options(&options);
     CHECK(cuabi_module_compile_offline(SOURCE, &options, &s->offline));
-    cuabi_module_info_init(&info);
+    cuabi_module_info_init(sizeof info, &info);
     CHECK(cuabi_module_get_info(s->offline, &info));
     if (info.image_kind != CUABI_IMAGE_CUBIN) return failed(s, "image kind %d, expected 2 (CUBIN)", (int)info.image_kind);
     if (info.image_size == 0) return failed(s, "the image is empty");
@@ -162,7 +162,7 @@ static int step_memory_cache(scenario* s) {
     cuabi_module_info info;
     offline_options(&options);
     CHECK(cuabi_module_compile_offline(SOURCE, &options, &s->offline_again));
-    cuabi_module_info_init(&info);
+    cuabi_module_info_init(sizeof info, &info);
     CHECK(cuabi_module_get_info(s->offline_again, &info));
     if (info.origin != CUABI_MODULE_ORIGIN_MEMORY_CACHE)
         return failed(s, "origin %d, expected 1 (memory cache)", (int)info.origin);
@@ -219,7 +219,7 @@ static int step_context(scenario* s) {
         s->context_failed = status;
         return 0;
     }
-    cuabi_device_info_init(&info);
+    cuabi_device_info_init(sizeof info, &info);
     CHECK(cuabi_context_get_device_info(s->context, &info));
     if (info.name[0] == '\0') return failed(s, "the device has no name");
     if (info.compute_capability_major * 10 + info.compute_capability_minor < 75)
@@ -267,7 +267,7 @@ static int step_buffers(scenario* s) {
 
 static cuabi_launch_config stream_config(scenario* s) {
     cuabi_launch_config config;
-    cuabi_launch_config_init(&config);
+    cuabi_launch_config_init(sizeof config, &config);
     config.grid[0] = GRID;
     config.block[0] = BLOCK;
     config.stream = s->stream;
@@ -301,7 +301,9 @@ static int check_y(scenario* s) {
 static int step_launch_table(scenario* s) {
     cuabi_compile_options options;
     cuabi_launch_config config;
-    cuabi_compile_options_init(&options);
+    /* Without step 8's buffers the kernel would be given address 0. */
+    if (s->x == NULL || s->y == NULL) return failed(s, "needs x and y from an earlier step");
+    cuabi_compile_options_init(sizeof options, &options);
     options.name_expressions = NAME_EXPRESSIONS;
     options.name_expression_count = 2;
     CHECK(cuabi_module_compile(s->context, SOURCE, &options, &s->module));
@@ -398,7 +400,7 @@ static int capture_graph(scenario* s) {
     CHECK(cuabi_graph_get_node_count(s->graph, &count));
     if (count != GRAPH_LAUNCHES) return failed(s, "the graph has %zu nodes, expected %u", count, GRAPH_LAUNCHES);
     for (i = 0; i < count; ++i) {
-        cuabi_graph_node_info_init(&info);
+        cuabi_graph_node_info_init(sizeof info, &info);
         CHECK(cuabi_graph_get_node_info(s->graph, i, &info));
         if (info.kind != CUABI_GRAPH_NODE_KERNEL) return failed(s, "node %zu is of kind %d, expected 1 (kernel)", i, (int)info.kind);
     }
@@ -471,7 +473,7 @@ static void* run_worker(void* argument) {
     WORKER_CHECK(cuabi_buffer_get_device_address(y, &y_address));
     WORKER_CHECK(cuabi_buffer_fill(x, 0, 0x3f800000u, 4, N, stream)); /* 1.0f */
     WORKER_CHECK(cuabi_buffer_fill(y, 0, 0u, 4, N, stream));
-    cuabi_launch_config_init(&config);
+    cuabi_launch_config_init(sizeof config, &config);
     config.grid[0] = GRID;
     config.block[0] = BLOCK;
     config.stream = stream;

@@ -52,9 +52,9 @@ TEST(GraphStructs, LayoutIsFrozen) {
 TEST(GraphStructs, InitFunctionEqualsTheInitMacroAndAcceptsNull) {
     cuabi_graph_options options, macro = CUABI_GRAPH_OPTIONS_INIT;
     std::memset(&options, 0xFF, sizeof options);
-    cuabi_graph_options_init(&options);
+    cuabi_graph_options_init(sizeof options, &options);
     EXPECT_EQ(std::memcmp(&options, &macro, sizeof options), 0);
-    cuabi_graph_options_init(nullptr);
+    EXPECT_EQ(cuabi_graph_options_init(sizeof options, nullptr), CUABI_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(GraphApi, NullHandlesAreRefusedByName) {
