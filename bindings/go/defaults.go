@@ -36,15 +36,25 @@ func defaultMismatches() ([]string, error) {
 		init          func() *C.cuabi_go_failure
 	}{
 		{"cuabi_context_options", unsafe.Pointer(ctx), unsafe.Pointer(zeroCtx), unsafe.Pointer(&libCtx), C.sizeof_cuabi_context_options,
-			func() *C.cuabi_go_failure { return C.cuabi_go_context_options_init(&libCtx) }},
+			func() *C.cuabi_go_failure {
+				return C.cuabi_go_context_options_init(C.sizeof_cuabi_context_options, &libCtx)
+			}},
 		{"cuabi_stream_options", unsafe.Pointer(stream), unsafe.Pointer(zeroStream), unsafe.Pointer(libStream), C.sizeof_cuabi_stream_options,
-			func() *C.cuabi_go_failure { return C.cuabi_go_stream_options_init(libStream) }},
+			func() *C.cuabi_go_failure {
+				return C.cuabi_go_stream_options_init(C.sizeof_cuabi_stream_options, libStream)
+			}},
 		{"cuabi_event_options", unsafe.Pointer(event), unsafe.Pointer(zeroEvent), unsafe.Pointer(libEvent), C.sizeof_cuabi_event_options,
-			func() *C.cuabi_go_failure { return C.cuabi_go_event_options_init(libEvent) }},
+			func() *C.cuabi_go_failure {
+				return C.cuabi_go_event_options_init(C.sizeof_cuabi_event_options, libEvent)
+			}},
 		{"cuabi_buffer_options", unsafe.Pointer(buffer), unsafe.Pointer(zeroBuffer), unsafe.Pointer(libBuffer), C.sizeof_cuabi_buffer_options,
-			func() *C.cuabi_go_failure { return C.cuabi_go_buffer_options_init(libBuffer) }},
+			func() *C.cuabi_go_failure {
+				return C.cuabi_go_buffer_options_init(C.sizeof_cuabi_buffer_options, libBuffer)
+			}},
 		{"cuabi_graph_options", unsafe.Pointer(graph), unsafe.Pointer(zeroGraph), unsafe.Pointer(libGraph), C.sizeof_cuabi_graph_options,
-			func() *C.cuabi_go_failure { return C.cuabi_go_graph_options_init(libGraph) }},
+			func() *C.cuabi_go_failure {
+				return C.cuabi_go_graph_options_init(C.sizeof_cuabi_graph_options, libGraph)
+			}},
 	} {
 		f := c.init()
 		if err := compare(c.name+" (nil options)", c.nilGo, c.library, c.size, f); err != nil {
@@ -56,7 +66,7 @@ func defaultMismatches() ([]string, error) {
 	}
 	// Compile options: the shim starts from the library's init and sets the scalars Go encodes.
 	var compile C.cuabi_compile_options
-	if err := takeFailure(C.cuabi_go_compile_options_init(&compile)); err != nil {
+	if err := takeFailure(C.cuabi_go_compile_options_init(C.sizeof_cuabi_compile_options, &compile)); err != nil {
 		return nil, err
 	}
 	r, _, err := encodeCompile("", &CompileOptions{})

@@ -134,7 +134,10 @@ cuabi_go_failure* cuabi_go_load(const char* path) {
                              ? map->l_name
                              : path;
     snprintf(library_path, sizeof library_path, "%s", opened);
-    if (cuabi_go_fn.launch_config_init != NULL) cuabi_go_fn.launch_config_init(&launch_defaults);
+    if (cuabi_go_fn.launch_config_init != NULL) {
+        cuabi_launch_config defaults;
+        if (cuabi_go_fn.launch_config_init((uint32_t)sizeof defaults, &defaults) == CUABI_SUCCESS) launch_defaults = defaults;
+    }
     library = handle;
     return NULL;
 }
@@ -264,7 +267,8 @@ cuabi_go_failure* cuabi_go_module_compile(uintptr_t context, uint32_t offline, c
     if (!offline && cuabi_go_fn.module_compile == NULL) return cuabi_go_missing("cuabi_module_compile");
     if (cuabi_go_fn.compile_options_init == NULL) return cuabi_go_missing("cuabi_compile_options_init");
     cuabi_compile_options o;
-    cuabi_go_fn.compile_options_init(&o);
+    cuabi_status prepared = cuabi_go_fn.compile_options_init((uint32_t)sizeof o, &o);
+    if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
 
     size_t list_count = (size_t)r->define_count + r->include_dir_count + 2 * (size_t)r->header_count +
                         r->name_expression_count + r->extra_flag_count;

@@ -393,9 +393,10 @@ cuabi_go_failure* cuabi_go_status_name(cuabi_status status, const char** out_res
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_device_info_init(cuabi_device_info* out_info) {
+cuabi_go_failure* cuabi_go_device_info_init(uint32_t struct_size, cuabi_device_info* out_info) {
     if (cuabi_go_fn.device_info_init == NULL) return cuabi_go_missing("cuabi_device_info_init");
-    cuabi_go_fn.device_info_init(out_info);
+    cuabi_status status = cuabi_go_fn.device_info_init(struct_size, out_info);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
@@ -417,22 +418,25 @@ cuabi_go_failure* cuabi_go_device_get_info(int32_t ordinal, cuabi_device_info* o
     if (cuabi_go_fn.device_get_info == NULL) return cuabi_go_missing("cuabi_device_get_info");
     if (out_info != NULL) {
         if (cuabi_go_fn.device_info_init == NULL) return cuabi_go_missing("cuabi_device_info_init");
-        cuabi_go_fn.device_info_init(out_info);
+        cuabi_status prepared = cuabi_go_fn.device_info_init((uint32_t)sizeof *out_info, out_info);
+        if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
     }
     cuabi_status status = cuabi_go_fn.device_get_info(ordinal, out_info);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_context_options_init(cuabi_context_options* out_options) {
+cuabi_go_failure* cuabi_go_context_options_init(uint32_t struct_size, cuabi_context_options* out_options) {
     if (cuabi_go_fn.context_options_init == NULL) return cuabi_go_missing("cuabi_context_options_init");
-    cuabi_go_fn.context_options_init(out_options);
+    cuabi_status status = cuabi_go_fn.context_options_init(struct_size, out_options);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_counters_init(cuabi_counters* out_counters) {
+cuabi_go_failure* cuabi_go_counters_init(uint32_t struct_size, cuabi_counters* out_counters) {
     if (cuabi_go_fn.counters_init == NULL) return cuabi_go_missing("cuabi_counters_init");
-    cuabi_go_fn.counters_init(out_counters);
+    cuabi_status status = cuabi_go_fn.counters_init(struct_size, out_counters);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
@@ -453,7 +457,8 @@ cuabi_go_failure* cuabi_go_context_get_device_info(uintptr_t context, cuabi_devi
     if (cuabi_go_fn.context_get_device_info == NULL) return cuabi_go_missing("cuabi_context_get_device_info");
     if (out_info != NULL) {
         if (cuabi_go_fn.device_info_init == NULL) return cuabi_go_missing("cuabi_device_info_init");
-        cuabi_go_fn.device_info_init(out_info);
+        cuabi_status prepared = cuabi_go_fn.device_info_init((uint32_t)sizeof *out_info, out_info);
+        if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
     }
     cuabi_status status = cuabi_go_fn.context_get_device_info((cuabi_context*)context, out_info);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
@@ -478,16 +483,18 @@ cuabi_go_failure* cuabi_go_context_get_counters(uintptr_t context, cuabi_counter
     if (cuabi_go_fn.context_get_counters == NULL) return cuabi_go_missing("cuabi_context_get_counters");
     if (out_counters != NULL) {
         if (cuabi_go_fn.counters_init == NULL) return cuabi_go_missing("cuabi_counters_init");
-        cuabi_go_fn.counters_init(out_counters);
+        cuabi_status prepared = cuabi_go_fn.counters_init((uint32_t)sizeof *out_counters, out_counters);
+        if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
     }
     cuabi_status status = cuabi_go_fn.context_get_counters((cuabi_context*)context, out_counters);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_stream_options_init(cuabi_stream_options* out_options) {
+cuabi_go_failure* cuabi_go_stream_options_init(uint32_t struct_size, cuabi_stream_options* out_options) {
     if (cuabi_go_fn.stream_options_init == NULL) return cuabi_go_missing("cuabi_stream_options_init");
-    cuabi_go_fn.stream_options_init(out_options);
+    cuabi_status status = cuabi_go_fn.stream_options_init(struct_size, out_options);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
@@ -542,9 +549,10 @@ cuabi_go_failure* cuabi_go_stream_get_native(uintptr_t stream, void** out_cu_str
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_event_options_init(cuabi_event_options* out_options) {
+cuabi_go_failure* cuabi_go_event_options_init(uint32_t struct_size, cuabi_event_options* out_options) {
     if (cuabi_go_fn.event_options_init == NULL) return cuabi_go_missing("cuabi_event_options_init");
-    cuabi_go_fn.event_options_init(out_options);
+    cuabi_status status = cuabi_go_fn.event_options_init(struct_size, out_options);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
@@ -590,9 +598,10 @@ cuabi_go_failure* cuabi_go_event_get_elapsed_ms(uintptr_t start, uintptr_t end, 
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_buffer_options_init(cuabi_buffer_options* out_options) {
+cuabi_go_failure* cuabi_go_buffer_options_init(uint32_t struct_size, cuabi_buffer_options* out_options) {
     if (cuabi_go_fn.buffer_options_init == NULL) return cuabi_go_missing("cuabi_buffer_options_init");
-    cuabi_go_fn.buffer_options_init(out_options);
+    cuabi_status status = cuabi_go_fn.buffer_options_init(struct_size, out_options);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
@@ -660,15 +669,17 @@ cuabi_go_failure* cuabi_go_buffer_fill(uintptr_t buffer, size_t offset, uint32_t
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_compile_options_init(cuabi_compile_options* out_options) {
+cuabi_go_failure* cuabi_go_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options) {
     if (cuabi_go_fn.compile_options_init == NULL) return cuabi_go_missing("cuabi_compile_options_init");
-    cuabi_go_fn.compile_options_init(out_options);
+    cuabi_status status = cuabi_go_fn.compile_options_init(struct_size, out_options);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_module_info_init(cuabi_module_info* out_info) {
+cuabi_go_failure* cuabi_go_module_info_init(uint32_t struct_size, cuabi_module_info* out_info) {
     if (cuabi_go_fn.module_info_init == NULL) return cuabi_go_missing("cuabi_module_info_init");
-    cuabi_go_fn.module_info_init(out_info);
+    cuabi_status status = cuabi_go_fn.module_info_init(struct_size, out_info);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
@@ -689,7 +700,8 @@ cuabi_go_failure* cuabi_go_module_get_info(uintptr_t module, cuabi_module_info* 
     if (cuabi_go_fn.module_get_info == NULL) return cuabi_go_missing("cuabi_module_get_info");
     if (out_info != NULL) {
         if (cuabi_go_fn.module_info_init == NULL) return cuabi_go_missing("cuabi_module_info_init");
-        cuabi_go_fn.module_info_init(out_info);
+        cuabi_status prepared = cuabi_go_fn.module_info_init((uint32_t)sizeof *out_info, out_info);
+        if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
     }
     cuabi_status status = cuabi_go_fn.module_get_info((cuabi_module*)module, out_info);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
@@ -754,9 +766,10 @@ cuabi_go_failure* cuabi_go_nvrtc_get_include_dirs(char* out_text, size_t capacit
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_kernel_attributes_init(cuabi_kernel_attributes* out_attributes) {
+cuabi_go_failure* cuabi_go_kernel_attributes_init(uint32_t struct_size, cuabi_kernel_attributes* out_attributes) {
     if (cuabi_go_fn.kernel_attributes_init == NULL) return cuabi_go_missing("cuabi_kernel_attributes_init");
-    cuabi_go_fn.kernel_attributes_init(out_attributes);
+    cuabi_status status = cuabi_go_fn.kernel_attributes_init(struct_size, out_attributes);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
@@ -768,7 +781,8 @@ cuabi_go_failure* cuabi_go_kernel_get_attributes(uintptr_t kernel, cuabi_kernel_
     if (cuabi_go_fn.kernel_get_attributes == NULL) return cuabi_go_missing("cuabi_kernel_get_attributes");
     if (out_attributes != NULL) {
         if (cuabi_go_fn.kernel_attributes_init == NULL) return cuabi_go_missing("cuabi_kernel_attributes_init");
-        cuabi_go_fn.kernel_attributes_init(out_attributes);
+        cuabi_status prepared = cuabi_go_fn.kernel_attributes_init((uint32_t)sizeof *out_attributes, out_attributes);
+        if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
     }
     cuabi_status status = cuabi_go_fn.kernel_get_attributes((cuabi_kernel*)kernel, out_attributes);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
@@ -810,27 +824,31 @@ cuabi_go_failure* cuabi_go_kernel_suggest_block_size(uintptr_t kernel, uint32_t 
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_launch_config_init(cuabi_launch_config* out_config) {
+cuabi_go_failure* cuabi_go_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config) {
     if (cuabi_go_fn.launch_config_init == NULL) return cuabi_go_missing("cuabi_launch_config_init");
-    cuabi_go_fn.launch_config_init(out_config);
+    cuabi_status status = cuabi_go_fn.launch_config_init(struct_size, out_config);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_graph_options_init(cuabi_graph_options* out_options) {
+cuabi_go_failure* cuabi_go_graph_options_init(uint32_t struct_size, cuabi_graph_options* out_options) {
     if (cuabi_go_fn.graph_options_init == NULL) return cuabi_go_missing("cuabi_graph_options_init");
-    cuabi_go_fn.graph_options_init(out_options);
+    cuabi_status status = cuabi_go_fn.graph_options_init(struct_size, out_options);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_graph_node_info_init(cuabi_graph_node_info* out_info) {
+cuabi_go_failure* cuabi_go_graph_node_info_init(uint32_t struct_size, cuabi_graph_node_info* out_info) {
     if (cuabi_go_fn.graph_node_info_init == NULL) return cuabi_go_missing("cuabi_graph_node_info_init");
-    cuabi_go_fn.graph_node_info_init(out_info);
+    cuabi_status status = cuabi_go_fn.graph_node_info_init(struct_size, out_info);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_graph_update_info_init(cuabi_graph_update_info* out_info) {
+cuabi_go_failure* cuabi_go_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info) {
     if (cuabi_go_fn.graph_update_info_init == NULL) return cuabi_go_missing("cuabi_graph_update_info_init");
-    cuabi_go_fn.graph_update_info_init(out_info);
+    cuabi_status status = cuabi_go_fn.graph_update_info_init(struct_size, out_info);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
@@ -854,7 +872,8 @@ cuabi_go_failure* cuabi_go_graph_capture_end_update(uintptr_t stream, uintptr_t 
     if (cuabi_go_fn.graph_capture_end_update == NULL) return cuabi_go_missing("cuabi_graph_capture_end_update");
     if (out_info != NULL) {
         if (cuabi_go_fn.graph_update_info_init == NULL) return cuabi_go_missing("cuabi_graph_update_info_init");
-        cuabi_go_fn.graph_update_info_init(out_info);
+        cuabi_status prepared = cuabi_go_fn.graph_update_info_init((uint32_t)sizeof *out_info, out_info);
+        if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
     }
     cuabi_status status = cuabi_go_fn.graph_capture_end_update((cuabi_stream*)stream, (cuabi_graph*)graph, flags, out_info);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
@@ -918,7 +937,8 @@ cuabi_go_failure* cuabi_go_graph_get_node_info(uintptr_t graph, size_t index, cu
     if (cuabi_go_fn.graph_get_node_info == NULL) return cuabi_go_missing("cuabi_graph_get_node_info");
     if (out_info != NULL) {
         if (cuabi_go_fn.graph_node_info_init == NULL) return cuabi_go_missing("cuabi_graph_node_info_init");
-        cuabi_go_fn.graph_node_info_init(out_info);
+        cuabi_status prepared = cuabi_go_fn.graph_node_info_init((uint32_t)sizeof *out_info, out_info);
+        if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
     }
     cuabi_status status = cuabi_go_fn.graph_get_node_info((cuabi_graph*)graph, index, out_info);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
@@ -960,9 +980,10 @@ cuabi_go_failure* cuabi_go_graph_update_memset_value(uintptr_t graph, size_t ind
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_graph_cache_stats_init(cuabi_graph_cache_stats* out_stats) {
+cuabi_go_failure* cuabi_go_graph_cache_stats_init(uint32_t struct_size, cuabi_graph_cache_stats* out_stats) {
     if (cuabi_go_fn.graph_cache_stats_init == NULL) return cuabi_go_missing("cuabi_graph_cache_stats_init");
-    cuabi_go_fn.graph_cache_stats_init(out_stats);
+    cuabi_status status = cuabi_go_fn.graph_cache_stats_init(struct_size, out_stats);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
@@ -1006,22 +1027,25 @@ cuabi_go_failure* cuabi_go_graph_cache_get_stats(cuabi_graph_cache_stats* out_st
     if (cuabi_go_fn.graph_cache_get_stats == NULL) return cuabi_go_missing("cuabi_graph_cache_get_stats");
     if (out_stats != NULL) {
         if (cuabi_go_fn.graph_cache_stats_init == NULL) return cuabi_go_missing("cuabi_graph_cache_stats_init");
-        cuabi_go_fn.graph_cache_stats_init(out_stats);
+        cuabi_status prepared = cuabi_go_fn.graph_cache_stats_init((uint32_t)sizeof *out_stats, out_stats);
+        if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
     }
     cuabi_status status = cuabi_go_fn.graph_cache_get_stats(out_stats);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_cache_stats_init(cuabi_cache_stats* out_stats) {
+cuabi_go_failure* cuabi_go_cache_stats_init(uint32_t struct_size, cuabi_cache_stats* out_stats) {
     if (cuabi_go_fn.cache_stats_init == NULL) return cuabi_go_missing("cuabi_cache_stats_init");
-    cuabi_go_fn.cache_stats_init(out_stats);
+    cuabi_status status = cuabi_go_fn.cache_stats_init(struct_size, out_stats);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_driver_jit_cache_info_init(cuabi_driver_jit_cache_info* out_info) {
+cuabi_go_failure* cuabi_go_driver_jit_cache_info_init(uint32_t struct_size, cuabi_driver_jit_cache_info* out_info) {
     if (cuabi_go_fn.driver_jit_cache_info_init == NULL) return cuabi_go_missing("cuabi_driver_jit_cache_info_init");
-    cuabi_go_fn.driver_jit_cache_info_init(out_info);
+    cuabi_status status = cuabi_go_fn.driver_jit_cache_info_init(struct_size, out_info);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 
@@ -1029,7 +1053,8 @@ cuabi_go_failure* cuabi_go_cache_get_stats(cuabi_cache_stats* out_stats) {
     if (cuabi_go_fn.cache_get_stats == NULL) return cuabi_go_missing("cuabi_cache_get_stats");
     if (out_stats != NULL) {
         if (cuabi_go_fn.cache_stats_init == NULL) return cuabi_go_missing("cuabi_cache_stats_init");
-        cuabi_go_fn.cache_stats_init(out_stats);
+        cuabi_status prepared = cuabi_go_fn.cache_stats_init((uint32_t)sizeof *out_stats, out_stats);
+        if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
     }
     cuabi_status status = cuabi_go_fn.cache_get_stats(out_stats);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
@@ -1082,7 +1107,8 @@ cuabi_go_failure* cuabi_go_cache_get_driver_jit_info(cuabi_driver_jit_cache_info
     if (cuabi_go_fn.cache_get_driver_jit_info == NULL) return cuabi_go_missing("cuabi_cache_get_driver_jit_info");
     if (out_info != NULL) {
         if (cuabi_go_fn.driver_jit_cache_info_init == NULL) return cuabi_go_missing("cuabi_driver_jit_cache_info_init");
-        cuabi_go_fn.driver_jit_cache_info_init(out_info);
+        cuabi_status prepared = cuabi_go_fn.driver_jit_cache_info_init((uint32_t)sizeof *out_info, out_info);
+        if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
     }
     cuabi_status status = cuabi_go_fn.cache_get_driver_jit_info(out_info);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);

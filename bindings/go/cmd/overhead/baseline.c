@@ -73,7 +73,7 @@ int baseline_open(const char* library, const char* source, const char* name, voi
     if (module_get_kernel(b.module, name, &b.kernel) != CUABI_SUCCESS) return fail(error, capacity, "cuabi_module_get_kernel");
     if (stream_wrap(b.context, cu_stream, &b.stream) != CUABI_SUCCESS) return fail(error, capacity, "cuabi_stream_wrap");
 
-    config_init(&b.config);
+    if (config_init((uint32_t)sizeof b.config, &b.config) != CUABI_SUCCESS) return fail(error, capacity, "cuabi_launch_config_init");
     b.config.block[0] = 32;
     b.config.stream = b.stream;
     b.a = 1.0f;

@@ -324,12 +324,13 @@ func writeBody(b *bytes.Buffer, f function, inits map[string]bool) {
 		if isOutHandle(p.ctype) {
 			fmt.Fprintf(b, "    %s %s_handle = NULL;\n", strings.TrimSuffix(p.ctype, "*"), p.name)
 		}
-		// Output structs get their struct_size (and zeroes) from the library's own _init.
+		// Output structs are prepared by the library's own _init (struct_size, and zeroes).
 		if base := strings.TrimPrefix(strings.TrimSuffix(p.ctype, "*"), "cuabi_"); strings.HasPrefix(p.name, "out_") &&
-			strings.Count(p.ctype, "*") == 1 && inits[base+"_init"] {
+			strings.Count(p.ctype, "*") == 1 && inits[base+"_init"] && f.name != base+"_init" {
 			fmt.Fprintf(b, "    if (%s != NULL) {\n", p.name)
 			fmt.Fprintf(b, "        if (cuabi_go_fn.%s_init == NULL) return cuabi_go_missing(\"cuabi_%s_init\");\n", base, base)
-			fmt.Fprintf(b, "        cuabi_go_fn.%s_init(%s);\n    }\n", base, p.name)
+			fmt.Fprintf(b, "        cuabi_status prepared = cuabi_go_fn.%s_init((uint32_t)sizeof *%s, %s);\n", base, p.name, p.name)
+			b.WriteString("        if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);\n    }\n")
 		}
 	}
 	fmt.Fprintf(b, "    cuabi_status status = cuabi_go_fn.%s(%s);\n", f.name, callArgs(f))

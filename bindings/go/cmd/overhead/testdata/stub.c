@@ -11,14 +11,22 @@ static uint32_t abi_version(void) { return 1; }
 static uint32_t version_number(void) { return 10000; }
 static const char* last_error_message(void) { return "the stub library failed. Fix: none"; }
 static cuabi_status driver_get_version(int32_t* v) { *v = 13000; return 0; }
-static void device_info_init(cuabi_device_info* i) { memset(i, 0, sizeof *i); i->struct_size = sizeof *i; }
-static void compile_options_init(cuabi_compile_options* o) {
-    const cuabi_compile_options defaults = CUABI_COMPILE_OPTIONS_INIT;
-    *o = defaults;
+static cuabi_status device_info_init(uint32_t size, cuabi_device_info* i) {
+    memset(i, 0, size);
+    i->struct_size = size;
+    return 0;
 }
-static void launch_config_init(cuabi_launch_config* c) {
+static cuabi_status compile_options_init(uint32_t size, cuabi_compile_options* o) {
+    const cuabi_compile_options defaults = CUABI_COMPILE_OPTIONS_INIT;
+    (void)size;
+    *o = defaults;
+    return 0;
+}
+static cuabi_status launch_config_init(uint32_t size, cuabi_launch_config* c) {
     const cuabi_launch_config defaults = CUABI_LAUNCH_CONFIG_INIT;
+    (void)size;
     *c = defaults;
+    return 0;
 }
 static cuabi_status context_create(const cuabi_context_options* o, cuabi_context** out) {
     (void)o;
