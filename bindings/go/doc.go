@@ -18,11 +18,12 @@
 // cuabi keeps the message of the last failure per OS thread, and a goroutine may move to another
 // OS thread between any two cgo calls. So every call goes through a small C trampoline that calls
 // the cuabi function and, when it fails, copies the status, message, CUresult, nvrtcResult and
-// (for compiles) the NVRTC log before returning to Go, on the thread that made the call. A failure
-// therefore always carries its own message, however goroutines migrate, and no call needs
-// runtime.LockOSThread for its error. Each call of a cuabi function is one cgo crossing (a
-// method that needs several cuabi functions makes several); a failing call makes one more, to free
-// the copied message.
+// (for compiles) the NVRTC log before returning to Go, on the thread that made the call, into a
+// record the trampoline allocates only when the call failed (a Go struct passed to C for it would
+// escape to the heap on every call, successful ones included). A failure therefore always carries
+// its own message, however goroutines migrate, and no call needs runtime.LockOSThread for its
+// error. Each call of a cuabi function is one cgo crossing (a method that needs several cuabi
+// functions makes several); a failing call makes one more, to free the copied message.
 //
 // Failures are *Error values. Their Status is also the error they wrap, so
 //
