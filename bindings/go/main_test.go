@@ -6,6 +6,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"cuabi/internal/scenario"
 )
 
 // ownCacheDir is the temporary cache directory the tests made ("" when CUABI_CACHE_DIR was set by
@@ -40,19 +42,11 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// testSource is the conformance scenario's source: an extern "C" saxpy and a scale template.
-const testSource = `extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i] + y[i];
-}
-template <typename T>
-__global__ void scale(T* data, T factor, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) data[i] *= factor;
-}
-`
-
-var testExpressions = []string{"scale<float>", "scale<double>"}
+// The conformance scenario's source: an extern "C" saxpy and a scale template.
+var (
+	testSource      = scenario.Source
+	testExpressions = scenario.NameExpressions()
+)
 
 // gpu opens a context on device 0, or skips the test without a GPU (the driver's reason).
 func gpu(t *testing.T) *Context {

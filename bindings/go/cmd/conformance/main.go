@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"cuabi"
+	"cuabi/internal/scenario"
 )
 
 const (
@@ -27,23 +28,15 @@ const (
 	workerLaunches = 1000 // launches per goroutine in step 14
 )
 
-const source = `extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i] + y[i];
-}
-template <typename T>
-__global__ void scale(T* data, T factor, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) data[i] *= factor;
-}
-`
+const (
+	source = scenario.Source
+	broken = scenario.Broken
+)
 
-const broken = "__global__ void broken( { }\n"
+var nameExpressions = scenario.NameExpressions()
 
-var nameExpressions = []string{"scale<float>", "scale<double>"}
-
-// scenario is what the steps share: what earlier steps made and what y should now hold.
-type scenario struct {
+// state is what the steps share: what earlier steps made and what y should now hold.
+type state struct {
 	offline, offlineAgain *cuabi.Module // steps 4 and 5
 	gpuMissing            cuabi.Status  // step 7: the status that means "no GPU here", or Success
 	contextFailed         cuabi.Status  // step 7: any other failure to get a context, or Success
@@ -58,30 +51,30 @@ type scenario struct {
 
 type step struct {
 	name     string
-	run      func(*scenario) error
+	run      func(*state) error
 	needsGPU bool
 }
 
 var steps = []step{
-	{"load", (*scenario).load, false},
-	{"status-names", (*scenario).statusNames, false},
-	{"compile-error", (*scenario).compileError, false},
-	{"offline-templates", (*scenario).offlineTemplates, false},
-	{"memory-cache", (*scenario).memoryCache, false},
-	{"ranges", (*scenario).ranges, false},
-	{"context", (*scenario).openContext, false},
-	{"buffers", (*scenario).buffers, true},
-	{"launch-table", (*scenario).launchTable, true},
-	{"launch-packed", (*scenario).launchPacked, true},
-	{"launch-checks", (*scenario).launchChecks, true},
-	{"template-kernel", (*scenario).templateKernel, true},
-	{"graph", (*scenario).graphStep, true},
-	{"threads", (*scenario).threads, true},
-	{"teardown", (*scenario).teardown, true},
+	{"load", (*state).load, false},
+	{"status-names", (*state).statusNames, false},
+	{"compile-error", (*state).compileError, false},
+	{"offline-templates", (*state).offlineTemplates, false},
+	{"memory-cache", (*state).memoryCache, false},
+	{"ranges", (*state).ranges, false},
+	{"context", (*state).openContext, false},
+	{"buffers", (*state).buffers, true},
+	{"launch-table", (*state).launchTable, true},
+	{"launch-packed", (*state).launchPacked, true},
+	{"launch-checks", (*state).launchChecks, true},
+	{"template-kernel", (*state).templateKernel, true},
+	{"graph", (*state).graphStep, true},
+	{"threads", (*state).threads, true},
+	{"teardown", (*state).teardown, true},
 }
 
 func main() {
-	s := &scenario{}
+	s := &state{}
 	passed, failed, skipped := 0, 0, 0
 	for _, st := range steps {
 		switch {
@@ -123,7 +116,7 @@ func expectStatus(err error, want cuabi.Status, text, what string) error {
 
 // ---- CPU steps -------------------------------------------------------------------------------
 
-func (s *scenario) load() error {
+func (s *state) load() error {
 	if err := cuabi.Load(""); err != nil {
 		return err
 	}
@@ -144,7 +137,7 @@ func (s *scenario) load() error {
 	return nil
 }
 
-func (s *scenario) statusNames() error {
+func (s *state) statusNames() error {
 	for status, want := range map[cuabi.Status]string{0: "CUABI_SUCCESS", 67: "CUABI_ERROR_ARGUMENT_SIZE", 9999: "CUABI_UNKNOWN_STATUS"} {
 		if got := cuabi.StatusName(status); got != want {
 			return fmt.Errorf("the name of status %d is %s, expected %s", status, got, want)
@@ -153,7 +146,7 @@ func (s *scenario) statusNames() error {
 	return nil
 }
 
-func (s *scenario) compileError() error {
+func (s *state) compileError() error {
 	module, err := cuabi.CompileOffline(broken, &cuabi.CompileOptions{Target: "sm_90"})
 	module.Close()
 	if err := expectStatus(err, cuabi.ErrCompile, "Fix:", "compiling BROKEN"); err != nil {
@@ -170,7 +163,7 @@ func offlineOptions() *cuabi.CompileOptions {
 	return &cuabi.CompileOptions{Target: "sm_90", NameExpressions: nameExpressions}
 }
 
-func (s *scenario) offlineTemplates() (err error) {
+func (s *state) offlineTemplates() (err error) {
 	if s.offline, err = cuabi.CompileOffline(source, offlineOptions()); err != nil {
 		return err
 	}
@@ -197,7 +190,7 @@ func (s *scenario) offlineTemplates() (err error) {
 	return expectStatus(err, cuabi.ErrKernelNotFound, "", "the lowered name of scale<int>")
 }
 
-func (s *scenario) memoryCache() (err error) {
+func (s *state) memoryCache() (err error) {
 	if s.offlineAgain, err = cuabi.CompileOffline(source, offlineOptions()); err != nil {
 		return err
 	}
@@ -211,7 +204,7 @@ func (s *scenario) memoryCache() (err error) {
 	return nil
 }
 
-func (s *scenario) ranges() error {
+func (s *state) ranges() error {
 	// Push and pop are per OS thread: this goroutine keeps its thread for the step, so a
 	// goroutine started here runs on another one.
 	runtime.LockOSThread()
@@ -253,7 +246,7 @@ func (s *scenario) ranges() error {
 	return nil
 }
 
-func (s *scenario) openContext() (err error) {
+func (s *state) openContext() (err error) {
 	s.context, err = cuabi.NewContext(nil)
 	var e *cuabi.Error
 	if errors.As(err, &e) && (e.Status == cuabi.ErrDriverNotFound || e.Status == cuabi.ErrNoDevice) {
@@ -307,7 +300,7 @@ func sameFloats(what string, b *cuabi.Buffer, want []float32) error {
 	return nil
 }
 
-func (s *scenario) buffers() (err error) {
+func (s *state) buffers() (err error) {
 	xs, ys := filled(0, 1), filled(1, 0)
 	if s.x, err = cuabi.NewBufferFrom(s.context, xs); err != nil {
 		return err
@@ -322,12 +315,12 @@ func (s *scenario) buffers() (err error) {
 	return sameFloats("y", s.y, s.expect)
 }
 
-func (s *scenario) config() cuabi.LaunchConfig {
+func (s *state) config() cuabi.LaunchConfig {
 	return cuabi.LaunchConfig{Grid: cuabi.Dim3{X: grid}, Block: cuabi.Dim3{X: block}, Stream: s.stream}
 }
 
 // expectSaxpy applies y = a*x + y (x[i] = i) to the expected values, `times` times, in float32.
-func (s *scenario) expectSaxpy(a float32, times int) {
+func (s *state) expectSaxpy(a float32, times int) {
 	for k := 0; k < times; k++ {
 		for i := range s.expect {
 			s.expect[i] = float32(a*float32(i)) + s.expect[i]
@@ -336,14 +329,14 @@ func (s *scenario) expectSaxpy(a float32, times int) {
 }
 
 // checkY synchronizes the stream and compares y with the expected values.
-func (s *scenario) checkY() error {
+func (s *state) checkY() error {
 	if err := s.stream.Synchronize(); err != nil {
 		return err
 	}
 	return sameFloats("y", s.y, s.expect)
 }
 
-func (s *scenario) launchTable() (err error) {
+func (s *state) launchTable() (err error) {
 	if s.module, err = s.context.Compile(source, &cuabi.CompileOptions{NameExpressions: nameExpressions}); err != nil {
 		return err
 	}
@@ -360,7 +353,7 @@ func (s *scenario) launchTable() (err error) {
 	return s.checkY()
 }
 
-func (s *scenario) launchPacked() error {
+func (s *state) launchPacked() error {
 	if err := s.saxpy.Launch(s.config(), float32(2), s.x, s.y, uint32(n)); err != nil {
 		return err
 	}
@@ -368,7 +361,7 @@ func (s *scenario) launchPacked() error {
 	return s.checkY()
 }
 
-func (s *scenario) launchChecks() error {
+func (s *state) launchChecks() error {
 	wide := s.config()
 	wide.Block = cuabi.Dim3{X: 1024, Y: 2, Z: 1}
 	if err := expectStatus(s.saxpy.LaunchTable(wide, float32(2), s.x, s.y, uint32(n)), cuabi.ErrLaunchBlock, "2048",
@@ -382,7 +375,7 @@ func (s *scenario) launchChecks() error {
 	return s.checkY()
 }
 
-func (s *scenario) templateKernel() (err error) {
+func (s *state) templateKernel() (err error) {
 	if s.scale, err = s.module.Kernel("scale<float>"); err != nil {
 		return err
 	}
@@ -395,7 +388,7 @@ func (s *scenario) templateKernel() (err error) {
 	return s.checkY()
 }
 
-func (s *scenario) graphStep() (err error) {
+func (s *state) graphStep() (err error) {
 	// Made first: nothing is allocated or synchronous while the stream captures.
 	if s.x2, err = cuabi.NewBufferFrom(s.context, filled(1, 0)); err != nil {
 		return err
@@ -456,7 +449,7 @@ func (s *scenario) graphStep() (err error) {
 	return sameFloats("y2", s.y2, filled(1, 0))
 }
 
-func (s *scenario) threads() error {
+func (s *state) threads() error {
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
 	for w := range errs {
@@ -476,7 +469,7 @@ func (s *scenario) threads() error {
 }
 
 // worker is one goroutine of step 14: its own stream and buffers, workerLaunches launches.
-func (s *scenario) worker() error {
+func (s *state) worker() error {
 	stream, err := s.context.NewStream(nil)
 	if err != nil {
 		return err
@@ -509,14 +502,14 @@ func (s *scenario) worker() error {
 }
 
 // closeAll closes every object the scenario holds, the context first; safe to repeat.
-func (s *scenario) closeAll() {
+func (s *state) closeAll() {
 	for _, c := range []interface{ Close() error }{s.context, s.graph, s.saxpy, s.scale, s.module, s.offline,
 		s.offlineAgain, s.stream, s.x, s.y, s.x2, s.y2} {
 		c.Close()
 	}
 }
 
-func (s *scenario) teardown() error {
+func (s *state) teardown() error {
 	s.closeAll()
 	s.closeAll() // every object a second time: harmless
 	return expectStatus(s.x.Read(0, make([]byte, 4)), cuabi.ErrInvalidHandle, "", "reading a closed buffer")
