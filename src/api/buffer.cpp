@@ -1,5 +1,6 @@
 // Entry points of the "Buffer" group of cuabi.h.
 #include "api/arguments.hpp"
+#include "api/enqueue.hpp"
 #include "api/guard.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
@@ -105,20 +106,20 @@ CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, uin
     return guard::failed(__func__);
 }
 
-// The transfers below pin the stream first: whatever then fails, a stream that was capturing has
-// its capture ended (graph/capture.hpp), so it never stays capturing. Success pays one comparison,
+// The transfers below pin the stream first: whatever then fails, a capture cuabi began on the
+// stream is ended (api/enqueue.hpp), so it never stays capturing. Success pays one comparison,
 // plus one driver query on a stream (whether it captures, for graph/retention.hpp).
 
 CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, const void* src, size_t size,
                                           cuabi_stream* stream) try {
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    Status status = size == 0 ? CUABI_SUCCESS : require_pointer(src, "src");
-    std::shared_ptr<Buffer> target;
-    if (status == CUABI_SUCCESS) status = transfer_buffer(buffer, "buffer", pinned_stream.get(), size != 0, &target);
-    if (status == CUABI_SUCCESS) status = target->write(offset, src, size, pinned_stream.get());
-    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
-    return CUABI_SUCCESS;
+    return enqueue_on(pinned_stream.get(), __func__, [&] {
+        Status status = size == 0 ? CUABI_SUCCESS : require_pointer(src, "src");
+        std::shared_ptr<Buffer> target;
+        if (status == CUABI_SUCCESS) status = transfer_buffer(buffer, "buffer", pinned_stream.get(), size != 0, &target);
+        return status == CUABI_SUCCESS ? target->write(offset, src, size, pinned_stream.get()) : status;
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -127,12 +128,12 @@ CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, vo
                                          cuabi_stream* stream) try {
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    Status status = size == 0 ? CUABI_SUCCESS : require_pointer(dst, "dst");
-    std::shared_ptr<Buffer> source;
-    if (status == CUABI_SUCCESS) status = transfer_buffer(buffer, "buffer", pinned_stream.get(), size != 0, &source);
-    if (status == CUABI_SUCCESS) status = source->read(offset, dst, size, pinned_stream.get());
-    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
-    return CUABI_SUCCESS;
+    return enqueue_on(pinned_stream.get(), __func__, [&] {
+        Status status = size == 0 ? CUABI_SUCCESS : require_pointer(dst, "dst");
+        std::shared_ptr<Buffer> source;
+        if (status == CUABI_SUCCESS) status = transfer_buffer(buffer, "buffer", pinned_stream.get(), size != 0, &source);
+        return status == CUABI_SUCCESS ? source->read(offset, dst, size, pinned_stream.get()) : status;
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -141,12 +142,13 @@ CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, c
                                          size_t size, cuabi_stream* stream) try {
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    std::shared_ptr<Buffer> to, from;
-    Status status = transfer_buffer(dst, "dst", pinned_stream.get(), size != 0, &to);
-    if (status == CUABI_SUCCESS) status = transfer_buffer(src, "src", pinned_stream.get(), size != 0, &from);
-    if (status == CUABI_SUCCESS) status = Buffer::copy(*to, dst_offset, *from, src_offset, size, pinned_stream.get());
-    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
-    return CUABI_SUCCESS;
+    return enqueue_on(pinned_stream.get(), __func__, [&] {
+        std::shared_ptr<Buffer> to, from;
+        Status status = transfer_buffer(dst, "dst", pinned_stream.get(), size != 0, &to);
+        if (status == CUABI_SUCCESS) status = transfer_buffer(src, "src", pinned_stream.get(), size != 0, &from);
+        if (status != CUABI_SUCCESS) return status;
+        return Buffer::copy(*to, dst_offset, *from, src_offset, size, pinned_stream.get());
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -155,11 +157,11 @@ CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, ui
                                          size_t count, cuabi_stream* stream) try {
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    std::shared_ptr<Buffer> target;
-    Status status = transfer_buffer(buffer, "buffer", pinned_stream.get(), count != 0, &target);
-    if (status == CUABI_SUCCESS) status = target->fill(offset, value, element_size, count, pinned_stream.get());
-    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
-    return CUABI_SUCCESS;
+    return enqueue_on(pinned_stream.get(), __func__, [&] {
+        std::shared_ptr<Buffer> target;
+        Status status = transfer_buffer(buffer, "buffer", pinned_stream.get(), count != 0, &target);
+        return status == CUABI_SUCCESS ? target->fill(offset, value, element_size, count, pinned_stream.get()) : status;
+    });
 } catch (...) {
     return guard::failed(__func__);
 }

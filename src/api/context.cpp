@@ -1,6 +1,7 @@
 // Entry points of the "Context" group of cuabi.h.
 #include "api/arguments.hpp"
 #include "api/guard.hpp"
+#include "core/fork.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/context.hpp"
@@ -23,6 +24,7 @@ CUABI_API void cuabi_counters_init(cuabi_counters* out_counters) try {
 }
 
 CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options, cuabi_context** out_context) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_context, "out_context");
     if (status != CUABI_SUCCESS) return status;
     cuabi_context_options read{};

@@ -1,6 +1,7 @@
 // Entry points of the driver/device part of the "Library" group of cuabi.h.
 #include "api/arguments.hpp"
 #include "api/guard.hpp"
+#include "core/fork.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/context.hpp"
@@ -17,6 +18,7 @@ CUABI_API void cuabi_device_info_init(cuabi_device_info* out_info) try {
 }
 
 CUABI_API cuabi_status cuabi_driver_get_version(int32_t* out_version) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_version, "out_version");
     if (status != CUABI_SUCCESS) return status;
     const DriverApi* api = driver(&status);
@@ -28,6 +30,7 @@ CUABI_API cuabi_status cuabi_driver_get_version(int32_t* out_version) try {
 }
 
 CUABI_API cuabi_status cuabi_device_get_count(int32_t* out_count) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_count, "out_count");
     if (status != CUABI_SUCCESS) return status;
     const DriverApi* api = driver(&status);
@@ -46,6 +49,7 @@ CUABI_API cuabi_status cuabi_device_get_count(int32_t* out_count) try {
 }
 
 CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info* info) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(info, "info");
     if (status != CUABI_SUCCESS) return status;
     status = require_output_struct(info->struct_size, "cuabi_device_info", "cuabi_device_info_init");

@@ -1,10 +1,10 @@
 // Entry points of the "Event" group of cuabi.h.
 #include "api/arguments.hpp"
+#include "api/enqueue.hpp"
 #include "api/guard.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/event.hpp"
-#include "graph/capture.hpp"
 
 using namespace cuabi;
 
@@ -47,13 +47,10 @@ CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stre
     // The stream first: whatever then fails, a capturing stream has its capture ended.
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    Status status = CUABI_ERROR_INVALID_HANDLE;
-    {
+    return enqueue_on(pinned_stream.get(), __func__, [&] {
         Pinned<Event> pinned(event, "event");
-        if (pinned.ok()) status = pinned->record(pinned_stream.get());
-    }
-    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
-    return CUABI_SUCCESS;
+        return pinned.ok() ? pinned->record(pinned_stream.get()) : CUABI_ERROR_INVALID_HANDLE;
+    });
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -1,11 +1,11 @@
 // Entry points of the "Launch" group of cuabi.h: launches, parameter layout, occupancy.
 #include "api/arguments.hpp"
+#include "api/enqueue.hpp"
 #include "api/guard.hpp"
 #include "compile/kernel.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/stream.hpp"
-#include "graph/capture.hpp"
 #include "launch/kernel_facts.hpp"
 #include "launch/launcher.hpp"
 #include "launch/occupancy.hpp"
@@ -29,10 +29,8 @@ Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, cons
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     OptionalPinned<Stream> stream(read.stream, "cuabi_launch_config.stream");
     if (!stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    status = launch::launch(*pinned, read, stream.get(), arguments);
-    // A refused launch on a capturing stream ends the capture, so the stream never stays capturing.
-    if (status != CUABI_SUCCESS && stream.get() != nullptr) return graph::end_capture_after_failure(stream.get(), status);
-    return status;
+    // A refused launch on a capturing stream ends cuabi's capture, so the stream never stays capturing.
+    return enqueue_on(stream.get(), "cuabi_launch", [&] { return launch::launch(*pinned, read, stream.get(), arguments); });
 }
 
 // The kernel's parameter layout, or UNSUPPORTED when the driver cannot tell it.

@@ -1,5 +1,6 @@
 // Entry points of the "Stream" group of cuabi.h.
 #include "api/arguments.hpp"
+#include "api/enqueue.hpp"
 #include "api/guard.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
@@ -83,14 +84,10 @@ CUABI_API cuabi_status cuabi_stream_query(cuabi_stream* stream) try {
 CUABI_API cuabi_status cuabi_stream_wait_event(cuabi_stream* stream, cuabi_event* event) try {
     Pinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    Status status = CUABI_ERROR_INVALID_HANDLE;
-    {
+    return enqueue_on(pinned_stream.get(), __func__, [&] {
         Pinned<Event> pinned_event(event, "event");
-        if (pinned_event.ok()) status = stream_wait_event(*pinned_stream, *pinned_event);
-    }
-    // A failed wait on a capturing stream ends the capture, so the stream never stays capturing.
-    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
-    return CUABI_SUCCESS;
+        return pinned_event.ok() ? stream_wait_event(*pinned_stream, *pinned_event) : CUABI_ERROR_INVALID_HANDLE;
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
