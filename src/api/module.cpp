@@ -122,7 +122,7 @@ CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const
                     "add the expression to cuabi_compile_options.name_expressions when compiling (the text must match "
                     "exactly)",
                     "name expression \"%s\" was not compiled into this module, which has %zu name expression%s",
-                    expression, pinned->image().lowered_names.size(),
+                    bounded(expression).c_str(), pinned->image().lowered_names.size(),
                     pinned->image().lowered_names.size() == 1 ? "" : "s");
     return copy_text_out(*lowered, buffer, capacity, out_size);
 } catch (...) {
