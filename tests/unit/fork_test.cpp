@@ -3,10 +3,6 @@
 // another thread of the parent held a pin or the cache's lock at the moment of fork(); its
 // destroys return; the parent carries on. A process that forks before using cuabi is unaffected.
 #include <gtest/gtest.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -18,49 +14,13 @@
 #include "child_process.hpp"
 #include "core/handle_table.hpp"
 #include "cuabi/cuabi.h"
+#include "forked_child.hpp"
 
 namespace {
 
 struct Probe final : cuabi::Object {
     static constexpr cuabi::HandleType kHandleType = cuabi::HandleType::Buffer;
 };
-
-// Runs `child` in a fork() child, which reports through a pipe; returns its report, or a line
-// saying it hung (killed after `limit`) or died.
-template <typename Child>
-std::string in_forked_child(Child&& child, std::chrono::seconds limit = std::chrono::seconds(20)) {
-    int fds[2];
-    if (pipe(fds) != 0) return "pipe failed";
-    const pid_t pid = fork();
-    if (pid == 0) {
-        close(fds[0]);
-        const std::string report = child();
-        ssize_t written = write(fds[1], report.data(), report.size());
-        _exit(written == static_cast<ssize_t>(report.size()) ? 0 : 1);
-    }
-    close(fds[1]);
-    std::string report;
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    for (;;) {
-        const auto left =
-            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        pollfd readable{fds[0], POLLIN, 0};
-        if (left.count() <= 0 || poll(&readable, 1, static_cast<int>(left.count())) <= 0) {
-            kill(pid, SIGKILL);
-            report += "\n(the child hung: killed)";
-            break;
-        }
-        char chunk[4096];
-        const ssize_t got = read(fds[0], chunk, sizeof chunk);
-        if (got <= 0) break;
-        report.append(chunk, static_cast<size_t>(got));
-    }
-    close(fds[0]);
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) report += "\n(the child did not exit cleanly)";
-    return report;
-}
 
 // "<call>: <status name> <message>\n"
 std::string outcome(const char* call, cuabi_status status) {
@@ -96,7 +56,7 @@ TEST(Fork, TheChildOfAProcessThatUsedCuabiIsRefusedAndNeverWaitsForTheParentsThr
     });
     while (!pinned || !locked) std::this_thread::yield();
 
-    const std::string report = in_forked_child([&] {
+    const std::string report = test_support::in_forked_child([&] {
         std::string lines;
         cuabi::Pinned<Probe> pin(handle, "buffer");
         lines += outcome("pin", pin.ok() ? CUABI_SUCCESS : CUABI_ERROR_FORKED);
@@ -148,7 +108,7 @@ TEST(Fork, TheChildOfAProcessThatUsedCuabiIsRefusedAndNeverWaitsForTheParentsThr
 
 // Run in a process of its own (the test below starts one): forks before any cuabi call.
 TEST(Fork, DISABLED_ChildOfAProcessThatHadNotUsedCuabi) {
-    const std::string report = in_forked_child([] {
+    const std::string report = test_support::in_forked_child([] {
         cuabi_range* range = nullptr;
         std::string lines = outcome("cuabi_range_start", cuabi_range_start("in the child", nullptr, &range));
         if (range != nullptr) lines += outcome("cuabi_range_end", cuabi_range_end(range));
