@@ -249,26 +249,27 @@ std::string discarded_capture_message(const std::string& original, CaptureFate f
         fix = original.substr(at + 6);
     }
     if (!fix.empty() && fix.back() == '.') fix.pop_back();
+    // What became of the capture, and what the caller adds to the original fix.
+    const char* fate_text = "";
+    const char* fix_more = ", then capture again";
     switch (fate) {
         case CaptureFate::Ended:
-            what +=
-                " The stream was capturing a graph: cuabi ended the capture and discarded it, so the stream no "
-                "longer captures.";
-            return what + " Fix: " + fix + ", then capture again.";
+            fate_text = " The stream was capturing a graph: cuabi ended the capture and discarded it, so the stream no "
+                        "longer captures.";
+            break;
         case CaptureFate::OtherThread:
-            what +=
-                " The stream was capturing a graph begun on another thread; cuabi could not end that capture, "
-                "so the stream still captures.";
-            fix += ", and abort the capture (cuabi_graph_capture_abort) on the thread that began it";
-            return what + " Fix: " + fix + ", then capture again.";
+            fate_text = " The stream was capturing a graph begun on another thread; cuabi could not end that capture, "
+                        "so the stream still captures.";
+            fix_more = ", and abort the capture (cuabi_graph_capture_abort) on the thread that began it, then capture "
+                       "again";
+            break;
         case CaptureFate::NotCuabis:
-            what +=
-                " The stream is capturing a graph that other code began (not cuabi_graph_capture_begin); "
-                "cuabi left that capture to its owner, so the stream still captures.";
-            fix += "; the code that began the capture decides whether to end or keep it";
-            return what + " Fix: " + fix + ".";
+            fate_text = " The stream is capturing a graph that other code began (not cuabi_graph_capture_begin); "
+                        "cuabi left that capture to its owner, so the stream still captures.";
+            fix_more = "; the code that began the capture decides whether to end or keep it";
+            break;
     }
-    return what + " Fix: " + fix + ".";
+    return what + fate_text + " Fix: " + fix + fix_more + ".";
 }
 
 Status end_capture_after_failure(const Stream* stream, Status status) {

@@ -2,60 +2,29 @@
 // cuabi_stream_destroy while another thread synchronized the same stream burned 288 ms of CPU
 // spinning for the synchronizing thread's pin; a destroy overwrote the thread's last error, so a
 // binding that cleaned up before reading it (Go defer, Rust Drop) reported the wrong message.
-#include <time.h>
-
-#include <atomic>
 #include <chrono>
-#include <thread>
 
-#include "graph_test_support.hpp"
+#include "../unit/cpu_time.hpp"
+#include "busy_stream_support.hpp"
 
 namespace {
 
-const char* const kSpinSource = R"(
-extern "C" __global__ void spin(long long cycles) {
-    long long start = clock64();
-    while (clock64() - start < cycles) {}
-})";
-
-std::chrono::nanoseconds thread_cpu_time() {
-    timespec now{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
-    return std::chrono::seconds(now.tv_sec) + std::chrono::nanoseconds(now.tv_nsec);
-}
-
-class DestroyWait : public GraphTest {};
+class DestroyWait : public BusyStreamTest {};
 
 TEST_F(DestroyWait, DestroyingAStreamAnotherThreadSynchronizesSleeps) {
-    cuabi_kernel* spin = kernel(kSpinSource, "spin");
-    ASSERT_NE(spin, nullptr);
     cuabi_stream* shared = nullptr;
     ASSERT_OK(cuabi_stream_create(context, nullptr, &shared));
-    long long cycles = static_cast<long long>(info.clock_rate_khz) * 500;  // about half a second
-    cuabi_kernel_arg args[] = {{&cycles, sizeof cycles}};
-    cuabi_launch_config one = config(1, 1);
-    one.stream = shared;
-    ASSERT_OK(cuabi_launch(spin, &one, args, 1));
-    std::atomic<bool> waiting{false};
-    cuabi_status synchronized = CUABI_ERROR_INTERNAL;
-    std::thread waiter([&] {
-        waiting = true;
-        synchronized = cuabi_stream_synchronize(shared);
-    });
-    while (!waiting) std::this_thread::yield();
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the waiter is inside, pinned
-
+    ASSERT_NO_FATAL_FAILURE(keep_busy_and_wait_on(shared, 500));
     const auto wall_start = std::chrono::steady_clock::now();
-    const auto cpu_start = thread_cpu_time();
+    const auto cpu_start = test_support::thread_cpu_time();
     cuabi_stream_destroy(shared);
-    const auto cpu = thread_cpu_time() - cpu_start;
+    const auto cpu = test_support::thread_cpu_time() - cpu_start;
     const auto wall = std::chrono::steady_clock::now() - wall_start;
-    waiter.join();
-    EXPECT_OK(synchronized);
+    join_waiter();
     EXPECT_GT(wall, std::chrono::milliseconds(100)) << "destroy did not wait for the synchronizing thread";
     EXPECT_LT(cpu, std::chrono::milliseconds(30))
-        << "destroy burned CPU while waiting "
-        << std::chrono::duration_cast<std::chrono::milliseconds>(wall).count() << " ms";
+        << "destroy burned CPU while waiting " << std::chrono::duration_cast<std::chrono::milliseconds>(wall).count()
+        << " ms";
 }
 
 TEST_F(DestroyWait, DestroysOfRealObjectsLeaveTheLastErrorAlone) {

@@ -3,31 +3,19 @@
 // thread at fork() deadlocked the child's next destroy. Now every GPU call in the child returns
 // CUABI_ERROR_FORKED at once -- the launch fast path and graph replay included -- and destroys
 // return, while a thread of the parent is inside cuabi_stream_synchronize on a running kernel.
-#include <atomic>
-#include <chrono>
-#include <thread>
-
 #include "../unit/forked_child.hpp"
-#include "graph_test_support.hpp"
+#include "busy_stream_support.hpp"
 
 namespace {
-
-const char* const kSpinSource = R"(
-extern "C" __global__ void spin(long long cycles) {
-    long long start = clock64();
-    while (clock64() - start < cycles) {}
-})";
 
 std::string outcome(const char* call, cuabi_status status) {
     return std::string(call) + ": " + cuabi_status_name(status) + " " +
            (status == CUABI_SUCCESS ? "" : cuabi_last_error_message()) + "\n";
 }
 
-class ForkGpu : public GraphTest {};
+class ForkGpu : public BusyStreamTest {};
 
 TEST_F(ForkGpu, TheChildGetsForkedFromEveryGpuCallWhileTheParentSynchronizes) {
-    cuabi_kernel* spin = kernel(kSpinSource, "spin");
-    ASSERT_NE(spin, nullptr);
     uint64_t address = 0;
     cuabi_buffer* out = buffer(256 * sizeof(uint32_t), &address);
     // A graph and a launch that took the fast path before the fork.
@@ -42,19 +30,7 @@ TEST_F(ForkGpu, TheChildGetsForkedFromEveryGpuCallWhileTheParentSynchronizes) {
     ASSERT_NE(graph, nullptr);
 
     // About a second of GPU work, and a thread waiting for it inside cuabi (holding a pin).
-    long long cycles = static_cast<long long>(info.clock_rate_khz) * 1000;
-    cuabi_kernel_arg spin_args[] = {{&cycles, sizeof cycles}};
-    cuabi_launch_config one = config(1, 1);
-    one.stream = capturing;
-    ASSERT_OK(cuabi_launch(spin, &one, spin_args, 1));
-    std::atomic<bool> waiting{false};
-    cuabi_status synchronized = CUABI_ERROR_INTERNAL;
-    std::thread waiter([&] {
-        waiting = true;
-        synchronized = cuabi_stream_synchronize(capturing);
-    });
-    while (!waiting) std::this_thread::yield();
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    ASSERT_NO_FATAL_FAILURE(keep_busy_and_wait_on(capturing, 1000));
 
     const std::string report = test_support::in_forked_child([&] {
         std::string lines;
@@ -78,8 +54,7 @@ TEST_F(ForkGpu, TheChildGetsForkedFromEveryGpuCallWhileTheParentSynchronizes) {
         lines += "destroys returned\n";
         return lines;
     });
-    waiter.join();
-    EXPECT_OK(synchronized) << "the parent's synchronize";
+    join_waiter();
 
     EXPECT_EQ(report.find("hung"), std::string::npos) << report;
     EXPECT_EQ(report.find("did not exit"), std::string::npos) << report;

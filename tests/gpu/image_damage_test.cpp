@@ -7,31 +7,17 @@
 
 #include <chrono>
 #include <cstring>
-#include <fstream>
 #include <functional>
-#include <iterator>
 
+#include "../unit/image_bytes.hpp"
 #include "module_test_support.hpp"
 
 namespace {
 
-using Bytes = std::vector<uint8_t>;
-
-Bytes seed(const char* name) {
-    std::ifstream file(std::string(CUABI_TEST_IMAGE_DIR) + "/" + name, std::ios::binary);
-    return Bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-}
-
-template <typename T>
-void put(Bytes* bytes, size_t offset, T value) {
-    std::memcpy(bytes->data() + offset, &value, sizeof value);
-}
-template <typename T>
-T get(const Bytes& bytes, size_t offset) {
-    T value;
-    std::memcpy(&value, bytes.data() + offset, sizeof value);
-    return value;
-}
+using Bytes = test_support::ImageBytes;
+using test_support::get;
+using test_support::put;
+using test_support::seed_image;
 
 class ImageDamage : public ModuleTest {
 protected:
@@ -65,8 +51,8 @@ protected:
         const std::string message = cuabi_last_error_message();
         EXPECT_NE(message.find("is damaged"), std::string::npos) << message;
         EXPECT_NE(message.find("produce it again"), std::string::npos) << message;
-        EXPECT_EQ(message.find("architecture"), std::string::npos) << "a damaged file is no matter of the device: "
-                                                                   << message;
+        EXPECT_EQ(message.find("architecture"), std::string::npos)
+            << "a damaged file is no matter of the device: " << message;
     }
     void expect_damaged(Bytes bytes, const char* what, const std::function<void(Bytes*)>& damage) {
         damage(&bytes);
@@ -86,9 +72,8 @@ TEST_F(ImageDamage, DamagedCubinsAreRefusedAndTheWholeOneLoads) {
     // Extended: something follows the image.
     expect_damaged(cubin, "extended", [](Bytes* b) { b->insert(b->end(), {0x7f, 'E', 'L', 'F', 1, 2, 3, 4}); });
     // Headers corrupted: the crash of the issue, and its relatives.
-    expect_damaged(cubin, "section header table past the end", [&](Bytes* b) {
-        put<uint64_t>(b, offsetof(Elf64_Ehdr, e_shoff), cubin.size() + 4096);
-    });
+    expect_damaged(cubin, "section header table past the end",
+                   [&](Bytes* b) { put<uint64_t>(b, offsetof(Elf64_Ehdr, e_shoff), cubin.size() + 4096); });
     expect_damaged(cubin, "section count", [](Bytes* b) { put<uint16_t>(b, offsetof(Elf64_Ehdr, e_shnum), 0x7fff); });
     expect_damaged(cubin, "program header table wraps",
                    [](Bytes* b) { put<uint64_t>(b, offsetof(Elf64_Ehdr, e_phoff), ~uint64_t{0} - 16); });
@@ -108,8 +93,8 @@ TEST_F(ImageDamage, DamagedCubinsAreRefusedAndTheWholeOneLoads) {
 TEST_F(ImageDamage, DamagedFatbinsAreRefusedAndTheWholeOneLoads) {
     // nvcc 13.0 fatbins of negate: CUBINs for sm_75 and sm_90 and PTX for compute_75 (JIT-compiled
     // on other devices); one compressed as nvcc does by default, one not.
-    const Bytes fatbin = seed("negate.fatbin");
-    const Bytes uncompressed = seed("negate_uncompressed.fatbin");
+    const Bytes fatbin = seed_image("negate.fatbin");
+    const Bytes uncompressed = seed_image("negate_uncompressed.fatbin");
     ASSERT_GT(fatbin.size(), 64u);
     ASSERT_GT(uncompressed.size(), 64u);
     expect_loads_and_runs(fatbin, "the whole fatbin");

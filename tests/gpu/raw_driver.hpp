@@ -27,8 +27,8 @@ struct RawDriver {
 
     RawDriver() {
         void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-        auto get_proc = library ? reinterpret_cast<PFN_cuGetProcAddress_v12000>(dlsym(library, "cuGetProcAddress_v2"))
-                                : nullptr;
+        auto get_proc =
+            library ? reinterpret_cast<PFN_cuGetProcAddress_v12000>(dlsym(library, "cuGetProcAddress_v2")) : nullptr;
         if (get_proc == nullptr) return;
         auto resolve = [&](const char* name, auto* slot) {
             void* function = nullptr;

@@ -6,8 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
@@ -15,17 +13,16 @@
 #include "cuabi/cuabi.h"
 #include "expect_status.hpp"
 #include "image/check.hpp"
+#include "image_bytes.hpp"
 
 namespace {
 
 using cuabi::image::Kind;
 using cuabi::image::Verdict;
-using Bytes = std::vector<uint8_t>;
-
-Bytes seed(const char* name) {
-    std::ifstream file(std::string(CUABI_TEST_SOURCE_DIR) + "/tests/fuzz/corpus/" + name, std::ios::binary);
-    return Bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-}
+using Bytes = test_support::ImageBytes;
+using test_support::get;
+using test_support::put;
+using test_support::seed_image;
 
 Bytes nvrtc_image(const char* target) {
     cuabi_compile_options options;
@@ -53,17 +50,6 @@ Bytes nvrtc_image(const char* target) {
 
 Verdict check(const Bytes& bytes) { return cuabi::image::check(bytes.data(), bytes.size()); }
 
-template <typename T>
-void put(Bytes* bytes, size_t offset, T value) {
-    std::memcpy(bytes->data() + offset, &value, sizeof value);
-}
-template <typename T>
-T get(const Bytes& bytes, size_t offset) {
-    T value;
-    std::memcpy(&value, bytes.data() + offset, sizeof value);
-    return value;
-}
-
 Elf64_Ehdr header_of(const Bytes& cubin) { return get<Elf64_Ehdr>(cubin, 0); }
 Elf64_Shdr section_of(const Bytes& cubin, unsigned index) {
     return get<Elf64_Shdr>(cubin, header_of(cubin).e_shoff + index * sizeof(Elf64_Shdr));
@@ -86,7 +72,7 @@ TEST(ImageCheck, RealImagesAreSound) {
                     {"negate_uncompressed.fatbin", Kind::Fatbin, 0},
                     {"negate_compute75.ptx", Kind::Ptx, 0}};
     for (const Expected& image : expected) {
-        const Bytes bytes = seed(image.seed);
+        const Bytes bytes = seed_image(image.seed);
         ASSERT_FALSE(bytes.empty()) << image.seed;
         const Verdict verdict = check(bytes);
         EXPECT_TRUE(verdict.sound()) << image.seed << ": " << verdict.defect;
@@ -102,7 +88,7 @@ TEST(ImageCheck, RealImagesAreSound) {
 
 TEST(ImageCheck, ACubinOrFatbinCutShortAtAnyLengthIsDamaged) {
     for (const char* name : {"negate_sm90.cubin", "negate.fatbin", "negate_uncompressed.fatbin"}) {
-        const Bytes whole = seed(name);
+        const Bytes whole = seed_image(name);
         for (size_t size = 4; size < whole.size(); ++size) {
             const Verdict verdict = cuabi::image::check(whole.data(), size);
             ASSERT_FALSE(verdict.sound()) << name << " cut to " << size << " bytes";
@@ -113,7 +99,7 @@ TEST(ImageCheck, ACubinOrFatbinCutShortAtAnyLengthIsDamaged) {
 
 TEST(ImageCheck, BytesAfterTheImageMustBeZeroPadding) {
     for (const char* name : {"negate_sm90.cubin", "negate.fatbin"}) {
-        Bytes bytes = seed(name);
+        Bytes bytes = seed_image(name);
         const size_t size = bytes.size();
         bytes.resize(size + 64, 0);
         EXPECT_TRUE(check(bytes).sound()) << name << ": zero padding is harmless";
@@ -125,7 +111,7 @@ TEST(ImageCheck, BytesAfterTheImageMustBeZeroPadding) {
 }
 
 TEST(ImageCheck, CubinHeadersPointingPastTheEndAreDamaged) {
-    const Bytes cubin = seed("negate_sm90.cubin");
+    const Bytes cubin = seed_image("negate_sm90.cubin");
     const Elf64_Ehdr header = header_of(cubin);
     auto damaged = [&](const char* what, auto&& change, const char* fragment) {
         Bytes bytes = cubin;
@@ -189,7 +175,7 @@ TEST(ImageCheck, CubinHeadersPointingPastTheEndAreDamaged) {
 
 TEST(ImageCheck, AFatbinClaimingAGigabyteIsDamaged) {
     // The hang of the issue: a 64-byte fatbin whose header claims 1 GiB of entries.
-    Bytes fatbin = seed("negate.fatbin");
+    Bytes fatbin = seed_image("negate.fatbin");
     fatbin.resize(64);
     put<uint64_t>(&fatbin, 8, uint64_t{1} << 30);
     const Verdict verdict = check(fatbin);
@@ -199,7 +185,7 @@ TEST(ImageCheck, AFatbinClaimingAGigabyteIsDamaged) {
 }
 
 TEST(ImageCheck, FatbinEntriesAreCheckedAndTheirCubinsToo) {
-    const Bytes fatbin = seed("negate_uncompressed.fatbin");
+    const Bytes fatbin = seed_image("negate_uncompressed.fatbin");
     const size_t first = get<uint16_t>(fatbin, 6);
     {
         Bytes bytes = fatbin;
@@ -225,20 +211,20 @@ TEST(ImageCheck, FatbinEntriesAreCheckedAndTheirCubinsToo) {
 }
 
 TEST(ImageCheck, PtxIsTextUpToAnOptionalTerminator) {
-    Bytes ptx = seed("negate_compute75.ptx");
+    Bytes ptx = seed_image("negate_compute75.ptx");
     EXPECT_TRUE(check(ptx).sound());
     ptx.push_back(0);
     ptx.push_back(0);
     EXPECT_TRUE(check(ptx).sound()) << "NUL padding";
     ptx.push_back('x');
     EXPECT_EQ(check(ptx).kind, Kind::Unknown) << "text after the terminator";
-    Bytes binary = seed("negate_compute75.ptx");
+    Bytes binary = seed_image("negate_compute75.ptx");
     binary[40] = 0x01;
     EXPECT_EQ(check(binary).kind, Kind::Unknown) << "a control character";
 }
 
 TEST(ImageCheck, LoadingDamagedBytesSaysSoWithAFixThatFits) {
-    Bytes cubin = seed("negate_sm90.cubin");
+    Bytes cubin = seed_image("negate_sm90.cubin");
     cubin.resize(cubin.size() / 2);
     cuabi::ImageFacts facts;
     EXPECT_FAILS_WITH(cuabi::inspect_image(cubin.data(), cubin.size(), &facts), CUABI_ERROR_INVALID_IMAGE,

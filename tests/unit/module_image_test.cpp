@@ -8,13 +8,13 @@
 
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <string>
 #include <vector>
 
 #include "compile/image.hpp"
 #include "cuabi/cuabi.h"
 #include "expect_status.hpp"
+#include "image_bytes.hpp"
 
 namespace {
 
@@ -74,8 +74,7 @@ TEST(ImageInspection, PtxWithOrWithoutTerminatorIsPtxOfItsTarget) {
 TEST(ImageInspection, FatbinIsRecognizedByItsMagic) {
     // nvcc 13.0's -fatbin output (tests/fuzz/corpus): a header claiming 16 bytes more than it has
     // is no longer a fatbin but a damaged one (image/check.hpp).
-    std::ifstream file(std::string(CUABI_TEST_SOURCE_DIR) + "/tests/fuzz/corpus/negate.fatbin", std::ios::binary);
-    std::vector<uint8_t> fatbin((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    std::vector<uint8_t> fatbin = test_support::seed_image("negate.fatbin");
     ASSERT_GT(fatbin.size(), 16u);
     ImageFacts facts = inspect(fatbin);
     EXPECT_EQ(facts.kind, static_cast<uint32_t>(CUABI_IMAGE_FATBIN));
