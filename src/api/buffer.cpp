@@ -25,10 +25,10 @@ Status transfer_buffer(const void* handle, const char* parameter_name, const Str
 
 extern "C" {
 
-CUABI_API void cuabi_buffer_options_init(cuabi_buffer_options* options) try {
-    if (options != nullptr) *options = cuabi_buffer_options CUABI_BUFFER_OPTIONS_INIT;
+CUABI_API cuabi_status cuabi_buffer_options_init(uint32_t struct_size, cuabi_buffer_options* out_options) try {
+    return init_struct(cuabi_buffer_options CUABI_BUFFER_OPTIONS_INIT, struct_size, out_options, "cuabi_buffer_options", "cuabi_buffer_options_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, const cuabi_buffer_options* options,

@@ -32,16 +32,16 @@ Status report(Status status, uint64_t first, uint64_t* out_first, uint64_t secon
 
 extern "C" {
 
-CUABI_API void cuabi_cache_stats_init(cuabi_cache_stats* out_stats) try {
-    if (out_stats != nullptr) *out_stats = cuabi_cache_stats CUABI_CACHE_STATS_INIT;
+CUABI_API cuabi_status cuabi_cache_stats_init(uint32_t struct_size, cuabi_cache_stats* out_stats) try {
+    return init_struct(cuabi_cache_stats CUABI_CACHE_STATS_INIT, struct_size, out_stats, "cuabi_cache_stats", "cuabi_cache_stats_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_driver_jit_cache_info_init(cuabi_driver_jit_cache_info* out_info) try {
-    if (out_info != nullptr) *out_info = cuabi_driver_jit_cache_info CUABI_DRIVER_JIT_CACHE_INFO_INIT;
+CUABI_API cuabi_status cuabi_driver_jit_cache_info_init(uint32_t struct_size, cuabi_driver_jit_cache_info* out_info) try {
+    return init_struct(cuabi_driver_jit_cache_info CUABI_DRIVER_JIT_CACHE_INFO_INIT, struct_size, out_info, "cuabi_driver_jit_cache_info", "cuabi_driver_jit_cache_info_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_cache_configure_driver_jit(void) try {

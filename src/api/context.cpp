@@ -11,16 +11,16 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API void cuabi_context_options_init(cuabi_context_options* options) try {
-    if (options != nullptr) *options = cuabi_context_options CUABI_CONTEXT_OPTIONS_INIT;
+CUABI_API cuabi_status cuabi_context_options_init(uint32_t struct_size, cuabi_context_options* out_options) try {
+    return init_struct(cuabi_context_options CUABI_CONTEXT_OPTIONS_INIT, struct_size, out_options, "cuabi_context_options", "cuabi_context_options_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_counters_init(cuabi_counters* out_counters) try {
-    if (out_counters != nullptr) *out_counters = cuabi_counters CUABI_COUNTERS_INIT;
+CUABI_API cuabi_status cuabi_counters_init(uint32_t struct_size, cuabi_counters* out_counters) try {
+    return init_struct(cuabi_counters CUABI_COUNTERS_INIT, struct_size, out_counters, "cuabi_counters", "cuabi_counters_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options, cuabi_context** out_context) try {

@@ -11,10 +11,10 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API void cuabi_device_info_init(cuabi_device_info* out_info) try {
-    if (out_info != nullptr) *out_info = cuabi_device_info CUABI_DEVICE_INFO_INIT;
+CUABI_API cuabi_status cuabi_device_info_init(uint32_t struct_size, cuabi_device_info* out_info) try {
+    return init_struct(cuabi_device_info CUABI_DEVICE_INFO_INIT, struct_size, out_info, "cuabi_device_info", "cuabi_device_info_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_driver_get_version(int32_t* out_version) try {

@@ -10,10 +10,10 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API void cuabi_event_options_init(cuabi_event_options* options) try {
-    if (options != nullptr) *options = cuabi_event_options CUABI_EVENT_OPTIONS_INIT;
+CUABI_API cuabi_status cuabi_event_options_init(uint32_t struct_size, cuabi_event_options* out_options) try {
+    return init_struct(cuabi_event_options CUABI_EVENT_OPTIONS_INIT, struct_size, out_options, "cuabi_event_options", "cuabi_event_options_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_event_options* options,

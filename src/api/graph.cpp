@@ -40,28 +40,28 @@ void fill_update_info(const graph::UpdateOutcome& outcome, cuabi_graph_update_in
 
 extern "C" {
 
-CUABI_API void cuabi_graph_options_init(cuabi_graph_options* options) try {
-    if (options != nullptr) *options = cuabi_graph_options CUABI_GRAPH_OPTIONS_INIT;
+CUABI_API cuabi_status cuabi_graph_options_init(uint32_t struct_size, cuabi_graph_options* out_options) try {
+    return init_struct(cuabi_graph_options CUABI_GRAPH_OPTIONS_INIT, struct_size, out_options, "cuabi_graph_options", "cuabi_graph_options_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_graph_node_info_init(cuabi_graph_node_info* out_info) try {
-    if (out_info != nullptr) *out_info = cuabi_graph_node_info CUABI_GRAPH_NODE_INFO_INIT;
+CUABI_API cuabi_status cuabi_graph_node_info_init(uint32_t struct_size, cuabi_graph_node_info* out_info) try {
+    return init_struct(cuabi_graph_node_info CUABI_GRAPH_NODE_INFO_INIT, struct_size, out_info, "cuabi_graph_node_info", "cuabi_graph_node_info_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_graph_update_info_init(cuabi_graph_update_info* out_info) try {
-    if (out_info != nullptr) *out_info = cuabi_graph_update_info CUABI_GRAPH_UPDATE_INFO_INIT;
+CUABI_API cuabi_status cuabi_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info) try {
+    return init_struct(cuabi_graph_update_info CUABI_GRAPH_UPDATE_INFO_INIT, struct_size, out_info, "cuabi_graph_update_info", "cuabi_graph_update_info_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_graph_cache_stats_init(cuabi_graph_cache_stats* out_stats) try {
-    if (out_stats != nullptr) *out_stats = cuabi_graph_cache_stats CUABI_GRAPH_CACHE_STATS_INIT;
+CUABI_API cuabi_status cuabi_graph_cache_stats_init(uint32_t struct_size, cuabi_graph_cache_stats* out_stats) try {
+    return init_struct(cuabi_graph_cache_stats CUABI_GRAPH_CACHE_STATS_INIT, struct_size, out_stats, "cuabi_graph_cache_stats", "cuabi_graph_cache_stats_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_capture_begin(cuabi_stream* stream, int32_t mode) try {

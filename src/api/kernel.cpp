@@ -28,10 +28,10 @@ CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char*
     return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_kernel_attributes_init(cuabi_kernel_attributes* out_attributes) try {
-    if (out_attributes != nullptr) *out_attributes = cuabi_kernel_attributes CUABI_KERNEL_ATTRIBUTES_INIT;
+CUABI_API cuabi_status cuabi_kernel_attributes_init(uint32_t struct_size, cuabi_kernel_attributes* out_attributes) try {
+    return init_struct(cuabi_kernel_attributes CUABI_KERNEL_ATTRIBUTES_INIT, struct_size, out_attributes, "cuabi_kernel_attributes", "cuabi_kernel_attributes_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
 CUABI_API void cuabi_kernel_destroy(cuabi_kernel* kernel) try {

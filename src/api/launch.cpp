@@ -53,10 +53,10 @@ Status layout_of(Kernel& kernel, const launch::ParamLayout** out) {
 
 extern "C" {
 
-CUABI_API void cuabi_launch_config_init(cuabi_launch_config* config) try {
-    if (config != nullptr) *config = cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT;
+CUABI_API cuabi_status cuabi_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config) try {
+    return init_struct(cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT, struct_size, out_config, "cuabi_launch_config", "cuabi_launch_config_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config,

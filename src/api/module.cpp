@@ -13,16 +13,16 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API void cuabi_compile_options_init(cuabi_compile_options* options) try {
-    if (options != nullptr) *options = cuabi_compile_options CUABI_COMPILE_OPTIONS_INIT;
+CUABI_API cuabi_status cuabi_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options) try {
+    return init_struct(cuabi_compile_options CUABI_COMPILE_OPTIONS_INIT, struct_size, out_options, "cuabi_compile_options", "cuabi_compile_options_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_module_info_init(cuabi_module_info* out_info) try {
-    if (out_info != nullptr) *out_info = cuabi_module_info CUABI_MODULE_INFO_INIT;
+CUABI_API cuabi_status cuabi_module_info_init(uint32_t struct_size, cuabi_module_info* out_info) try {
+    return init_struct(cuabi_module_info CUABI_MODULE_INFO_INIT, struct_size, out_info, "cuabi_module_info", "cuabi_module_info_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* source,

@@ -12,10 +12,10 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API void cuabi_stream_options_init(cuabi_stream_options* options) try {
-    if (options != nullptr) *options = cuabi_stream_options CUABI_STREAM_OPTIONS_INIT;
+CUABI_API cuabi_status cuabi_stream_options_init(uint32_t struct_size, cuabi_stream_options* out_options) try {
+    return init_struct(cuabi_stream_options CUABI_STREAM_OPTIONS_INIT, struct_size, out_options, "cuabi_stream_options", "cuabi_stream_options_init");
 } catch (...) {
-    guard::swallowed();
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, const cuabi_stream_options* options,

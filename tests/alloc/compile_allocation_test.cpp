@@ -28,7 +28,7 @@ const auto* const kCacheDirectory = ::testing::AddGlobalTestEnvironment(new Cach
 
 cuabi_status compile(uint32_t flags, const void* salt, size_t salt_size) {
     cuabi_compile_options options;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.target = "sm_90";
     options.flags = flags;
     options.salt = salt;

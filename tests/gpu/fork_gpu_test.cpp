@@ -44,7 +44,7 @@ TEST_F(ForkGpu, TheChildGetsForkedFromEveryGpuCallWhileTheParentSynchronizes) {
         cuabi_module* module = nullptr;
         lines += outcome("cuabi_module_compile", cuabi_module_compile(context, kSpinSource, nullptr, &module));
         cuabi_compile_options options;
-        cuabi_compile_options_init(&options);
+        cuabi_compile_options_init(sizeof options, &options);
         options.target = "sm_90";
         lines += outcome("cuabi_module_compile_offline", cuabi_module_compile_offline(kSpinSource, &options, &module));
         cuabi_graph_destroy(graph);

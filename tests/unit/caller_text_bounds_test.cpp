@@ -38,16 +38,16 @@ TEST(CallerTextBounds, BoundedCutsAtACharacterAndSaysHowLongTheTextWas) {
 
 TEST(CallerTextBounds, CompileOptionsAreQuotedBounded) {
     cuabi_compile_options options;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.target = kLong.c_str();
     expect_bounded(compile(options), "target");
 
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.target = "sm_90";
     options.cpp_standard = kLong.c_str();
     expect_bounded(compile(options), "cpp_standard");
 
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.target = "sm_90";
     const std::string bad_define = "-D" + kLong.substr(2);
     const char* defines[] = {bad_define.c_str()};
@@ -55,7 +55,7 @@ TEST(CallerTextBounds, CompileOptionsAreQuotedBounded) {
     options.define_count = 1;
     expect_bounded(compile(options), "defines");
 
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.target = "sm_90";
     const std::string flag = "--gpu-architecture=" + kLong.substr(19);
     const char* flags[] = {flag.c_str()};
@@ -63,7 +63,7 @@ TEST(CallerTextBounds, CompileOptionsAreQuotedBounded) {
     options.extra_flag_count = 1;
     expect_bounded(compile(options), "extra_flags");
 
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.target = "sm_90";
     const char* names[] = {kLong.c_str(), kLong.c_str()};
     const char* sources[] = {"", ""};
@@ -75,7 +75,7 @@ TEST(CallerTextBounds, CompileOptionsAreQuotedBounded) {
 
 TEST(CallerTextBounds, NamesLookedUpInAModuleAreQuotedBounded) {
     cuabi_compile_options options;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.target = "sm_90";
     cuabi_module* module = nullptr;
     ASSERT_EQ(cuabi_module_compile_offline(kSource, &options, &module), CUABI_SUCCESS) << cuabi_last_error_message();

@@ -30,7 +30,7 @@ struct Inputs {
         nvrtc.major = 13;
         nvrtc.minor = 0;
         nvrtc.build_id = "65be0db342ad51a06876e71e210bccc5aa8322cf";
-        cuabi_compile_options_init(&options);
+        cuabi_compile_options_init(sizeof options, &options);
         options.cpp_standard = "c++17";
         options.program_name = "k.cu";
         options.max_registers = 64;

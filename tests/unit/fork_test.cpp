@@ -66,7 +66,7 @@ TEST(Fork, TheChildOfAProcessThatUsedCuabiIsRefusedAndNeverWaitsForTheParentsThr
         uint64_t removed = 0;
         lines += outcome("cuabi_cache_prune", cuabi_cache_prune(0, &removed, &removed));
         cuabi_compile_options options;
-        cuabi_compile_options_init(&options);
+        cuabi_compile_options_init(sizeof options, &options);
         options.target = "sm_90";
         cuabi_module* module = nullptr;
         lines += outcome("cuabi_module_compile_offline", cuabi_module_compile_offline("", &options, &module));

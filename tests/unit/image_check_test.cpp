@@ -26,7 +26,7 @@ using test_support::seed_image;
 
 Bytes nvrtc_image(const char* target) {
     cuabi_compile_options options;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.target = target;
     options.flags = CUABI_COMPILE_NO_CACHE;
     const char* source = R"(

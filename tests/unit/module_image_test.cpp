@@ -22,7 +22,7 @@ using cuabi::ImageFacts;
 
 std::vector<uint8_t> compiled_image(const char* target) {
     cuabi_compile_options options;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.target = target;
     options.flags = CUABI_COMPILE_NO_CACHE;
     cuabi_module* module = nullptr;
