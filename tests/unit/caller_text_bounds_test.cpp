@@ -22,6 +22,14 @@ void expect_bounded(cuabi_status status, const char* what) {
     EXPECT_NE(message.find(" Fix: "), std::string::npos) << what;
 }
 
+// Defaults, for sm_90 (an offline compile needs a target; no device is asked).
+cuabi_compile_options sm90_options() {
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    options.target = "sm_90";
+    return options;
+}
+
 cuabi_status compile(cuabi_compile_options options) {
     cuabi_module* module = nullptr;
     const cuabi_status status = cuabi_module_compile_offline(kSource, &options, &module);
@@ -37,34 +45,29 @@ TEST(CallerTextBounds, BoundedCutsAtACharacterAndSaysHowLongTheTextWas) {
 }
 
 TEST(CallerTextBounds, CompileOptionsAreQuotedBounded) {
-    cuabi_compile_options options;
-    cuabi_compile_options_init(sizeof options, &options);
+    cuabi_compile_options options = sm90_options();
     options.target = kLong.c_str();
     expect_bounded(compile(options), "target");
 
-    cuabi_compile_options_init(sizeof options, &options);
-    options.target = "sm_90";
+    options = sm90_options();
     options.cpp_standard = kLong.c_str();
     expect_bounded(compile(options), "cpp_standard");
 
-    cuabi_compile_options_init(sizeof options, &options);
-    options.target = "sm_90";
+    options = sm90_options();
     const std::string bad_define = "-D" + kLong.substr(2);
     const char* defines[] = {bad_define.c_str()};
     options.defines = defines;
     options.define_count = 1;
     expect_bounded(compile(options), "defines");
 
-    cuabi_compile_options_init(sizeof options, &options);
-    options.target = "sm_90";
+    options = sm90_options();
     const std::string flag = "--gpu-architecture=" + kLong.substr(19);
     const char* flags[] = {flag.c_str()};
     options.extra_flags = flags;
     options.extra_flag_count = 1;
     expect_bounded(compile(options), "extra_flags");
 
-    cuabi_compile_options_init(sizeof options, &options);
-    options.target = "sm_90";
+    options = sm90_options();
     const char* names[] = {kLong.c_str(), kLong.c_str()};
     const char* sources[] = {"", ""};
     options.header_names = names;
@@ -74,9 +77,7 @@ TEST(CallerTextBounds, CompileOptionsAreQuotedBounded) {
 }
 
 TEST(CallerTextBounds, NamesLookedUpInAModuleAreQuotedBounded) {
-    cuabi_compile_options options;
-    cuabi_compile_options_init(sizeof options, &options);
-    options.target = "sm_90";
+    cuabi_compile_options options = sm90_options();
     cuabi_module* module = nullptr;
     ASSERT_EQ(cuabi_module_compile_offline(kSource, &options, &module), CUABI_SUCCESS) << cuabi_last_error_message();
     size_t size = 0;
