@@ -76,5 +76,5 @@ if has bindings; then
   echo "--- binding launch overhead (one core)"
   timeout 120 taskset -c 2 build/rust/bin/launch_overhead >"$out/rust-overhead.txt" 2>&1; tail -6 "$out/rust-overhead.txt"
   timeout 120 taskset -c 2 build/go/bin/overhead >"$out/go-overhead.txt" 2>&1; tail -6 "$out/go-overhead.txt"
-  timeout 120 taskset -c 2 build/zig/bin/cuabi-bench-overhead --json >"$out/zig-overhead.txt" 2>&1; tail -6 "$out/zig-overhead.txt"
+  timeout 120 taskset -c 2 build/zig/bin/cuabi-bench-overhead --json "$out/zig-overhead.json" >"$out/zig-overhead.txt" 2>&1; tail -6 "$out/zig-overhead.txt"
 fi
