@@ -9,40 +9,6 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_device_get_attribute(int32_t, int32_t, int32_t*) {
-    return fail(CUABI_ERROR_UNSUPPORTED, "wait for issue 18 to land", "cuabi_device_get_attribute is not implemented yet");
-}
-
-CUABI_API cuabi_status cuabi_host_memory_options_init(uint32_t, cuabi_host_memory_options*) {
-    return fail(CUABI_ERROR_UNSUPPORTED, "wait for issue 18 to land", "cuabi_host_memory_options_init is not implemented yet");
-}
-
-CUABI_API cuabi_status cuabi_host_memory_create(cuabi_context*, size_t, const cuabi_host_memory_options*, cuabi_host_memory**) {
-    return fail(CUABI_ERROR_UNSUPPORTED, "wait for issue 18 to land", "cuabi_host_memory_create is not implemented yet");
-}
-
-CUABI_API cuabi_status cuabi_host_memory_register(cuabi_context*, void*, size_t, const cuabi_host_memory_options*, cuabi_host_memory**) {
-    return fail(CUABI_ERROR_UNSUPPORTED, "wait for issue 18 to land", "cuabi_host_memory_register is not implemented yet");
-}
-
-CUABI_API void cuabi_host_memory_destroy(cuabi_host_memory*) {}
-
-CUABI_API cuabi_status cuabi_host_memory_get_pointer(cuabi_host_memory*, void**) {
-    return fail(CUABI_ERROR_UNSUPPORTED, "wait for issue 18 to land", "cuabi_host_memory_get_pointer is not implemented yet");
-}
-
-CUABI_API cuabi_status cuabi_host_memory_get_size(cuabi_host_memory*, size_t*) {
-    return fail(CUABI_ERROR_UNSUPPORTED, "wait for issue 18 to land", "cuabi_host_memory_get_size is not implemented yet");
-}
-
-CUABI_API cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory*, uint64_t*) {
-    return fail(CUABI_ERROR_UNSUPPORTED, "wait for issue 18 to land", "cuabi_host_memory_get_device_address is not implemented yet");
-}
-
-CUABI_API cuabi_status cuabi_module_get_global(cuabi_module*, const char*, cuabi_buffer**) {
-    return fail(CUABI_ERROR_UNSUPPORTED, "wait for issue 18 to land", "cuabi_module_get_global is not implemented yet");
-}
-
 CUABI_API cuabi_status cuabi_kernel_set_attribute(cuabi_kernel*, int32_t, int32_t) {
     return fail(CUABI_ERROR_UNSUPPORTED, "wait for issue 18 to land", "cuabi_kernel_set_attribute is not implemented yet");
 }

@@ -50,6 +50,11 @@
     X(cuMemAlloc)                             \
     X(cuMemFree)                              \
     X(cuMemGetAddressRange)                   \
+    X(cuMemHostAlloc)                         \
+    X(cuMemFreeHost)                          \
+    X(cuMemHostRegister)                      \
+    X(cuMemHostUnregister)                    \
+    X(cuMemHostGetDevicePointer)              \
     X(cuPointerGetAttribute)                  \
     X(cuMemcpyHtoDAsync)                      \
     X(cuMemcpyDtoHAsync)                      \
@@ -61,6 +66,7 @@
     X(cuLibraryUnload)                        \
     X(cuLibraryGetModule)                     \
     X(cuLibraryGetKernel)                     \
+    X(cuLibraryGetGlobal)                     \
     X(cuKernelGetFunction)                    \
     X(cuLaunchKernel)                         \
     X(cuLaunchKernelEx)                       \
@@ -95,12 +101,16 @@
 //   cuFuncGetName (CUDA 12.3): names of graph kernel nodes that did not come from cuabi.
 //   cuLibraryGetKernelCount, cuLibraryEnumerateKernels (CUDA 12.4), cuKernelGetName (CUDA 12.3):
 //   the kernel names listed when a module lookup finds no kernel of the name asked for.
+//   cuLogsCurrent, cuLogsDumpToMemory (CUDA 12.9): the driver's error log quoted in messages
+//   (driver/driver_log.hpp); without them messages carry only the CUresult.
 #define CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(X) \
     X(cuLibraryGetKernelCount)                \
     X(cuLibraryEnumerateKernels)              \
     X(cuKernelGetName)                        \
     X(cuFuncGetParamInfo)                     \
-    X(cuFuncGetName)
+    X(cuFuncGetName)                          \
+    X(cuLogsCurrent)                          \
+    X(cuLogsDumpToMemory)
 
 namespace cuabi {
 

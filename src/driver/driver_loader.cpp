@@ -2,6 +2,7 @@
 
 #include "cache/driver_jit_cache.hpp"
 #include "core/fork.hpp"
+#include "driver/driver_log.hpp"
 #include "range/ranges.hpp"
 
 #include <dlfcn.h>
@@ -98,6 +99,7 @@ void load(LoadOutcome* outcome) {
         return;
     }
 
+    driver_log::attach(api);                  // so that a failing cuInit is explained too
     cache::configure_driver_jit_cache(&api);  // the driver reads CUDA_CACHE_* in cuInit
     CUresult init = api.cuInit(0);
     if (init == CUDA_ERROR_NO_DEVICE) {
