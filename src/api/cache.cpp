@@ -39,7 +39,7 @@ CUABI_API void cuabi_driver_jit_cache_info_init(cuabi_driver_jit_cache_info* out
 }
 
 CUABI_API cuabi_status cuabi_cache_configure_driver_jit(void) {
-    cache::configure_driver_jit_cache(nullptr);
+    cache::configure_driver_jit_cache();
     return CUABI_SUCCESS;
 }
 
@@ -67,6 +67,8 @@ CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* stats) {
     out.disk_store_failures = s.disk_store_failures;
     out.disk_corrupt_recovered = s.disk_corrupt_recovered;
     out.disk_evictions = s.disk_evictions;
+    out.disk_lock_timeouts = s.disk_lock_timeouts;
+    out.disk_temp_files_removed = s.disk_temp_files_removed;
     return write_output(out, stats, "cuabi_cache_stats", "cuabi_cache_stats_init");
 }
 
@@ -101,7 +103,7 @@ CUABI_API cuabi_status cuabi_cache_get_driver_jit_info(cuabi_driver_jit_cache_in
     if (status == CUABI_SUCCESS)
         status = require_output_struct(info->struct_size, "cuabi_driver_jit_cache_info", "cuabi_driver_jit_cache_info_init");
     if (status != CUABI_SUCCESS) return status;
-    const cache::DriverJitSettings& settings = cache::driver_jit_settings();
+    const cache::DriverJitSettings settings = cache::driver_jit_settings();
     cuabi_driver_jit_cache_info out{};
     out.struct_size = sizeof out;
     out.enabled = settings.enabled;

@@ -29,6 +29,13 @@ std::string Key::hex() const {
     return out;
 }
 
+std::string Key::nvrtc_hex() const {
+    static const char digits[] = "0123456789abcdef";
+    std::string out(16, '0');
+    for (int i = 0; i < 16; ++i) out[15 - i] = digits[(nvrtc >> (4 * i)) & 0xf];
+    return out;
+}
+
 KeyBuilder::KeyBuilder() {
     XXH3_128bits_reset(state_of(state_));
     add_u64("cuabi.cache.format", kFormatVersion);

@@ -18,14 +18,23 @@ namespace cache {
 
 // Bumped whenever the key's inputs or the on-disk entry format change meaning. Old entries then
 // no longer match any key and age out through LRU eviction.
-constexpr uint64_t kFormatVersion = 1;
+constexpr uint64_t kFormatVersion = 2;
 
+// The NVRTC part of a key when no NVRTC can be loaded: entries of any NVRTC match.
+constexpr uint64_t kAnyNvrtc = 0;
+
+// A key has two parts: the request (high, low: everything the caller asked for -- source,
+// options, headers, target, toolkit headers) and the identity of the NVRTC that compiles it.
+// Entries are found by both; a process without NVRTC looks for the request alone (kAnyNvrtc).
 struct Key {
     uint64_t high = 0, low = 0;
+    uint64_t nvrtc = kAnyNvrtc;
 
-    // 32 lowercase hex digits, high half first. The disk layer names files after it.
+    // 32 lowercase hex digits of the request part, high half first.
     std::string hex() const;
-    bool operator==(const Key& other) const { return high == other.high && low == other.low; }
+    // 16 lowercase hex digits of the NVRTC part.
+    std::string nvrtc_hex() const;
+    bool operator==(const Key& other) const { return high == other.high && low == other.low && nvrtc == other.nvrtc; }
     bool operator!=(const Key& other) const { return !(*this == other); }
 };
 
@@ -40,7 +49,7 @@ public:
     void add(const char* tag, const void* data, size_t size);
     void add(const char* tag, const std::string& text) { add(tag, text.data(), text.size()); }
     void add_u64(const char* tag, uint64_t value);  // serialized as 8 little-endian bytes
-    Key finish() const;                             // may be called more than once
+    Key finish() const;  // the request part (nvrtc = kAnyNvrtc); may be called more than once
 
 private:
     void update(const void* data, size_t size);

@@ -1,10 +1,11 @@
 // NVRTC, loaded at run time.
 //
-// libcuabi has no link-time dependency on libnvrtc: `nvrtc()` dlopens the library on first use and
-// resolves the entry points below with dlsym. It tries, in order, the file named by
-// CUABI_NVRTC_PATH (and only that file when the variable is set), then libnvrtc.so.13 and
-// libnvrtc.so.12: every function cuabi uses has had the same signature since CUDA 12.0. The outcome,
-// success or the failure with its message, is computed once per process and cached.
+// libcuabi has no link-time dependency on libnvrtc: `nvrtc()` dlopens the file nvrtc_location()
+// chose (nvrtc_api_locate.hpp) by its full path, on first use, and resolves the entry points below
+// with dlsym; every function cuabi uses has had the same signature since CUDA 12.0. The outcome,
+// success or the failure with its message, is computed once per process and cached. Compiles in
+// the worker process (compile/compile_worker.hpp) load NVRTC there instead; a cache hit loads it
+// nowhere.
 #pragma once
 
 #include <nvrtc.h>
@@ -44,6 +45,7 @@ struct NvrtcApi {
     // Hex GNU build-id of the loaded file, empty when it has none. Two NVRTC builds with the same
     // major.minor (a patch release) may emit different code, so the cache key includes this.
     std::string build_id;
+    uint64_t identity = 0;  // nvrtc_file_identity() of the loaded file: the NVRTC part of cache keys
 
     bool supports(int arch) const;
 };

@@ -6,7 +6,8 @@
 //     lookup FIRST COUNT                look them up; count hits per layer and wrong contents
 //     stress SEED ITERATIONS THREADS KEYS [IMAGE_BYTES]
 //                                       threads look up random keys, storing each miss
-//     api                               the public cache functions of cuabi.h
+//     api [configure]                   the public cache functions of cuabi.h (after
+//                                       cuabi_cache_configure_driver_jit() with "configure")
 //     jit                               configure the driver JIT cache, print the environment
 //
 // --as-nobody drops root privileges (uid/gid 65534) first, so that file permissions apply: the
@@ -108,7 +109,8 @@ std::string read_two_call(cuabi_status (*get)(char*, size_t, size_t*)) {
     return text;
 }
 
-int api() {
+int api(bool configure) {
+    if (configure) std::printf("configure_status=%d\n", cuabi_cache_configure_driver_jit());
     cuabi_cache_stats stats{};
     stats.struct_size = sizeof stats;
     cuabi_status status = cuabi_cache_get_stats(&stats);
@@ -131,8 +133,8 @@ int api() {
 }
 
 int jit() {
-    configure_driver_jit_cache(nullptr);
-    const DriverJitSettings& settings = driver_jit_settings();
+    configure_driver_jit_cache();
+    const DriverJitSettings settings = driver_jit_settings();
     auto env = [](const char* name) {
         const char* value = std::getenv(name);
         return value != nullptr ? value : "<unset>";
@@ -170,7 +172,7 @@ int main(int argc, char** argv) {
     if (at >= argc) return 2;
     std::string command = argv[at];
     auto arg = [&](int i, uint64_t fallback) { return at + i < argc ? std::strtoull(argv[at + i], nullptr, 10) : fallback; };
-    if (command == "api") return api();
+    if (command == "api") return api(at + 1 < argc && std::strcmp(argv[at + 1], "configure") == 0);
     if (command == "jit") return jit();
     KernelCache cache(Config::from_environment());
     if (command == "store") return store(cache, arg(1, 0), arg(2, 1), arg(3, 0));
