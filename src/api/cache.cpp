@@ -5,6 +5,7 @@
 #include "api/two_call.hpp"
 #include "cache/driver_jit_cache.hpp"
 #include "cache/kernel_cache.hpp"
+#include "compile/compiler.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 
@@ -69,6 +70,10 @@ CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* stats) {
     out.disk_evictions = s.disk_evictions;
     out.disk_lock_timeouts = s.disk_lock_timeouts;
     out.disk_temp_files_removed = s.disk_temp_files_removed;
+    CompileStats compiles = compile_stats();
+    out.nvrtc_state = compiles.nvrtc_state;
+    out.compiles = compiles.compiles;
+    out.compiles_joined = compiles.compiles_joined;
     return write_output(out, stats, "cuabi_cache_stats", "cuabi_cache_stats_init");
 }
 

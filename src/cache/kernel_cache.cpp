@@ -81,31 +81,31 @@ void KernelCache::resume_disk_writes() {
     write_problem_.clear();
 }
 
-std::shared_ptr<const CachedImage> KernelCache::lookup(const Key& key, Counters* counters, Layer* out_layer) {
-    *out_layer = Layer::None;
-    {
-        range::Scope scope(range::Phase::CacheLookupMemory);
-        std::shared_ptr<const CachedImage> hit = memory_.find(key);
-        if (hit != nullptr) {
-            add(memory_hits_);
-            bump(counters, &Counters::memory_cache_hits);
-            *out_layer = Layer::Memory;
-            return hit;
-        }
+std::shared_ptr<const CachedImage> KernelCache::find_in_memory(const Key& key, Counters* counters) {
+    range::Scope scope(range::Phase::CacheLookupMemory);
+    std::shared_ptr<const CachedImage> hit = memory_.find(key);
+    if (hit != nullptr) {
+        add(memory_hits_);
+        bump(counters, &Counters::memory_cache_hits);
+    } else {
         add(memory_misses_);
         bump(counters, &Counters::memory_cache_misses);
     }
+    return hit;
+}
 
+std::shared_ptr<const CachedImage> KernelCache::find_on_disk(const Key& key, Counters* counters) {
     DiskStore* store = disk();
     if (store == nullptr) return nullptr;
     std::string hex = key.hex();
     range::Scope scope(range::Phase::CacheLookupDisk, hex.c_str());
-    auto image = std::make_shared<CachedImage>();
+    std::shared_ptr<CachedImage> image;
     std::string why;
     DiskStore::Read read = DiskStore::Read::Miss;
     try {
+        image = std::make_shared<CachedImage>();
         read = store->read(key, image.get(), &why);
-    } catch (const std::bad_alloc&) {  // an entry too large for this process: compile instead
+    } catch (const std::bad_alloc&) {  // an entry too large for this process now: compile instead
         read = DiskStore::Read::Miss;
     }
     if (read != DiskStore::Read::Hit) {
@@ -120,8 +120,16 @@ std::shared_ptr<const CachedImage> KernelCache::lookup(const Key& key, Counters*
     add(disk_hits_);
     bump(counters, &Counters::disk_cache_hits);
     add(memory_evictions_, memory_.insert(key, image));
-    *out_layer = Layer::Disk;
     return image;
+}
+
+std::shared_ptr<const CachedImage> KernelCache::lookup(const Key& key, Counters* counters, Layer* out_layer) {
+    std::shared_ptr<const CachedImage> found = find_in_memory(key, counters);
+    *out_layer = found != nullptr ? Layer::Memory : Layer::None;
+    if (found != nullptr) return found;
+    found = find_on_disk(key, counters);
+    if (found != nullptr) *out_layer = Layer::Disk;
+    return found;
 }
 
 void KernelCache::store(const Key& key, std::shared_ptr<const CachedImage> image, Counters* counters) {

@@ -73,6 +73,9 @@ public:
     // NULL): memory hit/miss, disk hit/miss, corrupt entries recovered. A corrupt or truncated
     // disk entry is removed, counted and reported as a miss so that the caller compiles again.
     std::shared_ptr<const CachedImage> lookup(const Key& key, Counters* counters, Layer* out_layer);
+    // The two halves of lookup(), for callers that act between them (single-flight compiles).
+    std::shared_ptr<const CachedImage> find_in_memory(const Key& key, Counters* counters);
+    std::shared_ptr<const CachedImage> find_on_disk(const Key& key, Counters* counters);
 
     // Stores `image` in memory and, when the disk layer is writable, on disk. Never fails: a disk
     // failure is counted and pauses disk writes (see the file comment; reason in

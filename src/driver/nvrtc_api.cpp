@@ -7,6 +7,7 @@
 #include <link.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -145,15 +146,25 @@ LoadOutcome& outcome() {
     return *loaded;
 }
 
+std::once_flag load_once;
+std::atomic<bool> load_tried{false};
+
 }  // namespace
 
-bool NvrtcApi::supports(int arch) const {
+bool NvrtcFacts::supports(int arch) const {
     return std::binary_search(supported_archs.begin(), supported_archs.end(), arch);
 }
 
+NvrtcLoad nvrtc_load_state() {
+    if (!load_tried.load(std::memory_order_acquire)) return NvrtcLoad::NotTried;
+    return outcome().status == CUABI_SUCCESS ? NvrtcLoad::Loaded : NvrtcLoad::Failed;
+}
+
 const NvrtcApi* nvrtc(Status* out_status) {
-    static std::once_flag once;
-    std::call_once(once, [] { load(&outcome()); });
+    std::call_once(load_once, [] {
+        load(&outcome());
+        load_tried.store(true, std::memory_order_release);
+    });
     const LoadOutcome& result = outcome();
     if (out_status != nullptr) *out_status = result.status;
     if (result.status != CUABI_SUCCESS) {

@@ -34,21 +34,32 @@
 
 namespace cuabi {
 
-struct NvrtcApi {
-#define CUABI_NVRTC_MEMBER(name) decltype(&::name) name = nullptr;
-    CUABI_NVRTC_ENTRY_POINTS(CUABI_NVRTC_MEMBER)
-#undef CUABI_NVRTC_MEMBER
+// What is known about an NVRTC: enough to choose targets and key the cache, whether it was
+// loaded here or in the compile worker.
+struct NvrtcFacts {
     int major = 0;
     int minor = 0;
     std::vector<int> supported_archs;  // ascending, e.g. {75, 80, 86, 87, 89, 90, ...}
-    std::string path;                  // the file actually loaded (resolved through dladdr)
+    std::string path;                  // the file actually loaded
     // Hex GNU build-id of the loaded file, empty when it has none. Two NVRTC builds with the same
     // major.minor (a patch release) may emit different code, so the cache key includes this.
     std::string build_id;
-    uint64_t identity = 0;  // nvrtc_file_identity() of the loaded file: the NVRTC part of cache keys
+    uint64_t identity = 0;  // nvrtc_file_identity() of the file: the NVRTC part of cache keys
 
     bool supports(int arch) const;
+    uint32_t version() const { return static_cast<uint32_t>(major * 1000 + minor * 10); }  // 13000
 };
+
+struct NvrtcApi : NvrtcFacts {
+#define CUABI_NVRTC_MEMBER(name) decltype(&::name) name = nullptr;
+    CUABI_NVRTC_ENTRY_POINTS(CUABI_NVRTC_MEMBER)
+#undef CUABI_NVRTC_MEMBER
+};
+
+enum class NvrtcLoad { NotTried, Loaded, Failed };
+
+// Whether nvrtc() has run in this process, and how it went; loads nothing.
+NvrtcLoad nvrtc_load_state();
 
 // The loaded NVRTC, or nullptr with the (cached) failure recorded as the thread's last error:
 // CUABI_ERROR_NVRTC_NOT_FOUND. `*out_status` receives the status when non-NULL. Thread-safe; the
