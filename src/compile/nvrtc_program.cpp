@@ -91,7 +91,7 @@ std::string first_error_line(const std::string& log) {
 }
 
 std::string missing_header(const std::string& error_line) {
-    const char marker[] = "cannot open source file \"";
+    const char marker[] = "open source file \"";  // "could not" or "cannot", by NVRTC version and case
     size_t at = error_line.find(marker);
     if (at == std::string::npos) return "";
     at += sizeof marker - 1;

@@ -41,7 +41,7 @@ Status run_nvrtc(const NvrtcApi& nvrtc, const NvrtcJob& job, cache::CachedImage*
 // the newline; at most 400 characters.
 std::string first_error_line(const std::string& log);
 
-// The header named in an NVRTC "cannot open source file \"x.h\"" error line, or "".
+// The header named in an NVRTC "could not open source file \"x.h\"" error line, or "".
 std::string missing_header(const std::string& error_line);
 
 }  // namespace cuabi

@@ -78,15 +78,6 @@ std::string searched_text() {
            (pip.empty() ? std::string(", no pip nvidia-* packages") : ", " + pip);
 }
 
-// Newest major the driver supports; the oldest found when the driver supports none; the newest
-// when there is no driver to ask.
-size_t choose(const std::vector<Candidate>& found, int driver_version) {
-    if (found.size() == 1 || driver_version == 0) return 0;
-    for (size_t i = 0; i < found.size(); ++i)
-        if (found[i].major <= driver_version / 1000) return i;
-    return found.size() - 1;
-}
-
 NvrtcLocation locate() {
     NvrtcLocation location;
     const char* override_path = secure_getenv("CUABI_NVRTC_PATH");
@@ -107,7 +98,11 @@ NvrtcLocation locate() {
         location.searched = searched_text();
         if (found.empty()) return location;
         if (found.size() > 1) location.driver_version = installed_driver_version();
-        size_t chosen = choose(found, location.driver_version);
+        std::vector<int> majors;
+        for (const Candidate& candidate : found) majors.push_back(candidate.major);
+        int major = paired_nvrtc_major(majors, location.driver_version);
+        size_t chosen = 0;
+        while (found[chosen].major != major) ++chosen;
         for (size_t i = 0; i < found.size(); ++i)
             if (i != chosen) location.others.push_back("libnvrtc.so." + std::to_string(found[i].major) + " at " + found[i].path);
         location.found = true;
@@ -123,6 +118,14 @@ NvrtcLocation locate() {
 }
 
 }  // namespace
+
+int paired_nvrtc_major(const std::vector<int>& majors, int driver_version) {
+    if (majors.empty()) return 0;
+    if (driver_version == 0) return majors.front();
+    for (int major : majors)
+        if (major <= driver_version / 1000) return major;
+    return majors.back();
+}
 
 uint64_t nvrtc_file_identity(const std::string& path, const std::string& build_id) {
     std::string text;

@@ -40,6 +40,11 @@ const NvrtcLocation& nvrtc_location();
 // The identity of the NVRTC file at `path` with build-id `build_id` (see the file comment).
 uint64_t nvrtc_file_identity(const std::string& path, const std::string& build_id);
 
+// Of the NVRTC majors found (newest first), the one to use with a driver of `driver_version`
+// (13000; 0 for no driver): the newest the driver supports, the oldest when it supports none, the
+// newest when there is no driver to ask.
+int paired_nvrtc_major(const std::vector<int>& majors, int driver_version);
+
 // One line for `cuabi info`: which NVRTC is paired with which driver and why.
 std::string nvrtc_pairing_text(const NvrtcLocation& location, int driver_version);
 
