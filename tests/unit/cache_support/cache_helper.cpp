@@ -6,6 +6,9 @@
 //     lookup FIRST COUNT                look them up; count hits per layer and wrong contents
 //     stress SEED ITERATIONS THREADS KEYS [IMAGE_BYTES]
 //                                       threads look up random keys, storing each miss
+//     churn SEED THREADS KEYS IMAGE_BYTES
+//                                       like stress, until killed; a wrong image ends the process at
+//                                       once with exit status 1 and "wrong=KEY" on stdout
 //     api [configure]                   the public cache functions of cuabi.h (after
 //                                       cuabi_cache_configure_driver_jit() with "configure")
 //     jit                               configure the driver JIT cache, print the environment
@@ -149,6 +152,32 @@ int stress(KernelCache& cache, unsigned seed, int iterations, int threads, int k
     std::printf("wrong=%llu\nhits=%llu\nstored=%llu\n", (unsigned long long)wrong.load(),
                 (unsigned long long)hits.load(), (unsigned long long)stores.load());
     print_stats(cache);
+    return 0;
+}
+
+// Runs until killed (the kill -9 stress test): every answer is checked the moment it arrives,
+// since a killed process cannot report at the end.
+int churn(KernelCache& cache, unsigned seed, int threads, int keys, size_t image_bytes) {
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([&, t] {
+            std::mt19937 random(seed * 131 + static_cast<unsigned>(t));
+            for (;;) {
+                uint64_t index = random() % static_cast<unsigned>(keys);
+                Layer layer;
+                auto image = cache.lookup(cache_test::make_key(index), nullptr, &layer);
+                if (image == nullptr) {
+                    cache.store(cache_test::make_key(index), cache_test::make_image(index, image_bytes), nullptr);
+                } else if (!cache_test::same_image(*image, *cache_test::make_image(index, image_bytes))) {
+                    char line[64];
+                    int length = std::snprintf(line, sizeof line, "wrong=%llu\n", (unsigned long long)index);
+                    if (write(1, line, static_cast<size_t>(length)) < 0) _exit(1);
+                    _exit(1);
+                }
+            }
+        });
+    }
+    for (std::thread& worker : workers) worker.join();
     return 0;
 }
 
@@ -302,6 +331,9 @@ int main(int argc, char** argv) {
     KernelCache cache(Config::from_environment());
     if (command == "store") return store(cache, arg(1, 0), arg(2, 1), arg(3, 0));
     if (command == "lookup") return lookup(cache, arg(1, 0), arg(2, 1));
+    if (command == "churn")
+        return churn(cache, static_cast<unsigned>(arg(1, 1)), static_cast<int>(arg(2, 2)), static_cast<int>(arg(3, 40)),
+                     arg(4, 2500));
     if (command == "stress")
         return stress(cache, static_cast<unsigned>(arg(1, 1)), static_cast<int>(arg(2, 100)),
                       static_cast<int>(arg(3, 4)), static_cast<int>(arg(4, 16)), arg(5, 0));
