@@ -117,36 +117,27 @@ Problem check_private(const struct stat& info, const std::string& path, uid_t eu
     return Problem{};
 }
 
-Problem open_cache_directory(const std::string& directory, Fd* out) {
-    if (directory.empty() || directory[0] != '/')
-        return io_problem("opening the cache directory", directory, EINVAL);
-    Problem problem = make_missing_levels(directory);
-    if (!problem.ok()) return problem;
-    char resolved[PATH_MAX];
-    if (realpath(directory.c_str(), resolved) == nullptr)
-        return io_problem("resolving the cache directory", directory, errno);
-    if (std::strcmp(resolved, "/") == 0)
-        return unsafe("the cache directory is the root directory", "point CUABI_CACHE_DIR at a private directory");
+namespace {
 
-    // Walk the resolved path from the root one descriptor at a time: each level is opened
-    // relative to the one checked before it and never through a link, so what is checked is
-    // what is used even if someone renames things meanwhile.
+// Walks `path` (absolute, no "." or ".." components) from the root one descriptor at a time:
+// each level is opened relative to the one checked before it and never through a link, so what
+// is checked is what is used even if someone renames things meanwhile.
+Problem walk(const std::string& path, const std::string& shown, Fd* out) {
     uid_t euid = geteuid();
     Fd current(open("/", O_PATH | O_DIRECTORY | O_CLOEXEC));
     if (!current.ok()) return io_problem("opening", "/", errno);
     std::string walked;
-    const char* rest = resolved + 1;
-    while (*rest != '\0') {
+    const char* rest = path.c_str() + 1;
+    for (;;) {
         const char* slash = std::strchr(rest, '/');
         std::string name = slash != nullptr ? std::string(rest, static_cast<size_t>(slash - rest)) : rest;
         struct stat info;
         if (fstat(current.get(), &info) != 0) return io_problem("examining", walked.empty() ? "/" : walked, errno);
-        problem = check_parent(info, walked.empty() ? "/" : walked, euid);
+        Problem problem = check_parent(info, walked.empty() ? "/" : walked, euid);
         if (!problem.ok()) return problem;
         bool last = slash == nullptr;
         walked += "/" + name;
-        int flags = (last ? O_RDONLY : O_PATH) | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC;
-        Fd next(openat(current.get(), name.c_str(), flags));
+        Fd next(openat(current.get(), name.c_str(), (last ? O_RDONLY : O_PATH) | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!next.ok()) {
             if (errno == ELOOP || errno == ENOTDIR)
                 return unsafe(format("'%s' changed into a link or a file while the cache directory was being opened",
@@ -159,11 +150,42 @@ Problem open_cache_directory(const std::string& directory, Fd* out) {
         rest = slash + 1;
     }
     struct stat info;
-    if (fstat(current.get(), &info) != 0) return io_problem("examining the cache directory", directory, errno);
-    problem = check_private(info, directory, euid);
+    if (fstat(current.get(), &info) != 0) return io_problem("examining the cache directory", shown, errno);
+    Problem problem = check_private(info, shown, euid);
+    if (problem.ok()) *out = std::move(current);
+    return problem;
+}
+
+// A path without empty, "." or ".." components, which the walk can take as it is.
+bool plain_path(const std::string& path) {
+    if (path.size() < 2 || path[0] != '/' || path.back() == '/') return false;
+    for (size_t start = 1; start <= path.size();) {
+        size_t end = path.find('/', start);
+        if (end == std::string::npos) end = path.size();
+        std::string part = path.substr(start, end - start);
+        if (part.empty() || part == "." || part == "..") return false;
+        start = end + 1;
+    }
+    return true;
+}
+
+}  // namespace
+
+Problem open_cache_directory(const std::string& directory, Fd* out) {
+    if (directory.empty() || directory[0] != '/')
+        return io_problem("opening the cache directory", directory, EINVAL);
+    // The common case, an existing private directory reached without links, costs one walk. Any
+    // other case takes the full way below, so the fast walk decides nothing the full way would
+    // decide differently: a plain path that walks cleanly is its own resolved path.
+    if (plain_path(directory) && walk(directory, directory, out).ok()) return Problem{};
+    Problem problem = make_missing_levels(directory);
     if (!problem.ok()) return problem;
-    *out = std::move(current);
-    return Problem{};
+    char resolved[PATH_MAX];
+    if (realpath(directory.c_str(), resolved) == nullptr)
+        return io_problem("resolving the cache directory", directory, errno);
+    if (std::strcmp(resolved, "/") == 0)
+        return unsafe("the cache directory is the root directory", "point CUABI_CACHE_DIR at a private directory");
+    return walk(resolved, directory, out);
 }
 
 bool remove_tree_at(int parent, const char* name) {

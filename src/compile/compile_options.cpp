@@ -270,24 +270,8 @@ cache::Key compile_key(const CompileRequest& request, uint64_t nvrtc_identity) {
     cache::KeyBuilder key;
     key.add("source", request.source.data(), request.source.size());
     key.add("program_name", program_name(options), std::strlen(program_name(options)));
-    emit_flags(request, [&key](std::initializer_list<std::string_view> parts) {
-        // Hashed as the joined flag, exactly as NVRTC sees it; on the stack unless very long.
-        size_t total = 0;
-        for (std::string_view part : parts) total += part.size();
-        char small[512];
-        std::string large;
-        char* joined = small;
-        if (total > sizeof small) {
-            large.resize(total);
-            joined = &large[0];
-        }
-        size_t offset = 0;
-        for (std::string_view part : parts) {
-            if (!part.empty()) std::memcpy(joined + offset, part.data(), part.size());
-            offset += part.size();
-        }
-        key.add("flag", joined, total);
-    });
+    // Each flag hashed as the joined text NVRTC sees, without joining it.
+    emit_flags(request, [&key](std::initializer_list<std::string_view> parts) { key.add_joined("flag", parts); });
     Order headers = header_order(options);
     key.add_u64("headers", headers.size());
     for (size_t i = 0; i < headers.size(); ++i) {

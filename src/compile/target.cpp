@@ -7,8 +7,16 @@
 namespace cuabi {
 
 void Target::set_name() {
-    char suffix_text[2] = {suffix, '\0'};
-    std::snprintf(name, sizeof name, "%s_%d%s", ptx ? "compute" : "sm", arch, suffix_text);
+    // By hand rather than snprintf: every compile, cache hits included, names its target.
+    char* at = name;
+    for (const char* prefix = ptx ? "compute_" : "sm_"; *prefix != '\0'; ++prefix) *at++ = *prefix;
+    char digits[12];
+    int count = 0;
+    for (unsigned value = static_cast<unsigned>(arch) % 100000; count == 0 || value != 0; value /= 10)
+        digits[count++] = static_cast<char>('0' + value % 10);
+    while (count > 0) *at++ = digits[--count];
+    if (suffix != '\0') *at++ = suffix;
+    *at = '\0';
 }
 
 Status parse_target(const char* text, const char* field, Target* out) {

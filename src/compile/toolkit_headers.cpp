@@ -14,9 +14,9 @@
 namespace cuabi {
 namespace {
 
-// Headers whose size and modification time change with every toolkit or CCCL version.
-const char* const kMarkers[] = {"cuda_fp16.h", "cuda_runtime_api.h", "cuda/version", "cub/version.cuh",
-                                "thrust/version.h"};
+// Headers whose size and modification time change with every toolkit (cuda_fp16.h) or CCCL
+// (libcu++'s version header; CUB and Thrust are released with it) version.
+const char* const kMarkers[] = {"cuda_fp16.h", "cuda/std/version"};
 
 bool is_file(const std::string& path) {
     struct stat info;
@@ -89,31 +89,40 @@ ToolkitHeaders find_toolkit_headers(const std::string& nvrtc_path) {
     const char* list = secure_getenv("CUABI_CUDA_INCLUDE_PATH");
     if (list != nullptr && *list != '\0') {
         found = from_list(list);
-    } else {
-        std::vector<std::pair<std::string, std::string>> roots;  // (root, how it was found)
-        for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
-            const char* value = secure_getenv(variable);
-            if (value != nullptr && *value != '\0') roots.emplace_back(value, std::string("$") + variable);
+        found.identity = toolkit_identity(found.directories);
+        return found;
+    }
+    // Most specific first; the usual locations are listed only when these have none.
+    std::vector<std::pair<std::string, std::string>> roots;  // (root, how it was found)
+    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
+        const char* value = secure_getenv(variable);
+        if (value != nullptr && *value != '\0') roots.emplace_back(value, std::string("$") + variable);
+    }
+    if (!nvrtc_path.empty()) roots.emplace_back(parent_of(parent_of(nvrtc_path)), "the toolkit of " + nvrtc_path);
+    auto try_roots = [&found](const std::vector<std::pair<std::string, std::string>>& candidates, size_t from) {
+        for (size_t i = from; i < candidates.size() && found.directories.empty(); ++i) {
+            found.directories = toolkit_directories(candidates[i].first);
+            found.source = candidates[i].second;
         }
-        if (!nvrtc_path.empty()) roots.emplace_back(parent_of(parent_of(nvrtc_path)), "the toolkit of " + nvrtc_path);
+    };
+    try_roots(roots, 0);
+    if (found.directories.empty()) {
+        size_t from = roots.size();
         for (const std::string& root : toolkit_roots()) roots.emplace_back(root, root);
         roots.emplace_back("/usr", "/usr");
-        for (const auto& root : roots) {
-            found.directories = toolkit_directories(root.first);
-            if (found.directories.empty()) continue;
-            found.source = root.second;
-            break;
-        }
+        try_roots(roots, from);
+    }
+    if (found.directories.empty()) {
         for (const std::string& nvidia : pip_nvidia_directories()) {
-            if (!found.directories.empty()) break;
             found.directories = wheel_directories(nvidia);
             found.source = "the pip packages in " + nvidia;
+            if (!found.directories.empty()) break;
         }
-        if (found.directories.empty()) {
-            found.source.clear();
-            for (const auto& root : roots) found.searched += (found.searched.empty() ? "" : ", ") + root.first + "/include";
-            found.searched += ", pip's nvidia-* packages";
-        }
+    }
+    if (found.directories.empty()) {
+        found.source.clear();
+        for (const auto& root : roots) found.searched += (found.searched.empty() ? "" : ", ") + root.first + "/include";
+        found.searched += ", pip's nvidia-* packages";
     }
     found.identity = toolkit_identity(found.directories);
     return found;

@@ -1,5 +1,6 @@
 #include "driver/driver_api.hpp"
 
+#include "driver/nvrtc_api_files.hpp"
 #include "range/ranges.hpp"
 
 #include <dlfcn.h>
@@ -152,7 +153,11 @@ bool driver_started_in_process() {
 int installed_driver_version() {
     if (loaded.load(std::memory_order_acquire)) return outcome().api.version;
     static const int version = [] {
-        void* library = dlopen(library_path().c_str(), RTLD_NOW | RTLD_LOCAL);
+        // Where no driver is installed, a failing dlopen (the loader's whole search) costs more
+        // than looking for the file the same way without loading anything.
+        std::string path = library_path();
+        if (path == kDefaultLibrary && find_library_file(path).empty()) return 0;
+        void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (library == nullptr) return 0;
         // Kept open, like the driver itself: driver() opens the same library later.
         using DriverGetVersion = CUresult (*)(int*);

@@ -53,47 +53,62 @@ bool regular_file(const std::string& path) {
     return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
-// The path /etc/ld.so.cache gives for `name` ("glibc-ld.so.cache1.1" layout, alone or after an
-// old-format table), or "". The cache is root's; every offset is checked against its size.
-std::string from_loader_cache(const std::string& name) {
-    static const char kOldMagic[] = "ld.so-1.7.0";
-    static const char kNewMagic[] = "glibc-ld.so.cache1.1";
-    int fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return "";
-    struct stat info;
-    std::string found;
+// /etc/ld.so.cache ("glibc-ld.so.cache1.1" layout, alone or after an old-format table), read
+// once per process and searched in place. The cache is root's; every offset is checked against
+// its size.
+struct LoaderCache {
     std::string data;
-    if (fstat(fd, &info) == 0 && info.st_size > 0 && info.st_size < kMaxLoaderCacheBytes) {
-        data.resize(static_cast<size_t>(info.st_size));
-        if (!read_at(fd, &data[0], data.size(), 0)) data.clear();
+    size_t start = 0;    // of the new-format table
+    uint32_t count = 0;  // its entries
+
+    LoaderCache() {
+        static const char kOldMagic[] = "ld.so-1.7.0";
+        static const char kNewMagic[] = "glibc-ld.so.cache1.1";
+        int fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        struct stat info;
+        if (fstat(fd, &info) == 0 && info.st_size > 0 && info.st_size < kMaxLoaderCacheBytes) {
+            data.resize(static_cast<size_t>(info.st_size));
+            if (!read_at(fd, &data[0], data.size(), 0)) data.clear();
+        }
+        close(fd);
+        if (data.compare(0, sizeof kOldMagic - 1, kOldMagic) == 0 && data.size() >= 16) {
+            uint32_t old_count = 0;
+            std::memcpy(&old_count, data.data() + 12, 4);
+            start = (16 + size_t(old_count) * 12 + 7) & ~size_t{7};
+        }
+        if (data.size() < start + kHeader || data.compare(start, sizeof kNewMagic - 1, kNewMagic) != 0) return;
+        std::memcpy(&count, data.data() + start + 20, 4);
+        if (count > (data.size() - start - kHeader) / kEntry) count = 0;
     }
-    close(fd);
-    size_t start = 0;
-    if (data.compare(0, sizeof kOldMagic - 1, kOldMagic) == 0 && data.size() >= 16) {
-        uint32_t old_count = 0;
-        std::memcpy(&old_count, data.data() + 12, 4);
-        start = (16 + size_t(old_count) * 12 + 7) & ~size_t{7};
-    }
-    const size_t kHeader = 48, kEntry = 24;
-    if (data.size() < start + kHeader || data.compare(start, sizeof kNewMagic - 1, kNewMagic) != 0) return "";
-    uint32_t count = 0;
-    std::memcpy(&count, data.data() + start + 20, 4);
-    if (count > (data.size() - start - kHeader) / kEntry) return "";
-    auto string_at = [&](uint32_t offset) -> const char* {
+
+    const char* string_at(uint32_t offset) const {
         size_t at = start + offset;
         if (at >= data.size() || std::memchr(data.data() + at, '\0', data.size() - at) == nullptr) return nullptr;
         return data.data() + at;
-    };
-    for (uint32_t i = 0; i < count && found.empty(); ++i) {
-        const char* entry = data.data() + start + kHeader + size_t(i) * kEntry;
-        uint32_t key = 0, value = 0;
-        std::memcpy(&key, entry + 4, 4);
-        std::memcpy(&value, entry + 8, 4);
-        const char* library = string_at(key);
-        const char* path = string_at(value);
-        if (library != nullptr && path != nullptr && name == library && is_native_elf(path)) found = path;
     }
-    return found;
+
+    // The path for `name` of this machine's ELF class and architecture, or "".
+    std::string find(const std::string& name) const {
+        for (uint32_t i = 0; i < count; ++i) {
+            const char* entry = data.data() + start + kHeader + size_t(i) * kEntry;
+            uint32_t key = 0, value = 0;
+            std::memcpy(&key, entry + 4, 4);
+            std::memcpy(&value, entry + 8, 4);
+            const char* library = string_at(key);
+            if (library == nullptr || name != library) continue;
+            const char* path = string_at(value);
+            if (path != nullptr && is_native_elf(path)) return path;
+        }
+        return "";
+    }
+
+    static constexpr size_t kHeader = 48, kEntry = 24;
+};
+
+std::string from_loader_cache(const std::string& name) {
+    static const LoaderCache cache;
+    return cache.find(name);
 }
 
 bool is_directory(const std::string& path) {
@@ -137,23 +152,27 @@ std::vector<std::string> toolkit_roots() {
 }
 
 std::vector<std::string> pip_nvidia_directories() {
-    std::vector<std::string> prefixes;
+    // Environments of one user are small: their lib/ is listed. The system's lib/ directories are
+    // large, so there the usual interpreter versions are tried by name instead.
+    std::vector<std::string> pythons;
     for (const char* variable : {"VIRTUAL_ENV", "CONDA_PREFIX"}) {
         const char* value = secure_getenv(variable);
-        if (value != nullptr && *value == '/') prefixes.push_back(value);
+        if (value == nullptr || *value != '/') continue;
+        for (const std::string& python : names_starting_with(std::string(value) + "/lib", "python3"))
+            pythons.push_back(std::string(value) + "/lib/" + python);
     }
     const char* home = secure_getenv("HOME");
-    if (home != nullptr && *home == '/') prefixes.push_back(std::string(home) + "/.local");
-    prefixes.push_back("/usr/local");
-    prefixes.push_back("/usr");
+    if (home != nullptr && *home == '/') {
+        std::string local = std::string(home) + "/.local/lib";
+        for (const std::string& python : names_starting_with(local, "python3")) pythons.push_back(local + "/" + python);
+    }
+    for (const char* prefix : {"/usr/local/lib/python3.", "/usr/lib/python3."})
+        for (int minor = 14; minor >= 8; --minor) pythons.push_back(prefix + std::to_string(minor));
+    pythons.push_back("/usr/lib/python3");  // Debian's dist-packages for every version
     std::vector<std::string> found;
-    for (const std::string& prefix : prefixes) {
-        for (const std::string& python : names_starting_with(prefix + "/lib", "python3")) {
-            for (const char* packages : {"site-packages", "dist-packages"}) {
-                std::string nvidia = prefix + "/lib/" + python + "/" + packages + "/nvidia";
-                if (is_directory(nvidia)) found.push_back(nvidia);
-            }
-        }
+    for (const std::string& python : pythons) {
+        for (const char* packages : {"/site-packages/nvidia", "/dist-packages/nvidia"})
+            if (is_directory(python + packages)) found.push_back(python + packages);
     }
     return found;
 }

@@ -24,9 +24,10 @@ std::string find_library_file(const std::string& name);
 // /usr/local/cuda-<version> (newest version first), /opt/cuda. Only existing directories.
 std::vector<std::string> toolkit_roots();
 
-// Python package directories where pip puts NVIDIA's nvidia-* wheels: lib/python3.*/
-// {site,dist}-packages under $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local, /usr/local and /usr, each
-// with the nvidia/ directory that the wheels install. Only existing ones.
+// Python package directories where pip puts NVIDIA's nvidia-* wheels: the nvidia/ directory of
+// lib/python3.*/{site,dist}-packages under $VIRTUAL_ENV, $CONDA_PREFIX and ~/.local, and of
+// Python 3.8 to 3.14 under /usr/local and /usr (and Debian's /usr/lib/python3/dist-packages).
+// Only existing ones.
 std::vector<std::string> pip_nvidia_directories();
 
 // True when `path` is an ELF shared object for this machine (class and architecture).

@@ -37,8 +37,26 @@ int major_of(const std::string& path) {
     return std::atoi(name.c_str() + sizeof prefix - 1);
 }
 
+// Toolkit and pip directories, each listed at most once per search and only when needed.
+struct Places {
+    const std::vector<std::string>& roots() {
+        if (!have_roots) roots_ = toolkit_roots();
+        have_roots = true;
+        return roots_;
+    }
+    const std::vector<std::string>& pip() {
+        if (!have_pip) pip_ = pip_nvidia_directories();
+        have_pip = true;
+        return pip_;
+    }
+
+private:
+    bool have_roots = false, have_pip = false;
+    std::vector<std::string> roots_, pip_;
+};
+
 // The first libnvrtc.so.<major> found: the loader's way, then toolkits, then pip wheels.
-Candidate find_major(int major) {
+Candidate find_major(int major, Places& places) {
     Candidate candidate;
     candidate.major = major;
     std::string name = "libnvrtc.so." + std::to_string(major);
@@ -47,7 +65,7 @@ Candidate find_major(int major) {
         candidate.source = "the loader's search path";
         return candidate;
     }
-    for (const std::string& root : toolkit_roots()) {
+    for (const std::string& root : places.roots()) {
         for (const char* lib : {"/lib64/", "/lib/"}) {
             if (!regular_file(root + lib + name)) continue;
             candidate.path = root + lib + name;
@@ -55,7 +73,7 @@ Candidate find_major(int major) {
             return candidate;
         }
     }
-    for (const std::string& nvidia : pip_nvidia_directories()) {
+    for (const std::string& nvidia : places.pip()) {
         std::string path = nvidia + (major >= 13 ? "/cu" + std::to_string(major) : std::string("/cuda_nvrtc")) +
                            "/lib/" + name;
         if (!regular_file(path)) continue;
@@ -66,16 +84,28 @@ Candidate find_major(int major) {
     return candidate;
 }
 
-std::string searched_text() {
+std::string searched_text(Places& places) {
     std::string roots;
-    for (const std::string& root : toolkit_roots()) roots += (roots.empty() ? "" : ", ") + root + "/lib64";
+    for (const std::string& root : places.roots()) roots += (roots.empty() ? "" : ", ") + root + "/lib64";
     std::string pip;
-    for (const std::string& nvidia : pip_nvidia_directories()) pip += (pip.empty() ? "" : ", ") + nvidia;
+    for (const std::string& nvidia : places.pip()) pip += (pip.empty() ? "" : ", ") + nvidia;
     std::string names;
     for (int major : kNvrtcMajors) names += (names.empty() ? "libnvrtc.so." : " and libnvrtc.so.") + std::to_string(major);
     return names + " in LD_LIBRARY_PATH, /etc/ld.so.cache and the system library directories" +
            (roots.empty() ? std::string(", no CUDA Toolkit directory") : ", " + roots) +
            (pip.empty() ? std::string(", no pip nvidia-* packages") : ", " + pip);
+}
+
+// The majors in order of preference: those the driver supports, newest first, then the
+// rest, oldest first (the closest to what the driver supports); newest first without a driver.
+std::vector<int> search_order(int driver_version) {
+    std::vector<int> supported, newer;
+    for (int major : kNvrtcMajors) {
+        if (driver_version == 0 || major <= driver_version / 1000) supported.push_back(major);
+        else newer.insert(newer.begin(), major);
+    }
+    supported.insert(supported.end(), newer.begin(), newer.end());
+    return supported;
 }
 
 NvrtcLocation locate() {
@@ -90,25 +120,30 @@ NvrtcLocation locate() {
         location.searched = "CUABI_NVRTC_PATH='" + named + "'";
         location.major = major_of(location.path);
     } else {
+        // Every supported major is looked for (cuabi info lists those not chosen); the driver is
+        // asked only when the choice depends on it, since loading libcuda costs milliseconds.
+        Places places;
         std::vector<Candidate> found;
         for (int major : kNvrtcMajors) {
-            Candidate candidate = find_major(major);
+            Candidate candidate = find_major(major, places);
             if (!candidate.path.empty()) found.push_back(std::move(candidate));
         }
-        location.searched = searched_text();
+        location.searched = searched_text(places);
         if (found.empty()) return location;
         if (found.size() > 1) location.driver_version = installed_driver_version();
         std::vector<int> majors;
         for (const Candidate& candidate : found) majors.push_back(candidate.major);
         int major = paired_nvrtc_major(majors, location.driver_version);
-        size_t chosen = 0;
-        while (found[chosen].major != major) ++chosen;
-        for (size_t i = 0; i < found.size(); ++i)
-            if (i != chosen) location.others.push_back("libnvrtc.so." + std::to_string(found[i].major) + " at " + found[i].path);
-        location.found = true;
-        location.path = found[chosen].path;
-        location.major = found[chosen].major;
-        location.source = found[chosen].source;
+        for (const Candidate& candidate : found) {
+            if (candidate.major != major) {
+                location.others.push_back("libnvrtc.so." + std::to_string(candidate.major) + " at " + candidate.path);
+                continue;
+            }
+            location.found = true;
+            location.path = candidate.path;
+            location.major = candidate.major;
+            location.source = candidate.source;
+        }
     }
     if (location.found) {
         location.build_id = read_build_id(location.path);
@@ -120,11 +155,10 @@ NvrtcLocation locate() {
 }  // namespace
 
 int paired_nvrtc_major(const std::vector<int>& majors, int driver_version) {
-    if (majors.empty()) return 0;
-    if (driver_version == 0) return majors.front();
-    for (int major : majors)
-        if (major <= driver_version / 1000) return major;
-    return majors.back();
+    for (int major : search_order(driver_version))
+        for (int found : majors)
+            if (found == major) return major;
+    return 0;
 }
 
 uint64_t nvrtc_file_identity(const std::string& path, const std::string& build_id) {

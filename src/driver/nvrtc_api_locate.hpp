@@ -3,10 +3,10 @@
 // The choice: $CUABI_NVRTC_PATH when set (that file only); otherwise libnvrtc.so.<major> for
 // each major cuabi supports (13, 12), looked for where the loader would find it (LD_LIBRARY_PATH,
 // /etc/ld.so.cache, the default directories), then in the usual toolkit locations and pip's
-// nvidia-* wheels. When more than one major is installed, the newest whose major the installed
-// driver supports wins (a CUDA 12 driver cannot load what NVRTC 13 produces); the driver's
-// version is then asked without initializing it. The file found is the file loaded: NVRTC is
-// dlopened by this full path.
+// nvidia-* wheels. When more than one major is installed, paired_nvrtc_major() chooses (a CUDA 12
+// driver cannot load what NVRTC 13 produces); the driver's version is then that of cuabi's loaded
+// driver, or asked of libcuda without initializing it. The file found is the file loaded: NVRTC
+// is dlopened by this full path.
 //
 // The file's identity -- its GNU build-id, read from the file's note (or, for a file without
 // one, its path, size and modification time) -- goes into every cache key, so a fresh process
@@ -40,9 +40,9 @@ const NvrtcLocation& nvrtc_location();
 // The identity of the NVRTC file at `path` with build-id `build_id` (see the file comment).
 uint64_t nvrtc_file_identity(const std::string& path, const std::string& build_id);
 
-// Of the NVRTC majors found (newest first), the one to use with a driver of `driver_version`
-// (13000; 0 for no driver): the newest the driver supports, the oldest when it supports none, the
-// newest when there is no driver to ask.
+// Of the NVRTC majors found, the one to use with a driver of `driver_version` (13000; 0 for no
+// driver): the newest the driver supports, else the oldest (the closest), the newest without a
+// driver; 0 when none was found.
 int paired_nvrtc_major(const std::vector<int>& majors, int driver_version);
 
 // One line for `cuabi info`: which NVRTC is paired with which driver and why.

@@ -64,6 +64,18 @@ TEST(CacheStress, KilledProcessesNeverCauseWrongImagesTheCapHoldsAndTheLedgerIsE
         return churner;
     };
     std::vector<Churner> running;
+    // A failed ASSERT returns early: the churners still running are killed and reaped then, or
+    // they would outlive the test (and hold ctest's output pipe open until they end).
+    struct KillOnExit {
+        std::vector<Churner>& churners;
+        ~KillOnExit() {
+            for (Churner& churner : churners) {
+                if (churner.pid <= 0) continue;
+                kill(churner.pid, SIGKILL);
+                cache_test::finish_helper(churner.pid, churner.fd);
+            }
+        }
+    } kill_on_exit{running};
     for (int i = 0; i < 6; ++i) running.push_back(start_churner());
 
     uint64_t kills = 0, ledger_checks = 0;
@@ -86,6 +98,7 @@ TEST(CacheStress, KilledProcessesNeverCauseWrongImagesTheCapHoldsAndTheLedgerIsE
     for (Churner& churner : running) {
         kill(churner.pid, SIGKILL);
         cache_test::HelperResult ended = cache_test::finish_helper(churner.pid, churner.fd);
+        churner.pid = -1;
         EXPECT_EQ(ended.exit_code, -1) << ended.output;
     }
     EXPECT_GE(kills, 50u);
