@@ -35,18 +35,34 @@ ABIDW_OPTIONS = ["--no-corpus-path", "--no-comp-dir-path", "--no-show-locs", "--
                  "hash", "--drop-private-types", "--exported-interfaces-only"]
 
 
-def require_debug_info(library):
+def debug_info_options(library):
+    """abidw's options to find the library's DWARF: none when it is in the library; for a
+    Release build, --debug-info-dir naming where its .gnu_debuglink file is (cmake/
+    SeparateDebugInfo.cmake puts it beside the library). Exits when there is neither."""
     readelf = abi_tools.require_tool("readelf", "check that the library has debug info")
-    if ".debug_info" not in abi_tools.run([readelf, "-S", "-W", library]).stdout:
-        print("FAIL: %s has no DWARF debug info, so abidw cannot see its types. Fix: build with "
-              "-DCMAKE_BUILD_TYPE=RelWithDebInfo (the default) or Debug." % library)
+    sections = abi_tools.run([readelf, "-S", "-W", library]).stdout
+    if ".debug_info" in sections:
+        return []
+    if ".gnu_debuglink" in sections:
+        links = abi_tools.run([readelf, "--debug-dump=links", "-W", library]).stdout
+        names = re.findall(r"^\s*Separate debug info file: (\S+)$", links, re.M)
+        directory = os.path.dirname(os.path.abspath(library))
+        if names and os.path.isfile(os.path.join(directory, names[0])):
+            return ["--debug-info-dir", directory]
+        print("FAIL: %s links to the debug info file %s, which is not beside it in %s. Fix: rebuild "
+              "the library (its post-build step writes the file)." % (library, names[0] if names else "?",
+                                                                      directory))
         sys.exit(1)
+    print("FAIL: %s has no DWARF debug info and no .gnu_debuglink to a separate file, so abidw "
+          "cannot see its types. Fix: build with CMAKE_BUILD_TYPE RelWithDebInfo, Debug, or Release "
+          "(which keeps the debug info in a separate file)." % library)
+    sys.exit(1)
 
 
 def dump(library, headers_dir, source_root, out):
     abidw = abi_tools.require_tool("abidw", "write the ABI dump")
-    require_debug_info(library)
-    result = abi_tools.run([abidw] + ABIDW_OPTIONS + ["--headers-dir", headers_dir, library])
+    options = debug_info_options(library)
+    result = abi_tools.run([abidw] + ABIDW_OPTIONS + options + ["--headers-dir", headers_dir, library])
     root = os.path.abspath(source_root).rstrip("/") + "/"
     text = result.stdout.replace("path='%s" % root, "path='")
     with open(out, "w") as handle:

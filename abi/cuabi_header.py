@@ -12,6 +12,12 @@ as soon as they are written.
 import re
 
 
+# The two spellings of an integer constant (the header's "Constants" convention): a plain decimal
+# literal is an int32_t value, a u-suffixed one a flag or unsigned value.
+SIGNED_LITERAL = re.compile(r"^-?[0-9]+$")
+UNSIGNED_LITERAL = re.compile(r"^(0[xX][0-9A-Fa-f]+|[0-9]+)[uU]$")
+
+
 class HeaderError(Exception):
     pass
 

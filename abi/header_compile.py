@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Compiles the public header the way its users will: as C99/C11 or C++11/C++17, with gcc or
-clang, under -Wall -Wextra -Werror -pedantic. Two probes, generated from the header:
+clang, under -Wall -Wextra -Werror -pedantic, and -Wpadded: a public struct with implicit padding
+(between fields or at its tail) fails, because padding bytes have no name, so the rule that a
+struct's unknown tail is zero could not be relied on and generators may lay them out differently.
+Padding is written out as `reserved` fields instead. Two probes, generated from the header:
 
   prototypes      includes the header and, for every function, initializes a PFN_cuabi_x
                   pointer with &cuabi_x -- so each PFN_ typedef must have exactly its function's
@@ -54,7 +57,7 @@ def main():
     compiler = abi_tools.require_tool(CXX[args.compiler] if is_cxx else args.compiler,
                                       "compile the header as %s" % args.std)
     header = Header(os.path.join(args.include_dir, "cuabi", "cuabi.h"))
-    flags = ["-std=" + args.std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-fsyntax-only",
+    flags = ["-std=" + args.std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wpadded", "-fsyntax-only",
              "-I", args.include_dir, "-x", "c++" if is_cxx else "c"]
     if not is_cxx:
         flags.append("-Wstrict-prototypes")  # f() in C declares a function of unknown arguments

@@ -11,6 +11,10 @@ Rules, each reported as `header:line: rule: what`:
   macro         no function-like macros (bindings cannot call them; write a function)
   pfn           every CUABI_API function has a PFN_ typedef of the same signature, and vice versa
   naming        functions cuabi_*, types cuabi_*, constants CUABI_*
+  literal       every integer constant is a literal generators can type: plain decimal for an
+                int32_t value (statuses, kinds, modes), u-suffixed for a flag or unsigned value;
+                no expressions, casts or other macros (bindgen drops UINT64_MAX, types (1u << 3)
+                as its default)
   options       a struct that starts with struct_size has a CUABI_*_INIT macro, and an
                 *_options or *_config struct a cuabi_*_init() function
   declaration   nothing but the kinds above: a prototype without CUABI_API would not be exported
@@ -24,7 +28,8 @@ import sys
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import abi_tools  # noqa: E402
-from cuabi_header import Header, HeaderError, initializer_struct_name  # noqa: E402
+from cuabi_header import (SIGNED_LITERAL, UNSIGNED_LITERAL, Header, HeaderError,  # noqa: E402
+                          initializer_struct_name)
 
 
 def normalize_type(text):
@@ -70,6 +75,7 @@ class Lint(object):
             self.check_signature(function)
         self.check_pfns()
         self.check_naming()
+        self.check_literals()
         self.check_options()
         for text, line in header.others:
             self.problem(line, "declaration", "'%s' is not a CUABI_API function, PFN_ typedef, "
@@ -152,6 +158,20 @@ class Lint(object):
             if not define.name.startswith("CUABI_"):
                 self.problem(define.line, "naming", "constant %s does not start with CUABI_"
                              % define.name)
+
+    def check_literals(self):
+        for define in self.header.constants():
+            value = define.value
+            if value.startswith(("{", '"')):
+                continue  # an initializer or a string
+            if SIGNED_LITERAL.match(value):
+                if not -2 ** 31 <= int(value) < 2 ** 31:
+                    self.problem(define.line, "literal", "%s is %s, outside int32_t: decimal constants "
+                                 "are int32_t; write a u suffix if it is an unsigned value" % (define.name, value))
+            elif not UNSIGNED_LITERAL.match(value):
+                self.problem(define.line, "literal", "%s is '%s': write a decimal literal (an int32_t "
+                             "value) or a u-suffixed one (a flag or unsigned value) so that every "
+                             "generator types it" % (define.name, value))
 
     def check_options(self):
         header = self.header

@@ -174,7 +174,7 @@ Options parse(int argc, char** argv) {
 cuabi_compile_options compile_options(const char* target, const void* salt = nullptr, size_t salt_size = 0) {
     static const char* expressions[] = {kExpression};
     cuabi_compile_options options;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.name_expressions = expressions;
     options.name_expression_count = 1;
     options.target = target;

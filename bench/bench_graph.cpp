@@ -96,7 +96,7 @@ void bench_replay(bench::Report& report, int nodes, cuabi_kernel* empty, cuabi_s
     bench::check(cuabi_kernel_get_native(empty, &native), "cuabi_kernel_get_native");
     CUfunction function = static_cast<CUfunction>(native);
     cuabi_launch_config config;
-    cuabi_launch_config_init(&config);
+    cuabi_launch_config_init(sizeof config, &config);
     config.block[0] = 32;
     config.stream = stream;
 
@@ -104,7 +104,7 @@ void bench_replay(bench::Report& report, int nodes, cuabi_kernel* empty, cuabi_s
     for (int i = 0; i < nodes; ++i) bench::check(cuabi_launch(empty, &config, nullptr, 0), "cuabi_launch (capture)");
     cuabi_graph* graph = nullptr;
     cuabi_graph_options graph_options;
-    cuabi_graph_options_init(&graph_options);
+    cuabi_graph_options_init(sizeof graph_options, &graph_options);
     graph_options.flags = CUABI_GRAPH_UPLOAD;
     bench::check(cuabi_graph_capture_end(stream, &graph_options, &graph), "cuabi_graph_capture_end");
     void* exec_pointer = nullptr;
@@ -142,7 +142,7 @@ void bench_update(bench::Report& report, cuabi_kernel* update4, cuabi_stream* st
     float a[2] = {1.0f, 2.0f};
     int n = 1;
     cuabi_launch_config config;
-    cuabi_launch_config_init(&config);
+    cuabi_launch_config_init(sizeof config, &config);
     config.block[0] = 32;
     config.stream = stream;
     cuabi_kernel_arg args[2][4] = {{{&y, 8}, {&x, 8}, {&a[0], 4}, {&n, 4}}, {{&y, 8}, {&x, 8}, {&a[1], 4}, {&n, 4}}};

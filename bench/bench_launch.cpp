@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
     cases.push_back(make_case("args16", module, {8, 8, 8, 8, 8, 8, 8, 8, 4, 4, 4, 4, 4, 4, 4, 4}, address));
 
     cuabi_launch_config config;
-    cuabi_launch_config_init(&config);
+    cuabi_launch_config_init(sizeof config, &config);
     config.block[0] = 32;
     config.stream = stream;
 

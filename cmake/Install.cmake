@@ -1,11 +1,17 @@
 # Installation: header, library with its SONAME links, the cuabi CLI, a CMake package exporting
-# cuabi::cuabi, and a pkg-config file (checked by ctest -L packaging).
+# cuabi::cuabi, a pkg-config file, and the documents the header refers to (checked by ctest -L
+# packaging, which also moves an install tree and builds against the moved copy).
 #
 #   include/cuabi/cuabi.h
 #   lib/libcuabi.so -> libcuabi.so.1 -> libcuabi.so.1.0.0
 #   lib/cmake/cuabi/cuabiConfig.cmake, cuabiConfigVersion.cmake, cuabiTargets*.cmake
 #   lib/pkgconfig/cuabi.pc
 #   bin/cuabi
+#   share/doc/cuabi/{errors,safety,compile,cache,device,abi-policy,profiling,performance}.md
+#
+# Nothing installed names the prefix: the CMake package and cuabi.pc locate everything relative to
+# where they are found, and the tool finds the library through $ORIGIN, so an install tree can be
+# moved or unpacked anywhere.
 #
 # find_package(cuabi 1) accepts any 1.x (SameMajorVersion): the project's major version is the
 # ABI major, which is the SONAME.
@@ -13,10 +19,14 @@ include(CMakePackageConfigHelpers)
 
 set(CUABI_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cuabi)
 
-install(TARGETS cuabi EXPORT cuabiTargets
-  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
-  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The include directory reaches the exported target once, from the library's INSTALL_INTERFACE
+# (an INCLUDES DESTINATION here would list it a second time).
+install(TARGETS cuabi EXPORT cuabiTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/cuabi/cuabi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cuabi)
+# The header sends readers to these for background (share/doc/cuabi/errors.md, ...).
+set(CUABI_INSTALLED_DOCS errors safety compile cache device abi-policy profiling performance)
+list(TRANSFORM CUABI_INSTALLED_DOCS REPLACE "(.+)" "${PROJECT_SOURCE_DIR}/docs/\\1.md")
+install(FILES ${CUABI_INSTALLED_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 if(TARGET cuabi_cli)
   # The installed tool finds the installed library next to it, wherever the prefix is.
@@ -35,23 +45,22 @@ install(FILES ${PROJECT_BINARY_DIR}/cuabiConfig.cmake ${PROJECT_BINARY_DIR}/cuab
   DESTINATION ${CUABI_INSTALL_CMAKEDIR})
 
 # --- pkg-config ---------------------------------------------------------------------------------
-# cuabi.pc names absolute directories (CMAKE_INSTALL_FULL_LIBDIR, _INCLUDEDIR). They are worked
-# out when installing rather than when configuring, so that `cmake --install --prefix P` writes
-# P's directories into the file it puts under P.
-set(CUABI_PC_FILE ${PROJECT_BINARY_DIR}/pkgconfig/cuabi.pc)
-install(CODE "
-  foreach(kind LIBDIR INCLUDEDIR)
-    if(kind STREQUAL \"LIBDIR\")
-      set(dir \"${CMAKE_INSTALL_LIBDIR}\")
-    else()
-      set(dir \"${CMAKE_INSTALL_INCLUDEDIR}\")
-    endif()
-    if(NOT IS_ABSOLUTE \"\${dir}\")
-      set(dir \"\${CMAKE_INSTALL_PREFIX}/\${dir}\")
-    endif()
-    set(CMAKE_INSTALL_FULL_\${kind} \"\${dir}\")
-  endforeach()
-  set(PROJECT_VERSION \"${PROJECT_VERSION}\")
-  configure_file(\"${PROJECT_SOURCE_DIR}/pkgconfig/cuabi.pc.in\" \"${CUABI_PC_FILE}\" @ONLY)
-")
-install(FILES ${CUABI_PC_FILE} DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+# cuabi.pc names its prefix relative to its own directory (${pcfiledir}), which pkg-config
+# resolves to wherever it found the file. Only a LIBDIR or INCLUDEDIR given as an absolute path is
+# written as such (that install cannot be moved).
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(CUABI_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+  set(CUABI_PC_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+else()
+  file(RELATIVE_PATH CUABI_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
+  string(REGEX REPLACE "/$" "" CUABI_PC_TO_PREFIX "${CUABI_PC_TO_PREFIX}")  # some CMake versions end it in /
+  set(CUABI_PC_PREFIX "\${pcfiledir}/${CUABI_PC_TO_PREFIX}")
+  set(CUABI_PC_LIBDIR "\${prefix}/${CMAKE_INSTALL_LIBDIR}")
+endif()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(CUABI_PC_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
+else()
+  set(CUABI_PC_INCLUDEDIR "\${prefix}/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
+configure_file(${PROJECT_SOURCE_DIR}/pkgconfig/cuabi.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/cuabi.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/cuabi.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Installs what building and testing cuabi needs, only what is missing (idempotent), from
-# Debian/Ubuntu's archive. The CUDA Toolkit (headers + NVRTC) must already be present; cuabi
-# needs it at build time only.
+# Installs what building and testing cuabi needs, only what is missing (idempotent), and says what
+# it installs: Debian/Ubuntu packages with apt-get, two Python packages with `python3 -m pip` (for
+# the python3 on PATH, the one CMake finds for the tests). The CUDA Toolkit (headers + NVRTC)
+# must already be present; cuabi needs it at build time only.
 set -euo pipefail
 
-# Debian package  -> a file or command that proves it is installed
+# Debian package  -> a file that proves it is installed, and what needs it
 declare -A wanted=(
   [cmake]=/usr/bin/cmake
   [ninja-build]=/usr/bin/ninja
@@ -14,15 +15,28 @@ declare -A wanted=(
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [abigail-tools]=/usr/bin/abidw
   [python3]=/usr/bin/python3
+  [bindgen]=/usr/bin/bindgen
+  [golang-go]=/usr/bin/go
+)
+declare -A purpose=(
+  [cmake]="the build" [ninja-build]="the build" [g++]="the build" [clang]="header checks, fuzzing"
+  [pkg-config]="packaging tests, cgo" [libgtest-dev]="unit and GPU tests"
+  [abigail-tools]="the ABI check" [python3]="the ABI, packaging and generators tests"
+  [bindgen]="Rust bindings, generators test" [golang-go]="Go bindings, generators test (cgo)"
+  [cargo]="Rust bindings, generators test"
 )
 
 missing=()
 for package in "${!wanted[@]}"; do
   [[ -e "${wanted[$package]}" ]] || missing+=("$package")
 done
+# Rust may come from rustup (~/.cargo/bin) as well as from Debian: only a missing cargo is installed.
+command -v cargo >/dev/null || missing+=(cargo)
 
 if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
+  for package in "${missing[@]}"; do
+    echo "setup: installing Debian package $package (for ${purpose[$package]})"
+  done
   sudo=""
   [[ $(id -u) -eq 0 ]] || sudo="sudo"
   if ! { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; }; then
@@ -30,7 +44,28 @@ if ((${#missing[@]})); then
     echo "setup: tests that need them will say so." >&2
   fi
 else
-  echo "setup: build and test tools present"
+  echo "setup: Debian packages present (build, tests, bindgen, go, cargo)"
+fi
+
+# Python packages, pinned, for the python3 on PATH.
+# ziglang: Zig's compiler (python3 -m ziglang), for the Zig bindings and zig translate-c.
+# cffi: the generators test reads cuabi.h with it as a Python user would.
+python=$(command -v python3 || true)
+if [[ -z "$python" ]]; then
+  echo "setup: WARNING: no python3 on PATH; the ABI, packaging and generators tests need it." >&2
+else
+  pip_wanted=()
+  [[ "$("$python" -m ziglang version 2>/dev/null || true)" == "0.17.1" ]] || pip_wanted+=("ziglang==0.17.1")
+  "$python" -c 'import cffi' 2>/dev/null || pip_wanted+=("cffi==2.0.0")
+  if ((${#pip_wanted[@]})); then
+    echo "setup: installing ${pip_wanted[*]} with $python -m pip (Zig bindings and the generators test)"
+    if ! "$python" -m pip install --quiet --disable-pip-version-check "${pip_wanted[@]}"; then
+      echo "setup: WARNING: pip could not install ${pip_wanted[*]} for $python." >&2
+      echo "setup: the Zig and cffi tests will say so." >&2
+    fi
+  else
+    echo "setup: Python packages present (ziglang 0.17.1, cffi)"
+  fi
 fi
 
 # The CUDA Toolkit: headers and NVRTC. Not installable from Debian here in the version cuabi

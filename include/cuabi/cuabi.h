@@ -5,8 +5,8 @@
  * each group opens with the lifetime and thread-safety rules of its object, then its constants and
  * structs, then its functions; each function says what it does, which statuses it returns beyond
  * the common ones, and who owns what it returns. The longer documents installed with the library
- * (share/doc/cuabi/: errors.md, compile.md, cache.md, device.md, profiling.md, abi-policy.md,
- * performance.md) add background; nothing a caller needs is only there.
+ * (share/doc/cuabi/: errors.md, safety.md, compile.md, cache.md, device.md, profiling.md,
+ * abi-policy.md, performance.md) add background; nothing a caller needs is only there.
  *
  * Conventions that hold for every function (so they are not repeated below):
  *   - Names: cuabi_<object>_<verb> (cuabi_stream_create, cuabi_graph_launch); a getter is
@@ -23,9 +23,12 @@
  *     CUABI_ERROR_FORKED and CUABI_ERROR_CUDA.
  *   - Output parameters are named out_*; they are written only on success (the two-call pattern
  *     below also writes *out_size on CUABI_ERROR_BUFFER_TOO_SMALL).
- *   - Structs begin with uint32_t struct_size, which the caller sets to sizeof the struct it was
- *     built against: the cuabi_*_init() function of each struct does it (and fills defaults), as
- *     does its CUABI_*_INIT macro for C callers. For options, a NULL pointer means all defaults.
+ *   - Structs begin with uint32_t struct_size: sizeof the struct as the caller's header declares it.
+ *     Each struct has an init function, cuabi_<struct>_init(struct_size, out): it fills the
+ *     caller's struct_size bytes -- defaults for the fields this library knows, zeros for any
+ *     newer ones -- and sets struct_size, so it never writes past a struct from an older header.
+ *     C callers may use the CUABI_*_INIT macro instead. For options, a NULL pointer means all
+ *     defaults.
  *     A struct from an older, smaller header gets defaults for the fields it lacks; a larger one
  *     whose unknown tail is not all zero bytes, or one claiming more than CUABI_STRUCT_SIZE_MAX
  *     bytes, is refused with CUABI_ERROR_STRUCT_SIZE. Output structs are filled up to struct_size.
@@ -38,7 +41,8 @@
  *     CUABI_ERROR_BUFFER_TOO_SMALL and still sets *out_size. Text counts its terminating NUL.
  *   - Every handle may be used from any thread unless its group says otherwise; cuabi makes the
  *     right CUDA context current itself. A handle value is never valid twice: once destroyed it
- *     stays invalid however many objects are created later, also across dlclose and reloading.
+ *     stays invalid however many objects are created later, also across dlclose and reloading
+ *     (where a handle kept from the earlier load is refused except with a chance of 1 in 2^31).
  *   - Every destroy function accepts NULL and any invalid handle, returns nothing and leaves the
  *     thread's last error untouched. Objects keep what they depend on alive, so handles may be
  *     destroyed in any order.
@@ -250,8 +254,8 @@ typedef struct cuabi_device_info {
 
 #ifndef CUABI_NO_PROTOTYPES
 
-/* Sets out_info->struct_size and zeroes the rest. */
-CUABI_API void cuabi_device_info_init(cuabi_device_info* out_info);
+/* Prepares *out_info for a call that fills it (see "Structs" above). */
+CUABI_API cuabi_status cuabi_device_info_init(uint32_t struct_size, cuabi_device_info* out_info);
 
 /* The CUDA driver's version (e.g. 13000 for 13.0). Returns CUABI_ERROR_DRIVER_NOT_FOUND when
  * libcuda.so.1 cannot be loaded (the message says where cuabi looked and why it failed). */
@@ -313,10 +317,10 @@ typedef struct cuabi_counters {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults (device 0). */
-CUABI_API void cuabi_context_options_init(cuabi_context_options* out_options);
+CUABI_API cuabi_status cuabi_context_options_init(uint32_t struct_size, cuabi_context_options* out_options);
 
-/* Sets out_counters->struct_size and zeroes the rest. */
-CUABI_API void cuabi_counters_init(cuabi_counters* out_counters);
+/* Prepares *out_counters for a call that fills it (see "Structs" above). */
+CUABI_API cuabi_status cuabi_counters_init(uint32_t struct_size, cuabi_counters* out_counters);
 
 /* Creates a context on options->device_ordinal (NULL options: device 0).
  * Returns CUABI_ERROR_INVALID_DEVICE for a bad ordinal, CUABI_ERROR_STRUCT_SIZE for a bad
@@ -370,7 +374,7 @@ typedef struct cuabi_stream_options {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults. */
-CUABI_API void cuabi_stream_options_init(cuabi_stream_options* out_options);
+CUABI_API cuabi_status cuabi_stream_options_init(uint32_t struct_size, cuabi_stream_options* out_options);
 
 /* Creates a non-blocking stream on the context. options->priority is clamped to the device's
  * range. The caller owns *out_stream. */
@@ -424,7 +428,7 @@ typedef struct cuabi_event_options {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults. */
-CUABI_API void cuabi_event_options_init(cuabi_event_options* out_options);
+CUABI_API cuabi_status cuabi_event_options_init(uint32_t struct_size, cuabi_event_options* out_options);
 
 /* Creates an event. The caller owns *out_event. Returns CUABI_ERROR_INVALID_ARGUMENT for
  * unknown flags. */
@@ -477,7 +481,7 @@ typedef struct cuabi_buffer_options {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults. */
-CUABI_API void cuabi_buffer_options_init(cuabi_buffer_options* out_options);
+CUABI_API cuabi_status cuabi_buffer_options_init(uint32_t struct_size, cuabi_buffer_options* out_options);
 
 /* Allocates `size` bytes of device memory. Returns CUABI_ERROR_INVALID_ARGUMENT for size 0 or
  * unknown flags, CUABI_ERROR_DEVICE_OUT_OF_MEMORY when the device cannot hold it. The caller owns
@@ -629,10 +633,10 @@ typedef struct cuabi_module_info {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults (the tri-states to CUABI_TRISTATE_DEFAULT, everything else 0/NULL). */
-CUABI_API void cuabi_compile_options_init(cuabi_compile_options* out_options);
+CUABI_API cuabi_status cuabi_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options);
 
-/* Sets out_info->struct_size and zeroes the rest. */
-CUABI_API void cuabi_module_info_init(cuabi_module_info* out_info);
+/* Prepares *out_info for a call that fills it (see "Structs" above). */
+CUABI_API cuabi_status cuabi_module_info_init(uint32_t struct_size, cuabi_module_info* out_info);
 
 /* Compiles CUDA C++ `source` with NVRTC for the context's device and loads it.
  * Without options->target the image is a CUBIN for the device's sm_XY, or -- when NVRTC is older
@@ -750,8 +754,8 @@ typedef struct cuabi_kernel_attributes {
 
 #ifndef CUABI_NO_PROTOTYPES
 
-/* Sets out_attributes->struct_size and zeroes the rest. */
-CUABI_API void cuabi_kernel_attributes_init(cuabi_kernel_attributes* out_attributes);
+/* Prepares *out_attributes for a call that fills it (see "Structs" above). */
+CUABI_API cuabi_status cuabi_kernel_attributes_init(uint32_t struct_size, cuabi_kernel_attributes* out_attributes);
 
 /* Releases the kernel. */
 CUABI_API void cuabi_kernel_destroy(cuabi_kernel* kernel);
@@ -843,7 +847,7 @@ typedef struct cuabi_kernel_arg {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_config with the defaults of CUABI_LAUNCH_CONFIG_INIT. */
-CUABI_API void cuabi_launch_config_init(cuabi_launch_config* out_config);
+CUABI_API cuabi_status cuabi_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config);
 
 /* Launches `kernel` with one cuabi_kernel_arg per kernel parameter, in declaration order
  * (arg_count <= 256; use cuabi_launch_packed for more). config NULL means the defaults. The values
@@ -887,6 +891,10 @@ CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_lau
  * cuabi_graph_retain_buffer(). A buffer reached only through a kernel argument (a raw device
  * address) is not known to cuabi: retain it explicitly, or keep it alive yourself, for as long as
  * the graph may replay. Kernels and memory from other libraries stay their owner's responsibility.
+ * A captured transfer's buffer is handed to the CUDA graph being captured (a CUDA user object),
+ * also when other code began the capture: it then lives as long as that graph and every graph
+ * cloned or instantiated from it, replays in flight included, and its memory is freed at cuabi's
+ * next call that allocates or destroys after the last of them dies.
  * Thread safety: any thread may use a graph; calls on one graph are serialized by a per-graph
  * lock (uncontended unless threads really share it).
  * ========================================================================================== */
@@ -976,13 +984,13 @@ typedef struct cuabi_graph_update_info {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults (no flags). */
-CUABI_API void cuabi_graph_options_init(cuabi_graph_options* out_options);
+CUABI_API cuabi_status cuabi_graph_options_init(uint32_t struct_size, cuabi_graph_options* out_options);
 
-/* Sets out_info->struct_size and zeroes the rest. */
-CUABI_API void cuabi_graph_node_info_init(cuabi_graph_node_info* out_info);
+/* Prepares *out_info for a call that fills it (see "Structs" above). */
+CUABI_API cuabi_status cuabi_graph_node_info_init(uint32_t struct_size, cuabi_graph_node_info* out_info);
 
-/* Sets out_info->struct_size and zeroes the rest. */
-CUABI_API void cuabi_graph_update_info_init(cuabi_graph_update_info* out_info);
+/* Prepares *out_info for a call that fills it (see "Structs" above). */
+CUABI_API cuabi_status cuabi_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info);
 
 /* Starts capturing `stream` in `mode` (CUABI_CAPTURE_MODE_*): work enqueued on it is recorded,
  * not run. Returns CUABI_ERROR_INVALID_ARGUMENT for an unknown mode, CUABI_ERROR_CAPTURE when the
@@ -1111,8 +1119,8 @@ typedef struct cuabi_graph_cache_stats {
 
 #ifndef CUABI_NO_PROTOTYPES
 
-/* Sets out_stats->struct_size and zeroes the rest. */
-CUABI_API void cuabi_graph_cache_stats_init(cuabi_graph_cache_stats* out_stats);
+/* Prepares *out_stats for a call that fills it (see "Structs" above). */
+CUABI_API cuabi_status cuabi_graph_cache_stats_init(uint32_t struct_size, cuabi_graph_cache_stats* out_stats);
 
 /* The capacity class the graph cache files `size` under: the next power of two (0 and 1 give 1;
  * sizes above 2^63 all give 0xFFFFFFFFFFFFFFFF). Thread-free. */
@@ -1214,11 +1222,11 @@ typedef struct cuabi_driver_jit_cache_info {
 
 #ifndef CUABI_NO_PROTOTYPES
 
-/* Sets out_stats->struct_size and zeroes the rest. */
-CUABI_API void cuabi_cache_stats_init(cuabi_cache_stats* out_stats);
+/* Prepares *out_stats for a call that fills it (see "Structs" above). */
+CUABI_API cuabi_status cuabi_cache_stats_init(uint32_t struct_size, cuabi_cache_stats* out_stats);
 
-/* Sets out_info->struct_size and zeroes the rest. */
-CUABI_API void cuabi_driver_jit_cache_info_init(cuabi_driver_jit_cache_info* out_info);
+/* Prepares *out_info for a call that fills it (see "Structs" above). */
+CUABI_API cuabi_status cuabi_driver_jit_cache_info_init(uint32_t struct_size, cuabi_driver_jit_cache_info* out_info);
 
 /* Reads the cache statistics (set out_stats->struct_size first). Lists the cache directory to
  * count disk_entries / disk_bytes, so the call costs a directory scan. */
@@ -1337,19 +1345,19 @@ typedef const char* (*PFN_cuabi_last_error_message)(void);
 typedef int32_t (*PFN_cuabi_last_cu_result)(void);
 typedef int32_t (*PFN_cuabi_last_nvrtc_result)(void);
 typedef cuabi_status (*PFN_cuabi_last_compile_log)(char* out_text, size_t capacity, size_t* out_size);
-typedef void (*PFN_cuabi_device_info_init)(cuabi_device_info* out_info);
+typedef cuabi_status (*PFN_cuabi_device_info_init)(uint32_t struct_size, cuabi_device_info* out_info);
 typedef cuabi_status (*PFN_cuabi_driver_get_version)(int32_t* out_version);
 typedef cuabi_status (*PFN_cuabi_device_get_count)(int32_t* out_count);
 typedef cuabi_status (*PFN_cuabi_device_get_info)(int32_t ordinal, cuabi_device_info* out_info);
-typedef void (*PFN_cuabi_context_options_init)(cuabi_context_options* out_options);
-typedef void (*PFN_cuabi_counters_init)(cuabi_counters* out_counters);
+typedef cuabi_status (*PFN_cuabi_context_options_init)(uint32_t struct_size, cuabi_context_options* out_options);
+typedef cuabi_status (*PFN_cuabi_counters_init)(uint32_t struct_size, cuabi_counters* out_counters);
 typedef cuabi_status (*PFN_cuabi_context_create)(const cuabi_context_options* options, cuabi_context** out_context);
 typedef void (*PFN_cuabi_context_destroy)(cuabi_context* context);
 typedef cuabi_status (*PFN_cuabi_context_get_device_info)(cuabi_context* context, cuabi_device_info* out_info);
 typedef cuabi_status (*PFN_cuabi_context_synchronize)(cuabi_context* context);
 typedef cuabi_status (*PFN_cuabi_context_get_native)(cuabi_context* context, void** out_cu_context);
 typedef cuabi_status (*PFN_cuabi_context_get_counters)(cuabi_context* context, cuabi_counters* out_counters);
-typedef void (*PFN_cuabi_stream_options_init)(cuabi_stream_options* out_options);
+typedef cuabi_status (*PFN_cuabi_stream_options_init)(uint32_t struct_size, cuabi_stream_options* out_options);
 typedef cuabi_status (*PFN_cuabi_stream_create)(cuabi_context* context, const cuabi_stream_options* options, cuabi_stream** out_stream);
 typedef cuabi_status (*PFN_cuabi_stream_wrap)(cuabi_context* context, void* cu_stream, cuabi_stream** out_stream);
 typedef void (*PFN_cuabi_stream_destroy)(cuabi_stream* stream);
@@ -1357,14 +1365,14 @@ typedef cuabi_status (*PFN_cuabi_stream_synchronize)(cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_stream_query)(cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_stream_wait_event)(cuabi_stream* stream, cuabi_event* event);
 typedef cuabi_status (*PFN_cuabi_stream_get_native)(cuabi_stream* stream, void** out_cu_stream);
-typedef void (*PFN_cuabi_event_options_init)(cuabi_event_options* out_options);
+typedef cuabi_status (*PFN_cuabi_event_options_init)(uint32_t struct_size, cuabi_event_options* out_options);
 typedef cuabi_status (*PFN_cuabi_event_create)(cuabi_context* context, const cuabi_event_options* options, cuabi_event** out_event);
 typedef void (*PFN_cuabi_event_destroy)(cuabi_event* event);
 typedef cuabi_status (*PFN_cuabi_event_record)(cuabi_event* event, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_event_synchronize)(cuabi_event* event);
 typedef cuabi_status (*PFN_cuabi_event_query)(cuabi_event* event);
 typedef cuabi_status (*PFN_cuabi_event_get_elapsed_ms)(cuabi_event* start, cuabi_event* end, float* out_ms);
-typedef void (*PFN_cuabi_buffer_options_init)(cuabi_buffer_options* out_options);
+typedef cuabi_status (*PFN_cuabi_buffer_options_init)(uint32_t struct_size, cuabi_buffer_options* out_options);
 typedef cuabi_status (*PFN_cuabi_buffer_create)(cuabi_context* context, size_t size, const cuabi_buffer_options* options, cuabi_buffer** out_buffer);
 typedef cuabi_status (*PFN_cuabi_buffer_wrap)(cuabi_context* context, uint64_t device_address, size_t size, cuabi_buffer** out_buffer);
 typedef void (*PFN_cuabi_buffer_destroy)(cuabi_buffer* buffer);
@@ -1374,8 +1382,8 @@ typedef cuabi_status (*PFN_cuabi_buffer_write)(cuabi_buffer* buffer, size_t offs
 typedef cuabi_status (*PFN_cuabi_buffer_read)(cuabi_buffer* buffer, size_t offset, void* out_data, size_t size, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_buffer_copy)(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_buffer_fill)(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, cuabi_stream* stream);
-typedef void (*PFN_cuabi_compile_options_init)(cuabi_compile_options* out_options);
-typedef void (*PFN_cuabi_module_info_init)(cuabi_module_info* out_info);
+typedef cuabi_status (*PFN_cuabi_compile_options_init)(uint32_t struct_size, cuabi_compile_options* out_options);
+typedef cuabi_status (*PFN_cuabi_module_info_init)(uint32_t struct_size, cuabi_module_info* out_info);
 typedef cuabi_status (*PFN_cuabi_module_compile)(cuabi_context* context, const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
 typedef cuabi_status (*PFN_cuabi_module_compile_offline)(const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
 typedef cuabi_status (*PFN_cuabi_module_load_image)(cuabi_context* context, const void* image, size_t size, cuabi_module** out_module);
@@ -1389,7 +1397,7 @@ typedef cuabi_status (*PFN_cuabi_nvrtc_get_version)(int32_t* out_major, int32_t*
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_supported_archs)(int32_t* out_archs, size_t capacity, size_t* out_count);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_path)(char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_include_dirs)(char* out_text, size_t capacity, size_t* out_size);
-typedef void (*PFN_cuabi_kernel_attributes_init)(cuabi_kernel_attributes* out_attributes);
+typedef cuabi_status (*PFN_cuabi_kernel_attributes_init)(uint32_t struct_size, cuabi_kernel_attributes* out_attributes);
 typedef void (*PFN_cuabi_kernel_destroy)(cuabi_kernel* kernel);
 typedef cuabi_status (*PFN_cuabi_kernel_get_attributes)(cuabi_kernel* kernel, cuabi_kernel_attributes* out_attributes);
 typedef cuabi_status (*PFN_cuabi_kernel_get_native)(cuabi_kernel* kernel, void** out_cu_function);
@@ -1397,12 +1405,12 @@ typedef cuabi_status (*PFN_cuabi_kernel_get_param_count)(cuabi_kernel* kernel, s
 typedef cuabi_status (*PFN_cuabi_kernel_get_param_info)(cuabi_kernel* kernel, size_t index, size_t* out_offset, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_kernel_get_max_active_blocks_per_sm)(cuabi_kernel* kernel, uint32_t block_threads, uint32_t shared_memory_bytes, uint32_t* out_blocks);
 typedef cuabi_status (*PFN_cuabi_kernel_suggest_block_size)(cuabi_kernel* kernel, uint32_t shared_memory_bytes, uint32_t* out_block_threads, uint32_t* out_min_grid_blocks);
-typedef void (*PFN_cuabi_launch_config_init)(cuabi_launch_config* out_config);
+typedef cuabi_status (*PFN_cuabi_launch_config_init)(uint32_t struct_size, cuabi_launch_config* out_config);
 typedef cuabi_status (*PFN_cuabi_launch)(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t arg_count);
 typedef cuabi_status (*PFN_cuabi_launch_packed)(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed, size_t packed_size);
-typedef void (*PFN_cuabi_graph_options_init)(cuabi_graph_options* out_options);
-typedef void (*PFN_cuabi_graph_node_info_init)(cuabi_graph_node_info* out_info);
-typedef void (*PFN_cuabi_graph_update_info_init)(cuabi_graph_update_info* out_info);
+typedef cuabi_status (*PFN_cuabi_graph_options_init)(uint32_t struct_size, cuabi_graph_options* out_options);
+typedef cuabi_status (*PFN_cuabi_graph_node_info_init)(uint32_t struct_size, cuabi_graph_node_info* out_info);
+typedef cuabi_status (*PFN_cuabi_graph_update_info_init)(uint32_t struct_size, cuabi_graph_update_info* out_info);
 typedef cuabi_status (*PFN_cuabi_graph_capture_begin)(cuabi_stream* stream, int32_t mode);
 typedef cuabi_status (*PFN_cuabi_graph_capture_end)(cuabi_stream* stream, const cuabi_graph_options* options, cuabi_graph** out_graph);
 typedef cuabi_status (*PFN_cuabi_graph_capture_end_update)(cuabi_stream* stream, cuabi_graph* graph, uint32_t flags, cuabi_graph_update_info* out_info);
@@ -1421,15 +1429,15 @@ typedef cuabi_status (*PFN_cuabi_graph_update_kernel_args)(cuabi_graph* graph, s
 typedef cuabi_status (*PFN_cuabi_graph_update_kernel_args_packed)(cuabi_graph* graph, size_t index, const void* packed, size_t packed_size);
 typedef cuabi_status (*PFN_cuabi_graph_update_kernel_geometry)(cuabi_graph* graph, size_t index, const uint32_t* grid, const uint32_t* block, uint32_t shared_memory_bytes);
 typedef cuabi_status (*PFN_cuabi_graph_update_memset_value)(cuabi_graph* graph, size_t index, uint32_t value);
-typedef void (*PFN_cuabi_graph_cache_stats_init)(cuabi_graph_cache_stats* out_stats);
+typedef cuabi_status (*PFN_cuabi_graph_cache_stats_init)(uint32_t struct_size, cuabi_graph_cache_stats* out_stats);
 typedef uint64_t (*PFN_cuabi_graph_cache_get_capacity_class)(uint64_t size);
 typedef cuabi_status (*PFN_cuabi_graph_cache_lookup)(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph** out_graph);
 typedef cuabi_status (*PFN_cuabi_graph_cache_insert)(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph* graph);
 typedef void (*PFN_cuabi_graph_cache_set_capacity)(size_t max_entries);
 typedef cuabi_status (*PFN_cuabi_graph_cache_clear)(cuabi_context* context);
 typedef cuabi_status (*PFN_cuabi_graph_cache_get_stats)(cuabi_graph_cache_stats* out_stats);
-typedef void (*PFN_cuabi_cache_stats_init)(cuabi_cache_stats* out_stats);
-typedef void (*PFN_cuabi_driver_jit_cache_info_init)(cuabi_driver_jit_cache_info* out_info);
+typedef cuabi_status (*PFN_cuabi_cache_stats_init)(uint32_t struct_size, cuabi_cache_stats* out_stats);
+typedef cuabi_status (*PFN_cuabi_driver_jit_cache_info_init)(uint32_t struct_size, cuabi_driver_jit_cache_info* out_info);
 typedef cuabi_status (*PFN_cuabi_cache_get_stats)(cuabi_cache_stats* out_stats);
 typedef cuabi_status (*PFN_cuabi_cache_get_directory)(char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_cache_get_degradation_reason)(char* out_text, size_t capacity, size_t* out_size);

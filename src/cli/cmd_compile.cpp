@@ -151,7 +151,7 @@ int run_compile(int argc, char** argv) {
     std::vector<const char*> defines = pointers(args.defines), dirs = pointers(args.include_dirs),
                              expressions = pointers(args.expressions);
     cuabi_compile_options options;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.program_name = args.file.c_str();
     options.target = args.arch.empty() ? nullptr : args.arch.c_str();
     options.cpp_standard = args.standard.empty() ? nullptr : args.standard.c_str();

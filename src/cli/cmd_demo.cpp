@@ -99,7 +99,7 @@ struct Handles {
 // Compiles kSource (for the context's device, or offline for `target`) and adds a table row.
 cuabi_status compile(Handles& handles, const char* target, const char* step, std::vector<Row>& rows) {
     cuabi_compile_options options;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     const char* expressions[] = {kReduce};
     options.name_expressions = expressions;
     options.name_expression_count = 1;
@@ -181,7 +181,7 @@ int run_saxpy(Handles& handles, cuabi_kernel* saxpy, uint32_t n, std::vector<Row
     if (status != CUABI_SUCCESS) return failed("preparing saxpy's buffers", status);
 
     cuabi_launch_config config;
-    cuabi_launch_config_init(&config);
+    cuabi_launch_config_init(sizeof config, &config);
     config.grid[0] = (n + 255) / 256;
     config.block[0] = 256;
     cuabi_kernel_arg args[] = {{&a, sizeof a}, {&x_address, 8}, {&y_address, 8}, {&n, sizeof n}};
@@ -230,7 +230,7 @@ int run_block_sum(Handles& handles, cuabi_kernel* reduce, uint32_t n, std::vecto
         packed_size = offset + size;
     }
     cuabi_launch_config config;
-    cuabi_launch_config_init(&config);
+    cuabi_launch_config_init(sizeof config, &config);
     config.grid[0] = blocks;
     config.block[0] = kReduceBlock;
     Clock::time_point start = Clock::now();
@@ -265,7 +265,7 @@ int time_submission(Handles& handles, cuabi_kernel* saxpy, std::vector<Row>& row
     const uint32_t zero = 0;
     cuabi_kernel_arg args[] = {{&a, 4}, {&null_address, 8}, {&null_address, 8}, {&zero, 4}};
     cuabi_launch_config config;
-    cuabi_launch_config_init(&config);
+    cuabi_launch_config_init(sizeof config, &config);
     config.block[0] = 32;
     config.stream = handles.stream;
     const int launches = 1000;
@@ -293,7 +293,7 @@ int run_graph(Handles& handles, cuabi_kernel* saxpy, uint32_t n, std::vector<Row
     if (status != CUABI_SUCCESS) return failed("preparing the graph's buffers", status);
 
     cuabi_launch_config config;
-    cuabi_launch_config_init(&config);
+    cuabi_launch_config_init(sizeof config, &config);
     config.grid[0] = (n + 255) / 256;
     config.block[0] = 256;
     config.stream = handles.stream;
@@ -334,7 +334,7 @@ int run_graph(Handles& handles, cuabi_kernel* saxpy, uint32_t n, std::vector<Row
 
 void show_a_refused_launch(cuabi_kernel* saxpy) {
     cuabi_launch_config config;
-    cuabi_launch_config_init(&config);
+    cuabi_launch_config_init(sizeof config, &config);
     config.block[0] = 1024;
     config.block[1] = 2;
     const float a = 0.0f;

@@ -33,6 +33,25 @@ Status read_options(const T* user, const T& defaults, const char* type_name, con
     return CUABI_SUCCESS;
 }
 
+// The cuabi_<struct>_init() functions: fills the caller's struct_size bytes of *out with `defaults`
+// (as much of them as the caller's struct holds) and zeros (for fields newer than this library),
+// then sets struct_size to the caller's. Never writes past a struct from an older header.
+template <typename T>
+Status init_struct(const T& defaults, uint32_t struct_size, T* out, const char* type_name, const char* init_function) {
+    if (out == nullptr)
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass the address of the struct to prepare",
+                    "%s() was given a NULL %s pointer", init_function, type_name);
+    if (struct_size < sizeof(uint32_t) * 2 || struct_size > CUABI_STRUCT_SIZE_MAX)
+        return fail(CUABI_ERROR_STRUCT_SIZE, format("pass sizeof(%s) as struct_size", type_name).c_str(),
+                    "%s() was given struct_size %u; a %s is at least 8 and at most %u bytes", init_function,
+                    struct_size, type_name, CUABI_STRUCT_SIZE_MAX);
+    const size_t known = struct_size < sizeof(T) ? struct_size : sizeof(T);
+    std::memcpy(static_cast<void*>(out), &defaults, known);
+    if (struct_size > known) std::memset(reinterpret_cast<unsigned char*>(out) + known, 0, struct_size - known);
+    out->struct_size = struct_size;
+    return CUABI_SUCCESS;
+}
+
 // Writes `value` into a caller's output struct, as much of it as the caller's struct_size holds.
 // Fails (CUABI_ERROR_STRUCT_SIZE) when struct_size is smaller than the struct_size field itself.
 template <typename T>

@@ -1,5 +1,6 @@
 #include "driver/driver_api.hpp"
 
+#include "core/fork.hpp"
 #include "driver/nvrtc_api_files.hpp"
 #include "range/ranges.hpp"
 
@@ -169,6 +170,13 @@ int installed_driver_version() {
 }
 
 const DriverApi* driver(Status* out_status) {
+    // A fork() child of a process that had used cuabi may not touch the driver (core/fork.hpp);
+    // one that had not starts CUDA afresh.
+    Status entered = fork_state::enter("GPU work");
+    if (entered != CUABI_SUCCESS) {
+        if (out_status != nullptr) *out_status = entered;
+        return nullptr;
+    }
     std::call_once(load_once, [] {
         load(&outcome());
         loaded.store(true, std::memory_order_release);

@@ -10,9 +10,15 @@ temporary directory and asserts what each check says about them:
                          struct field and a function added to a released version node; accepts
                          a function added in a new node (and names it), a renamed parameter,
                          and any change once the SONAME's major changes.
+                         It reads a Release build's separate debug info file through the
+                         library's .gnu_debuglink, and fails a library with no debug info at all.
   layout.py check        rejects the reordered field, naming it.
   check_symbols.py       rejects a function missing from the header, naming it.
-  header_lint.py         rejects a bit-field and a struct passed by value.
+  header_lint.py         rejects a bit-field, a struct passed by value and a constant that is not
+                         a literal.
+  header_compile.py      rejects implicit padding (-Wpadded), which the reordered field creates.
+  installed_header.py    rejects a scaffolding marker and a reference to a document that is not
+                         installed, and accepts one that is.
 
 Environment: CUABI_ABI_DIR (the abi/ folder), CC (the C compiler; default cc).
 """
@@ -50,6 +56,7 @@ extern "C" {
 #define CUABI_API
 #endif
 #define CUABI_ABI_VERSION %(major)d
+%(defines)s
 typedef int32_t cuabi_status;
 typedef struct cuabi_widget cuabi_widget;
 typedef struct cuabi_widget_options {
@@ -79,7 +86,7 @@ class ToyLibrary(object):
     """Writes header, source and map for one variant under `root` and builds libcuabi.so.<major>."""
 
     def __init__(self, root, functions=FUNCTIONS, fields=FIELDS, major=1, header_functions=None,
-                 extra_header="", new_node=()):
+                 extra_header="", new_node=(), debug_info="inline", defines=""):
         self.root = root
         self.include = os.path.join(root, "include", "cuabi")
         os.makedirs(self.include)
@@ -88,6 +95,7 @@ class ToyLibrary(object):
         with open(self.header, "w") as handle:
             handle.write(HEADER % {
                 "major": major,
+                "defines": defines,
                 "fields": "\n".join("    %s;" % f for f in fields) + extra_header,
                 "prototypes": "\n".join("CUABI_API %s %s(%s);" % f for f in declared),
                 "pfns": "\n".join("typedef %s (*PFN_%s)(%s);" % f for f in declared)})
@@ -109,6 +117,18 @@ class ToyLibrary(object):
                        "-fvisibility=hidden", "-DCUABI_BUILDING", "-I", os.path.join(root, "include"),
                        "-Wl,-soname,libcuabi.so.%d" % major, "-Wl,--version-script=" + self.map,
                        "-o", self.library, source])
+        self.place_debug_info(debug_info)
+
+    def place_debug_info(self, where):
+        """inline: as built; separate: moved to a .debug file as cmake/SeparateDebugInfo.cmake does
+        for Release; none: stripped without a link."""
+        name = os.path.basename(self.library)
+        if where == "separate":
+            abi_tools.run(["objcopy", "--only-keep-debug", name, name + ".debug"], cwd=self.root)
+            abi_tools.run(["objcopy", "--strip-debug", "--add-gnu-debuglink=" + name + ".debug", name],
+                          cwd=self.root)
+        elif where == "none":
+            abi_tools.run(["objcopy", "--strip-debug", name], cwd=self.root)
 
 
 def script(name, *args):
@@ -184,6 +204,21 @@ class CheckersRejectBreakingChanges(unittest.TestCase):
         code, output = self.compare(toy)
         self.assertEqual(code, 0, output)
 
+    def test_release_build_is_compared_through_its_separate_debug_info(self):
+        toy = self.variant("release", debug_info="separate")
+        code, output = self.compare(toy)
+        self.assertEqual(code, 0, output)
+        self.assertIn("identical", output)
+        changed = self.variant("release_param", debug_info="separate", functions=with_function(
+            FUNCTIONS, "cuabi_widget_resize", "cuabi_widget* widget, uint64_t size"))
+        self.assert_rejected(*self.compare(changed), "cuabi_widget_resize")
+
+    def test_library_without_debug_info_fails_saying_why(self):
+        self.assert_rejected(*self.compare(self.variant("stripped", debug_info="none")), "no DWARF debug info")
+        toy = self.variant("lost_debug_file", debug_info="separate")
+        os.remove(toy.library + ".debug")
+        self.assert_rejected(*self.compare(toy), "libcuabi.so.1.debug, which is not beside it")
+
     def test_removed_function_passes_when_the_abi_major_changes(self):
         toy = self.variant("major", major=2,
                            functions=without_function(FUNCTIONS, "cuabi_widget_resize"))
@@ -218,6 +253,45 @@ class CheckersRejectBreakingChanges(unittest.TestCase):
         code, output = script("header_lint.py", toy.header)
         self.assert_rejected(code, output, "bit-field: cuabi_widget_options.small",
                              "by-value: parameter 'options' of cuabi_widget_apply")
+
+    def test_lint_rejects_constants_that_are_not_literals(self):
+        toy = self.variant("literals", defines="#define CUABI_WIDGET_MAX UINT64_MAX\n"
+                           "#define CUABI_WIDGET_BIG (1u << 3)\n#define CUABI_WIDGET_HUGE 3000000000\n"
+                           "#define CUABI_WIDGET_FLAG 0x8u\n#define CUABI_WIDGET_KIND -7")
+        code, output = script("header_lint.py", toy.header)
+        self.assert_rejected(code, output, "literal: CUABI_WIDGET_MAX is 'UINT64_MAX'",
+                             "literal: CUABI_WIDGET_BIG is '(1u << 3)'", "CUABI_WIDGET_HUGE is 3000000000, outside int32_t")
+        self.assertNotIn("CUABI_WIDGET_FLAG", output)
+        self.assertNotIn("CUABI_WIDGET_KIND", output)
+
+    def test_header_compile_rejects_implicit_padding(self):
+        code, output = script("header_compile.py", "--include-dir", self.base.include + "/..",
+                              "--compiler", "gcc", "--std", "c99")
+        self.assertEqual(code, 0, output)
+        toy = self.variant("padded", fields=[FIELDS[0], FIELDS[2], FIELDS[1]])
+        code, output = script("header_compile.py", "--include-dir", os.path.dirname(toy.include),
+                              "--compiler", "gcc", "--std", "c99")
+        self.assert_rejected(code, output, "padding struct to align", "capacity", "padded]")
+
+    def test_installed_header_check_rejects_scaffolding_and_missing_documents(self):
+        prefix = os.path.join(self.workdir, "installed")
+        docdir = os.path.join(prefix, "share", "doc", "cuabi")
+        os.makedirs(os.path.join(prefix, "include", "cuabi"))
+        os.makedirs(docdir)
+        open(os.path.join(docdir, "errors.md"), "w").close()
+        header = os.path.join(prefix, "include", "cuabi", "cuabi.h")
+
+        def check(text):
+            with open(header, "w") as handle:
+                handle.write(text)
+            return script("installed_header.py", "--prefix", prefix)
+
+        code, output = check("/* Statuses: share/doc/cuabi/errors.md; background in errors.md. */\n")
+        self.assertEqual(code, 0, output)
+        code, output = check("/* @@types:module@@ (insert above) */\n/* see share/doc/cuabi/cache.md, "
+                             "device.md and docs/errors.md */\n")
+        self.assert_rejected(code, output, "cuabi.h:1: scaffolding", "cuabi.h:2: reference: share/doc/cuabi/cache.md "
+                             "is not installed", "device.md is not installed", "docs/errors.md is a path in the source tree")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
 // Capture, replay and inventory on a real GPU: a captured chain of kernels, a memset and a copy
 // replays to the right results and describes itself node by node; failures during capture never
 // leave a stream capturing; graphs outlive their context; a thousand nodes replay; the graph cache
-// hands out independent handles.
+// hands out independent handles; a NULL stream replays and uploads synchronously.
+#include <chrono>
+
 #include "graph_test_support.hpp"
 
 namespace {
@@ -9,6 +11,17 @@ namespace {
 constexpr unsigned kN = 4096;
 constexpr uint32_t kBlock = 256;
 constexpr uint32_t kGrid = kN / kBlock;
+
+// Spins for `ns` nanoseconds of the GPU's global timer, then writes value + thread index: work that
+// is still running long after an asynchronous submission has returned.
+const char* const kSlowWriteSource = R"(
+extern "C" __global__ void slow_write(unsigned* out, unsigned long long ns, unsigned value) {
+    unsigned long long start, now;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    do { asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now)); } while (now - start < ns);
+    out[threadIdx.x] = value + threadIdx.x;
+}
+)";
 
 TEST_F(GraphTest, CapturedKernelsMemsetAndCopyReplayToTheRightResults) {
     uint64_t in_address = 0, tmp_address = 0, out_address = 0, flags_address = 0;
@@ -142,6 +155,45 @@ TEST_F(GraphTest, ReplayOnAnotherDevicesStreamIsRefused) {
     cuabi_graph* graph = end_capture(capturing);
     EXPECT_STATUS_WITH_FIX(cuabi_graph_launch(graph, foreign), CUABI_ERROR_CONTEXT_MISMATCH);
     EXPECT_STATUS_WITH_FIX(cuabi_graph_upload(graph, foreign), CUABI_ERROR_CONTEXT_MISMATCH);
+}
+
+// NULL means "on the calling thread's per-thread stream, waiting for completion". The replayed
+// kernel spins for 200 ms; the result is read on another stream, which does not wait for the
+// per-thread stream, so it shows the kernel's values only if the replay had finished when
+// cuabi_graph_launch returned (and the call took at least the spin).
+TEST_F(GraphTest, ANullStreamUploadsAndReplaysSynchronously) {
+    constexpr unsigned kThreads = 64;
+    constexpr unsigned long long kSpinNs = 200ull * 1000 * 1000;
+    cuabi_kernel* slow_write = kernel(kSlowWriteSource, "slow_write");
+    ASSERT_NE(slow_write, nullptr);
+    uint64_t address = 0;
+    cuabi_buffer* out = buffer(kThreads * sizeof(uint32_t), &address);
+    unsigned long long ns = kSpinNs;
+    unsigned value = 1000;
+    cuabi_kernel_arg args[] = {{&address, 8}, {&ns, 8}, {&value, 4}};
+    cuabi_launch_config launch = config(1, kThreads);
+    launch.stream = capturing;
+    ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
+    ASSERT_OK(cuabi_launch(slow_write, &launch, args, 3));
+    cuabi_graph* graph = end_capture(capturing);
+    ASSERT_NE(graph, nullptr);
+    const cuabi_counters before = counters_of(context);
+
+    ASSERT_OK(cuabi_graph_upload(graph, nullptr));
+    EXPECT_EQ(read<uint32_t>(out, kThreads), std::vector<uint32_t>(kThreads, 0xA5A5A5A5u)) << "an upload runs nothing";
+
+    const auto start = std::chrono::steady_clock::now();
+    ASSERT_OK(cuabi_graph_launch(graph, nullptr));
+    const auto waited = std::chrono::steady_clock::now() - start;
+    std::vector<uint32_t> seen(kThreads, 0);
+    ASSERT_OK(cuabi_buffer_read(out, 0, seen.data(), seen.size() * sizeof(uint32_t), capturing));
+    ASSERT_OK(cuabi_stream_synchronize(capturing));
+    for (unsigned i = 0; i < kThreads; ++i) ASSERT_EQ(seen[i], value + i) << "element " << i;
+    EXPECT_GE(std::chrono::duration_cast<std::chrono::nanoseconds>(waited).count(), static_cast<long long>(kSpinNs))
+        << "cuabi_graph_launch(graph, NULL) returned before the replay could have finished";
+
+    const cuabi_counters after = counters_of(context);
+    EXPECT_EQ(after.graph_launches - before.graph_launches, 1u) << "one replay; the upload is not a launch";
 }
 
 TEST_F(GraphTest, ALaunchRefusedDuringCaptureEndsTheCaptureAndTheStreamStaysUsable) {

@@ -77,7 +77,7 @@ protected:
     // of `expressions`); fails the test on error.
     cuabi_kernel* kernel(const char* source, const char* name, std::vector<const char*> expressions = {}) {
         cuabi_compile_options options;
-        cuabi_compile_options_init(&options);
+        cuabi_compile_options_init(sizeof options, &options);
         options.name_expressions = expressions.empty() ? nullptr : expressions.data();
         options.name_expression_count = expressions.size();
         cuabi_module* module = nullptr;
@@ -131,7 +131,7 @@ protected:
 
     static cuabi_launch_config config(uint32_t grid, uint32_t block, uint32_t shared = 0, uint32_t flags = 0) {
         cuabi_launch_config made;
-        cuabi_launch_config_init(&made);
+        cuabi_launch_config_init(sizeof made, &made);
         made.grid[0] = grid;
         made.block[0] = block;
         made.shared_memory_bytes = shared;

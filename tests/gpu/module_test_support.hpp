@@ -30,7 +30,7 @@ protected:
         if (IsSkipped() || HasFatalFailure()) return;
         ASSERT_OK(cuabi_context_get_device_info(context, &device));
         device_arch = device.compute_capability_major * 10 + device.compute_capability_minor;
-        cuabi_compile_options_init(&options);
+        cuabi_compile_options_init(sizeof options, &options);
     }
 
     void TearDown() override {

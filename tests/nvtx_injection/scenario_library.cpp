@@ -23,7 +23,7 @@ const char* const kSource =
 
 cuabi_compile_options saxpy_options(const char* target) {
     cuabi_compile_options options;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.program_name = "saxpy.cu";
     options.target = target;
     return options;

@@ -49,7 +49,7 @@ std::string unique_salt() {
 class OfflineCompile : public ::testing::Test {
 protected:
     void SetUp() override {
-        cuabi_compile_options_init(&options);
+        cuabi_compile_options_init(sizeof options, &options);
         options.target = "sm_90";
         options.flags = CUABI_COMPILE_NO_CACHE;
         salt = unique_salt();

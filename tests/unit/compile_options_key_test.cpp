@@ -31,7 +31,7 @@ struct Inputs {
     Inputs() {
         toolkit.directories = {"/usr/local/cuda/include/cccl", "/usr/local/cuda/include"};
         toolkit.identity = 42;
-        cuabi_compile_options_init(&options);
+        cuabi_compile_options_init(sizeof options, &options);
         options.cpp_standard = "c++17";
         options.program_name = "k.cu";
         options.max_registers = 64;

@@ -19,7 +19,7 @@ using cuabi::Target;
 
 cuabi_compile_options defaults() {
     cuabi_compile_options options;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     return options;
 }
 

@@ -52,9 +52,9 @@ TEST(GraphStructs, LayoutIsFrozen) {
 TEST(GraphStructs, InitFunctionEqualsTheInitMacroAndAcceptsNull) {
     cuabi_graph_options options, macro = CUABI_GRAPH_OPTIONS_INIT;
     std::memset(&options, 0xFF, sizeof options);
-    cuabi_graph_options_init(&options);
+    cuabi_graph_options_init(sizeof options, &options);
     EXPECT_EQ(std::memcmp(&options, &macro, sizeof options), 0);
-    cuabi_graph_options_init(nullptr);
+    EXPECT_EQ(cuabi_graph_options_init(sizeof options, nullptr), CUABI_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(GraphApi, NullHandlesAreRefusedByName) {
@@ -69,6 +69,36 @@ TEST(GraphApi, NullHandlesAreRefusedByName) {
     EXPECT_FAILS_WITH(cuabi_graph_update_kernel_args_packed(nullptr, 0, nullptr, 0), CUABI_ERROR_INVALID_HANDLE,
                       "graph");
     EXPECT_EQ(graph, nullptr) << "out_graph is written only on success";
+}
+
+// A NULL stream means "run synchronously" to the functions that enqueue work, but a capture is the
+// state of one real stream, so every capture function refuses NULL, as the header's Stream group
+// says, and names the stream in a message that ends in its fix.
+TEST(GraphApi, EveryCaptureFunctionRefusesANullStream) {
+    auto expect_refused = [](cuabi_status status, const char* call) {
+        const std::string message = cuabi_last_error_message();
+        EXPECT_EQ(status, CUABI_ERROR_INVALID_HANDLE) << call << ": " << message;
+        EXPECT_EQ(message.find("stream is NULL"), 0u) << call << ": " << message;
+        const size_t fix = message.rfind("Fix: ");
+        ASSERT_NE(fix, std::string::npos) << call << ": " << message;
+        EXPECT_EQ(message.find("Fix: "), fix) << call << ": one fix, at the end: " << message;
+        EXPECT_GT(message.size(), fix + 5) << call << ": the fix says something: " << message;
+        EXPECT_EQ(message.find(". ", fix), std::string::npos) << call << ": nothing after the fix: " << message;
+    };
+    cuabi_graph* graph = nullptr;
+    cuabi_graph_options options = CUABI_GRAPH_OPTIONS_INIT;
+    cuabi_graph_update_info info = CUABI_GRAPH_UPDATE_INFO_INIT;
+    int32_t capture_status = -7;
+    expect_refused(cuabi_graph_capture_begin(nullptr, CUABI_CAPTURE_MODE_THREAD_LOCAL), "capture_begin");
+    expect_refused(cuabi_graph_capture_end(nullptr, &options, &graph), "capture_end");
+    expect_refused(cuabi_graph_capture_end_update(nullptr, made_up_graph(), CUABI_GRAPH_UPDATE_DEFAULT, &info),
+                   "capture_end_update");
+    expect_refused(cuabi_graph_capture_abort(nullptr), "capture_abort");
+    expect_refused(cuabi_graph_capture_get_status(nullptr, &capture_status), "capture_get_status");
+    EXPECT_EQ(graph, nullptr) << "out_graph is written only on success";
+    EXPECT_EQ(capture_status, -7) << "out_status is written only on success";
+    EXPECT_EQ(info.reinstantiated, 0u);
+    EXPECT_EQ(info.reason[0], '\0') << "out_info is written only on success";
 }
 
 TEST(GraphApi, MadeUpAndWrongTypeHandlesAreRefused) {
@@ -170,7 +200,8 @@ TEST(GraphNodeKinds, NodeTypesNewerThanCuabiAreOther) {
 
 TEST(GraphCaptureMessages, AFailureThatEndsACaptureKeepsItsExplanationAndFix) {
     std::string message = graph::discarded_capture_message(
-        "block (2048,1,1) has 2048 threads; kernel 'k' allows at most 1024. Fix: reduce the block size.", true);
+        "block (2048,1,1) has 2048 threads; kernel 'k' allows at most 1024. Fix: reduce the block size.",
+        graph::CaptureFate::Ended);
     EXPECT_EQ(message.find("block (2048,1,1) has 2048 threads"), 0u) << message;
     EXPECT_NE(message.find("ended the capture and discarded it"), std::string::npos) << message;
     EXPECT_NE(message.find("Fix: reduce the block size, then capture again."), std::string::npos) << message;
@@ -178,9 +209,21 @@ TEST(GraphCaptureMessages, AFailureThatEndsACaptureKeepsItsExplanationAndFix) {
 }
 
 TEST(GraphCaptureMessages, ACaptureOfAnotherThreadIsSaidToContinue) {
-    std::string message = graph::discarded_capture_message("bad value. Fix: pass a good one.", false);
+    std::string message =
+        graph::discarded_capture_message("bad value. Fix: pass a good one.", graph::CaptureFate::OtherThread);
     EXPECT_NE(message.find("still captures"), std::string::npos) << message;
     EXPECT_NE(message.find("cuabi_graph_capture_abort"), std::string::npos) << message;
+}
+
+TEST(GraphCaptureMessages, ACaptureOtherCodeBeganIsLeftToIt) {
+    std::string message =
+        graph::discarded_capture_message("bad value. Fix: pass a good one.", graph::CaptureFate::NotCuabis);
+    EXPECT_EQ(message.find("bad value."), 0u) << message;
+    EXPECT_NE(message.find("other code began"), std::string::npos) << message;
+    EXPECT_NE(message.find("still captures"), std::string::npos) << message;
+    EXPECT_EQ(message.find("ended the capture"), std::string::npos) << message;
+    EXPECT_NE(message.find("Fix: pass a good one;"), std::string::npos) << message;
+    EXPECT_EQ(message.find("Fix: "), message.rfind("Fix: ")) << "one fix, at the end: " << message;
 }
 
 TEST(GraphCaptureMessages, TheFailureHookLeavesCallsWithoutAStreamAlone) {

@@ -54,14 +54,14 @@ TEST(LaunchStructs, LayoutIsFrozen) {
 TEST(LaunchStructs, InitFunctionEqualsTheInitMacroAndAcceptsNull) {
     cuabi_launch_config config, macro = CUABI_LAUNCH_CONFIG_INIT;
     std::memset(&config, 0xFF, sizeof config);
-    cuabi_launch_config_init(&config);
+    cuabi_launch_config_init(sizeof config, &config);
     EXPECT_EQ(std::memcmp(&config, &macro, sizeof config), 0);
     EXPECT_EQ(config.struct_size, sizeof(cuabi_launch_config));
     EXPECT_EQ(config.grid[0], 1u);
     EXPECT_EQ(config.block[2], 1u);
     EXPECT_EQ(config.cluster[0], 0u);
     EXPECT_EQ(config.stream, nullptr);
-    cuabi_launch_config_init(nullptr);
+    EXPECT_EQ(cuabi_launch_config_init(sizeof config, nullptr), CUABI_ERROR_INVALID_ARGUMENT);
 }
 
 TEST(LaunchApiArguments, NullAndStaleKernelsAreInvalidHandles) {

@@ -72,7 +72,7 @@ std::string lowered_name(cuabi_module* module, const std::string& expression) {
 class LoweredNames : public ::testing::Test {
 protected:
     void SetUp() override {
-        cuabi_compile_options_init(&options);
+        cuabi_compile_options_init(sizeof options, &options);
         options.target = "sm_90";
         options.flags = CUABI_COMPILE_NO_CACHE;  // tests about the cache clear it
         for (const std::string& expression : kExpressions) pointers.push_back(expression.c_str());

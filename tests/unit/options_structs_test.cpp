@@ -33,25 +33,55 @@ struct Oversized {
 
 TEST(OptionsStructs, InitFunctionsEqualTheInitMacros) {
     cuabi_context_options context = {}, context_macro = CUABI_CONTEXT_OPTIONS_INIT;
-    cuabi_context_options_init(&context);
+    cuabi_context_options_init(sizeof context, &context);
     EXPECT_EQ(std::memcmp(&context, &context_macro, sizeof context), 0);
     cuabi_stream_options stream = {}, stream_macro = CUABI_STREAM_OPTIONS_INIT;
-    cuabi_stream_options_init(&stream);
+    cuabi_stream_options_init(sizeof stream, &stream);
     EXPECT_EQ(std::memcmp(&stream, &stream_macro, sizeof stream), 0);
     cuabi_event_options event = {}, event_macro = CUABI_EVENT_OPTIONS_INIT;
-    cuabi_event_options_init(&event);
+    cuabi_event_options_init(sizeof event, &event);
     EXPECT_EQ(std::memcmp(&event, &event_macro, sizeof event), 0);
     cuabi_buffer_options buffer = {}, buffer_macro = CUABI_BUFFER_OPTIONS_INIT;
-    cuabi_buffer_options_init(&buffer);
+    cuabi_buffer_options_init(sizeof buffer, &buffer);
     EXPECT_EQ(std::memcmp(&buffer, &buffer_macro, sizeof buffer), 0);
     EXPECT_EQ(stream.struct_size, sizeof(cuabi_stream_options));
 }
 
-TEST(OptionsStructs, InitFunctionsAcceptNull) {
-    cuabi_context_options_init(nullptr);
-    cuabi_stream_options_init(nullptr);
-    cuabi_event_options_init(nullptr);
-    cuabi_buffer_options_init(nullptr);
+TEST(OptionsStructs, InitFunctionsRefuseNullAndImpossibleSizes) {
+    EXPECT_FAILS_WITH(cuabi_context_options_init(sizeof(cuabi_context_options), nullptr),
+                      CUABI_ERROR_INVALID_ARGUMENT, "NULL");
+    cuabi_stream_options stream;
+    EXPECT_FAILS_WITH(cuabi_stream_options_init(4, &stream), CUABI_ERROR_STRUCT_SIZE, "sizeof(cuabi_stream_options)");
+    EXPECT_FAILS_WITH(cuabi_stream_options_init(0xA5A5A5A5u, &stream), CUABI_ERROR_STRUCT_SIZE, "at most 4096");
+}
+
+// A program built against an older header passes its smaller struct_size: the init function must
+// fill exactly that many bytes (never the library's larger struct), and a newer, larger struct gets
+// zeros past what this library knows, which every call then accepts.
+TEST(OptionsStructs, InitFunctionsFillExactlyTheCallersStructSize) {
+    unsigned char bytes[sizeof(cuabi_compile_options) + 16];
+    std::memset(bytes, 0xEE, sizeof bytes);
+    const uint32_t older = offsetof(cuabi_compile_options, timeout_ms);
+    ASSERT_EQ(cuabi_compile_options_init(older, reinterpret_cast<cuabi_compile_options*>(bytes)), CUABI_SUCCESS);
+    cuabi_compile_options defaults = CUABI_COMPILE_OPTIONS_INIT;
+    defaults.struct_size = older;
+    EXPECT_EQ(std::memcmp(bytes, &defaults, older), 0);
+    for (size_t i = older; i < sizeof bytes; ++i) ASSERT_EQ(bytes[i], 0xEE) << "byte " << i << " written";
+
+    std::memset(bytes, 0xEE, sizeof bytes);
+    const uint32_t newer = sizeof(cuabi_compile_options) + 8;
+    ASSERT_EQ(cuabi_compile_options_init(newer, reinterpret_cast<cuabi_compile_options*>(bytes)), CUABI_SUCCESS);
+    for (size_t i = sizeof(cuabi_compile_options); i < newer; ++i) ASSERT_EQ(bytes[i], 0) << "byte " << i;
+    for (size_t i = newer; i < sizeof bytes; ++i) ASSERT_EQ(bytes[i], 0xEE) << "byte " << i << " written";
+    cuabi_module* module = nullptr;
+    const auto* options = reinterpret_cast<const cuabi_compile_options*>(bytes);
+    EXPECT_FAILS_WITH(cuabi_module_compile_offline(nullptr, options, &module), CUABI_ERROR_INVALID_ARGUMENT, "source");
+
+    cuabi_device_info info;
+    std::memset(&info, 0xEE, sizeof info);
+    ASSERT_EQ(cuabi_device_info_init(offsetof(cuabi_device_info, name), &info), CUABI_SUCCESS);
+    EXPECT_EQ(info.struct_size, offsetof(cuabi_device_info, name));
+    EXPECT_EQ(static_cast<unsigned char>(info.name[0]), 0xEE);
 }
 
 TEST(OptionsStructs, TooSmallStructSizeIsRefusedBeforeAnythingElse) {

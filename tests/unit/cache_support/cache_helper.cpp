@@ -234,7 +234,7 @@ int compile(const char* name) {
         if (std::strcmp(entry[0], name) == 0) source = entry[1];
     if (source == nullptr) return 2;
     cuabi_compile_options options;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.target = "sm_90";
     options.name_expressions = kExpressions;
     options.name_expression_count = std::strcmp(name, "templates") == 0 ? 2 : 0;
@@ -285,7 +285,7 @@ int env_race(bool configure) {
     size_t size = 0;
     cuabi_nvrtc_get_include_dirs(nullptr, 0, &size);
     cuabi_compile_options options;
-    cuabi_compile_options_init(&options);
+    cuabi_compile_options_init(sizeof options, &options);
     options.target = "sm_90";
     cuabi_module* module = nullptr;
     cuabi_status status = cuabi_module_compile_offline(kSources[1][1], &options, &module);

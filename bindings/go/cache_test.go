@@ -1,0 +1,80 @@
+package cuabi
+
+import (
+	"os"
+	"testing"
+)
+
+func TestKernelCacheMaintenance(t *testing.T) {
+	dir, err := CacheDirectory()
+	must(t, err)
+	if want := os.Getenv("CUABI_CACHE_DIR"); dir != want {
+		t.Errorf("CacheDirectory = %q, want CUABI_CACHE_DIR %q", dir, want)
+	}
+	reason, err := CacheDegradationReason()
+	must(t, err)
+	if reason != "" {
+		t.Errorf("the disk cache is degraded in a fresh directory: %s", reason)
+	}
+	m, err := CompileOffline(testSource, &CompileOptions{Target: "sm_90", Defines: []string{"MAINTENANCE=1"}})
+	must(t, err)
+	m.Close()
+	stats, err := ReadCacheStats()
+	must(t, err)
+	if !stats.DiskEnabled || !stats.DiskWritable || stats.DiskEntries == 0 || stats.DiskBytes == 0 || stats.MemoryMaxBytes == 0 {
+		t.Errorf("ReadCacheStats = %+v", stats)
+	}
+	if ownCacheDir == "" {
+		t.Skip("CUABI_CACHE_DIR is the caller's: not pruning or clearing it")
+	}
+	checked, removed, err := VerifyCache()
+	must(t, err)
+	if checked != stats.DiskEntries || removed != 0 {
+		t.Errorf("VerifyCache checked %d removed %d; %d entries on disk", checked, removed, stats.DiskEntries)
+	}
+	entries, bytes, err := PruneCache(0)
+	must(t, err)
+	if entries != stats.DiskEntries || bytes == 0 {
+		t.Errorf("PruneCache(0) removed %d entries (%d bytes) of %d", entries, bytes, stats.DiskEntries)
+	}
+	if _, _, err := ClearCache(); err != nil {
+		t.Error(err)
+	}
+	after, err := ReadCacheStats()
+	must(t, err)
+	if after.DiskEntries != 0 || after.MemoryEntries != 0 {
+		t.Errorf("after ClearCache: %+v", after)
+	}
+}
+
+func TestDriverJITCacheSettingsAreReadable(t *testing.T) {
+	info, err := ReadDriverJITCacheInfo()
+	must(t, err)
+	if info.PathSource < SetByDriverDefault || info.PathSource > SetByCuabi {
+		t.Errorf("ReadDriverJITCacheInfo = %+v", info)
+	}
+	path, err := DriverJITCachePath()
+	must(t, err)
+	if path == "" && os.Getenv("HOME") != "" {
+		t.Error("DriverJITCachePath is empty")
+	}
+}
+
+func TestGraphCacheWithoutGPU(t *testing.T) {
+	for size, want := range map[uint64]uint64{0: 1, 1: 1, 3: 4, 1000: 1024, 1 << 40: 1 << 40, 1<<63 + 1: ^uint64(0)} {
+		got, err := GraphCacheCapacityClass(size)
+		must(t, err)
+		if got != want {
+			t.Errorf("GraphCacheCapacityClass(%d) = %d, want %d", size, got, want)
+		}
+	}
+	wantStatus(t, SetGraphCacheCapacity(-1), ErrInvalidArgument)
+	must(t, SetGraphCacheCapacity(17))
+	stats, err := ReadGraphCacheStats()
+	must(t, err)
+	if stats.Capacity != 17 {
+		t.Errorf("capacity %d after SetGraphCacheCapacity(17)", stats.Capacity)
+	}
+	must(t, SetGraphCacheCapacity(256))
+	must(t, ClearGraphCache())
+}

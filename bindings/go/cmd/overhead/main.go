@@ -1,0 +1,272 @@
+// Command overhead measures what a launch through the Go package costs over cuabi_launch called
+// from C, in one process, on one stream and one kernel: the Go side's Kernel.Launch (packed, one
+// cgo crossing) and Kernel.LaunchTable against a C loop calling cuabi_launch (the baseline) and
+// cuabi_launch_packed through the same loaded library. It also counts the Go heap allocations of
+// a Kernel.Launch (testing.AllocsPerRun), which must be zero.
+//
+//	overhead [-reps N] [-launches N] [-batch N]
+//
+// Method (as bench/bench_launch.cpp): host-side submission cost. Launches run in batches smaller
+// than the driver's queue, the stream synchronized between batches outside the timing; every
+// repetition runs each variant once, back to back, in an order rotated per repetition. Reported:
+// each variant's median ns per launch, and the paired difference and ratio to the C baseline of
+// the same repetition (median over repetitions, with the interquartile range), which cancels the
+// drift of a virtualized GPU. Without a GPU it exits with the reason.
+package main
+
+// #cgo CFLAGS: -I${SRCDIR}/../../../../include -std=gnu99
+// #cgo LDFLAGS: -ldl
+// #include <stdlib.h>
+// #include "baseline.h"
+import "C"
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"testing"
+	"time"
+	"unsafe"
+
+	"cuabi"
+)
+
+// The kernel: saxpy with n = 0, so the GPU side is as short as possible.
+const source = `extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+`
+
+type variant struct {
+	name  string
+	batch func(launches int) (time.Duration, error)
+}
+
+func main() {
+	reps := flag.Int("reps", 40, "repetitions")
+	launches := flag.Int("launches", 10000, "launches per variant and repetition")
+	batch := flag.Int("batch", 250, "launches per timed batch")
+	flag.Parse()
+	if err := run(*reps, *launches, *batch); err != nil {
+		fmt.Fprintln(os.Stderr, "overhead:", err)
+		os.Exit(1)
+	}
+}
+
+// bench is what the variants share: one context, stream, kernel and scratch buffer.
+type bench struct {
+	ctx     *cuabi.Context
+	info    cuabi.DeviceInfo
+	stream  *cuabi.Stream
+	module  *cuabi.Module
+	saxpy   *cuabi.Kernel
+	scratch *cuabi.Buffer
+}
+
+func run(reps, launches, batch int) error {
+	b, err := setUp()
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	native, err := b.stream.Native()
+	if err != nil {
+		return err
+	}
+	if err := openBaseline(native, b.scratch.Address()); err != nil {
+		return err
+	}
+	defer C.baseline_close()
+
+	cfg := cuabi.LaunchConfig{Grid: cuabi.Dim3{X: 1}, Block: cuabi.Dim3{X: 32}, Stream: b.stream}
+	a, x, y, n := float32(1), b.scratch.Address(), b.scratch.Address(), uint32(0)
+	variants := []variant{
+		{"C cuabi_launch (baseline)", cLoop(func(n C.int, e *C.char, c C.size_t) C.double { return C.baseline_table(n, e, c) })},
+		{"C cuabi_launch_packed", cLoop(func(n C.int, e *C.char, c C.size_t) C.double { return C.baseline_packed(n, e, c) })},
+		{"Go Kernel.Launch", goLoop(func() error { return b.saxpy.Launch(cfg, a, x, y, n) })},
+		{"Go Kernel.LaunchTable", goLoop(func() error { return b.saxpy.LaunchTable(cfg, a, x, y, n) })},
+	}
+	samples, err := measure(variants, reps, launches, batch, b.stream)
+	if err != nil {
+		return err
+	}
+	allocs := testing.AllocsPerRun(1000, func() {
+		if err := b.saxpy.Launch(cfg, a, x, y, n); err != nil {
+			panic(err)
+		}
+	})
+	if err := b.stream.Synchronize(); err != nil {
+		return err
+	}
+	report(b.info, variants, samples, allocs, reps, launches, batch)
+	if allocs != 0 {
+		return fmt.Errorf("Kernel.Launch allocates %v times per launch", allocs)
+	}
+	return nil
+}
+
+func setUp() (*bench, error) {
+	b := &bench{}
+	var err error
+	if b.ctx, err = cuabi.NewContext(nil); err != nil {
+		return nil, fmt.Errorf("no GPU to measure on: %w", err)
+	}
+	if b.info, err = b.ctx.DeviceInfo(); err == nil {
+		b.stream, err = b.ctx.NewStream(nil)
+	}
+	if err == nil {
+		b.module, err = b.ctx.Compile(source, nil)
+	}
+	if err == nil {
+		b.saxpy, err = b.module.Kernel("saxpy")
+	}
+	if err == nil {
+		b.scratch, err = b.ctx.NewBuffer(256, nil)
+	}
+	if err != nil {
+		b.close()
+		return nil, err
+	}
+	return b, nil
+}
+
+func (b *bench) close() {
+	for _, c := range []interface{ Close() error }{b.scratch, b.saxpy, b.module, b.stream, b.ctx} {
+		c.Close()
+	}
+}
+
+// goLoop times a batch of Go launches.
+func goLoop(launch func() error) func(int) (time.Duration, error) {
+	return func(count int) (time.Duration, error) {
+		start := time.Now()
+		for i := 0; i < count; i++ {
+			if err := launch(); err != nil {
+				return 0, err
+			}
+		}
+		return time.Since(start), nil
+	}
+}
+
+// measure runs every variant once per repetition, in an order rotated per repetition, after one
+// untimed batch each; it returns ns per launch, per variant and repetition.
+func measure(variants []variant, reps, launches, batch int, stream *cuabi.Stream) ([][]float64, error) {
+	perLaunch := func(v variant, count int) (float64, error) {
+		var total time.Duration
+		for done := 0; done < count; done += batch {
+			d, err := v.batch(min(batch, count-done))
+			if err != nil {
+				return 0, fmt.Errorf("%s: %w", v.name, err)
+			}
+			total += d
+			if err := stream.Synchronize(); err != nil { // untimed: the queue never fills
+				return 0, err
+			}
+		}
+		return float64(total.Nanoseconds()) / float64(count), nil
+	}
+	for _, v := range variants {
+		if _, err := perLaunch(v, batch); err != nil {
+			return nil, err
+		}
+	}
+	samples := make([][]float64, len(variants))
+	for rep := 0; rep < reps; rep++ {
+		for i := range variants {
+			v := (i + rep) % len(variants)
+			ns, err := perLaunch(variants[v], launches)
+			if err != nil {
+				return nil, err
+			}
+			samples[v] = append(samples[v], ns)
+		}
+	}
+	return samples, nil
+}
+
+func min(a, b int) int {
+	if a < b {
+		return a
+	}
+	return b
+}
+
+func report(info cuabi.DeviceInfo, variants []variant, samples [][]float64, allocs float64, reps, launches, batch int) {
+	driver, _ := cuabi.DriverVersion()
+	fmt.Printf("launch overhead of the Go package: %s, driver %d.%d\n", info.Name, driver/1000, driver%1000/10)
+	fmt.Printf("method: %d reps x %d launches per variant, batches of %d with untimed stream syncs; grid 1 x block 32;\n"+
+		"        one process, one CUstream, one kernel; paired = median over reps of (variant - baseline) of the same rep\n\n",
+		reps, launches, batch)
+	fmt.Printf("%-28s %14s %26s %22s\n", "variant", "median ns", "paired diff ns [IQR]", "paired ratio [IQR]")
+	for v := range variants {
+		diff, ratio := paired(samples[v], samples[0])
+		fmt.Printf("%-28s %14.1f %26s %22s\n", variants[v].name, quantile(samples[v], 0.5),
+			fmt.Sprintf("%+.1f [%+.1f, %+.1f]", diff[1], diff[0], diff[2]),
+			fmt.Sprintf("%.3f [%.3f, %.3f]", ratio[1], ratio[0], ratio[2]))
+	}
+	diff, _ := paired(samples[2], samples[0])
+	verdict := "met"
+	if diff[1] > 100 || allocs != 0 {
+		verdict = "NOT met"
+	}
+	fmt.Printf("\nGo heap allocations per Kernel.Launch: %v\n", allocs)
+	fmt.Printf("target (at most 100 ns over C cuabi_launch, no allocation): %s (%+.1f ns, %v allocations)\n", verdict, diff[1], allocs)
+}
+
+func openBaseline(stream unsafe.Pointer, address cuabi.DevicePtr) error {
+	library := C.CString(cuabi.LibraryPath())
+	defer C.free(unsafe.Pointer(library))
+	src := C.CString(source)
+	defer C.free(unsafe.Pointer(src))
+	name := C.CString("saxpy")
+	defer C.free(unsafe.Pointer(name))
+	var reason [1024]C.char
+	if C.baseline_open(library, src, name, stream, C.uint64_t(address), C.uint64_t(address), 0, &reason[0], C.size_t(len(reason))) != 0 {
+		return fmt.Errorf("the C baseline: %s", C.GoString(&reason[0]))
+	}
+	return nil
+}
+
+// cLoop times a batch inside C, so the baseline pays no cgo crossing per launch.
+func cLoop(batch func(C.int, *C.char, C.size_t) C.double) func(int) (time.Duration, error) {
+	return func(count int) (time.Duration, error) {
+		var reason [1024]C.char
+		ns := batch(C.int(count), &reason[0], C.size_t(len(reason)))
+		if ns < 0 {
+			return 0, fmt.Errorf("%s", C.GoString(&reason[0]))
+		}
+		return time.Duration(ns), nil
+	}
+}
+
+// paired gives the quartiles of v[i] - base[i] and of v[i] / base[i].
+func paired(v, base []float64) (diff, ratio [3]float64) {
+	d := make([]float64, len(v))
+	r := make([]float64, len(v))
+	for i := range v {
+		d[i] = v[i] - base[i]
+		r[i] = v[i] / base[i]
+	}
+	for q, at := range []float64{0.25, 0.5, 0.75} {
+		diff[q], ratio[q] = quantile(d, at), quantile(r, at)
+	}
+	return diff, ratio
+}
+
+// quantile by linear interpolation between order statistics (q = 0.5 is the usual median).
+func quantile(values []float64, q float64) float64 {
+	if len(values) == 0 {
+		return 0
+	}
+	sorted := append([]float64(nil), values...)
+	sort.Float64s(sorted)
+	position := q * float64(len(sorted)-1)
+	below := int(position)
+	if below+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	return sorted[below] + (position-float64(below))*(sorted[below+1]-sorted[below])
+}

@@ -1,0 +1,3 @@
+module cuabi
+
+go 1.19

@@ -1,0 +1,21 @@
+// Package scenario holds the conformance scenario's CUDA sources (tests/conformance/README.md),
+// shared by the conformance program and the package's tests.
+package scenario
+
+// Source is the scenario's SOURCE: an extern "C" saxpy and a scale template.
+const Source = `extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+template <typename T>
+__global__ void scale(T* data, T factor, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] *= factor;
+}
+`
+
+// Broken is the scenario's BROKEN: a source NVRTC refuses.
+const Broken = "__global__ void broken( { }\n"
+
+// NameExpressions are the scale template's instances the scenario compiles.
+func NameExpressions() []string { return []string{"scale<float>", "scale<double>"} }

@@ -1,0 +1,117 @@
+//! Compile, cache, launch and graph CUDA kernels from Rust through libcuabi.
+//!
+//! ```no_run
+//! use cuabi::{Buffer, CompileOptions, Context, LaunchConfig, Module, Stream};
+//!
+//! const SAXPY: &str = r#"
+//! extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
+//!     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+//!     if (i < n) y[i] = a * x[i] + y[i];
+//! }"#;
+//!
+//! fn main() -> cuabi::Result<()> {
+//!     let n = 1u32 << 20;
+//!     let context = Context::new()?; // device 0
+//!     let module = Module::compile(&context, SAXPY, &CompileOptions::new())?; // NVRTC, or a cache hit
+//!     let saxpy = module.kernel("saxpy")?;
+//!     let x = Buffer::from_slice(&context, &(0..n).map(|i| i as f32).collect::<Vec<_>>())?;
+//!     let y = Buffer::from_slice(&context, &vec![1.0f32; n as usize])?;
+//!     let stream = Stream::new(&context)?;
+//!     let config = LaunchConfig::new().grid(n / 256).block(256).stream(&stream);
+//!     saxpy.launch(&config, &[&2.0f32, &x, &y, &n])?; // every limit and argument checked
+//!     stream.synchronize()?;
+//!     assert_eq!(y.to_vec::<f32>()?[3], 7.0);
+//!     Ok(())
+//! }
+//! ```
+//!
+//! # Loading
+//!
+//! The crate has no link-time dependency: the first call loads `libcuabi.so.1` with `dlopen`
+//! (the file named by `CUABI_LIBRARY` when it is set, else the dynamic linker's search), checks
+//! its ABI major, and resolves every function through `cuabi_get_proc_address`. [`load`] chooses
+//! another file. A function the loaded library lacks (an older 1.x) fails with
+//! [`Status::Unsupported`] when called; it never stops the library from loading.
+//!
+//! # Errors
+//!
+//! Every fallible call returns [`Result`]. An [`Error`] carries cuabi's [`Status`] (an enum with
+//! an [`Status::Unknown`] arm for codes newer than the binding), the status's name, the message
+//! cuabi set on the calling thread (read right after the call, so no other call can replace it;
+//! it names the values involved and ends in `Fix: ...`), the `CUresult` or `nvrtcResult` behind
+//! it, and NVRTC's log for a failed compile. Without a GPU, the first GPU call fails with
+//! [`Status::DriverNotFound`] or [`Status::NoDevice`] ([`Error::is_no_gpu`]).
+//!
+//! # Handles
+//!
+//! [`Context`], [`Stream`], [`Event`], [`Buffer`], [`Module`], [`Kernel`], [`Graph`] and
+//! [`Range`] own one C handle each and destroy it on drop. Children do not borrow their parents:
+//! the C library keeps what each object needs alive (a kernel its module, a module its context, a
+//! graph its kernels and the buffers its transfers touched), so handles may be dropped in any
+//! order, stored freely and sent between threads. Each type's documentation says whether it is
+//! `Send` and `Sync` and why; all are, except the two scopes tied to one thread:
+//! [`Capture`] (a capture ends on the thread that began it) and [`RangeGuard`] (a pushed range
+//! pops on its own thread).
+//!
+//! What Rust cannot check is marked `unsafe`: asynchronous host transfers
+//! ([`Buffer::write_async`], [`Buffer::read_async`]: the host memory must outlive the copy),
+//! wrapping foreign CUDA objects ([`Buffer::wrap`], [`Stream::wrap`]), and
+//! [`cache::configure_driver_jit`] (it sets environment variables).
+//!
+//! # Coverage of the C API
+//!
+//! Every function of `cuabi.h` is reached through this crate; `tests/api_coverage.rs` checks it.
+//! Two groups have no method of their own, on purpose:
+//! - `cuabi_get_proc_address` is what the loader resolves everything else with; for a function
+//!   newer than this crate use [`cuabi_sys::Library::get_proc_address`] on your own
+//!   [`cuabi_sys::Library`].
+//! - The `cuabi_*_init` functions fill every options and output struct this crate hands to the
+//!   library (through scratch space of `CUABI_STRUCT_SIZE_MAX` bytes, so a newer library's larger
+//!   struct cannot overrun ours); the builders ([`CompileOptions`], [`LaunchConfig`],
+//!   [`GraphOptions`], [`EventOptions`]) replace them for callers.
+//!
+//! [`raw_api`] gives the whole function table and each handle's `as_raw` its C handle, for
+//! anything the safe API does not express.
+#![warn(missing_docs)]
+
+mod buffer;
+pub mod cache;
+mod compile;
+mod context;
+mod device;
+mod error;
+mod event;
+mod ffi;
+mod graph;
+pub mod graph_cache;
+mod kernel;
+mod launch;
+mod library;
+mod module;
+pub mod nvrtc;
+pub mod ranges;
+mod stream;
+
+pub use buffer::{Buffer, DeviceCopy, DevicePtr, FillValue};
+pub use compile::CompileOptions;
+pub use context::{Context, Counters};
+pub use device::{device_count, device_info, DeviceInfo};
+pub use error::{status_name, Error, Result, Status};
+pub use event::{Event, EventOptions};
+pub use graph::{
+    Capture, CaptureMode, CaptureStatus, Graph, GraphOptions, NodeInfo, NodeKind, Reinstantiate, UpdateInfo,
+};
+pub use kernel::{BlockSizeSuggestion, Kernel, KernelAttributes};
+pub use launch::{Dim3, KernelArg, LaunchConfig, PackedArgs, Param};
+pub use library::{abi_version, driver_version, library_path, load, raw_api, version, Version, BINDING_VERSION};
+pub use module::{last_compile_log, ImageKind, Module, ModuleInfo, Origin};
+pub use ranges::{range, range_in, Range, RangeGuard};
+pub use stream::Stream;
+
+/// The raw layer: generated declarations of `cuabi.h` and the loader.
+pub use cuabi_sys as sys;
+
+/// The README's examples, compiled as doc tests so that it cannot drift from the crate.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;

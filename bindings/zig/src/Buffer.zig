@@ -1,0 +1,131 @@
+//! A buffer: device memory of a fixed size, owned (allocated by cuabi) or wrapped (a device
+//! address from other CUDA code, never freed by cuabi). Every transfer is checked against the
+//! buffer's bounds. Transfers take slices of any element type; with a stream they are enqueued
+//! (the host memory must then stay valid until the stream reaches them), without one they finish
+//! before returning. Thread-safe.
+
+const std = @import("std");
+const c = @import("c.zig");
+const errors = @import("errors.zig");
+const types = @import("types.zig");
+const launch = @import("launch.zig");
+const Library = @import("Library.zig");
+const Context = @import("Context.zig");
+const Stream = @import("Stream.zig");
+
+const Buffer = @This();
+const Error = errors.Error;
+
+/// The library the buffer came from.
+lib: *const Library,
+/// The C handle, for calls through `lib.dispatch`.
+handle: *c.cuabi_buffer,
+
+/// Where a transfer starts and on which stream it runs.
+pub const Transfer = struct {
+    /// Byte offset into the buffer.
+    offset: usize = 0,
+    /// Null: run synchronously and finish before returning.
+    stream: ?Stream = null,
+};
+
+/// Which elements `fill` sets.
+pub const Fill = struct {
+    /// Byte offset of the first element; a multiple of the element size.
+    offset: usize = 0,
+    /// Elements to set; null: every whole element from `offset` to the end of the buffer.
+    count: ?usize = null,
+    /// Null: run synchronously and finish before returning.
+    stream: ?Stream = null,
+};
+
+/// Allocates `byte_count` bytes on `context`. `error.DeviceOutOfMemory` when the device cannot
+/// hold them.
+pub fn create(context: Context, byte_count: usize, options: types.BufferOptions) Error!Buffer {
+    const raw: c.cuabi_buffer_options = .{ .struct_size = @sizeOf(c.cuabi_buffer_options), .flags = @bitCast(options.flags) };
+    var handle: ?*c.cuabi_buffer = null;
+    try context.lib.call("cuabi_buffer_create", .{ context.handle, byte_count, &raw, &handle });
+    return .{ .lib = context.lib, .handle = handle.? };
+}
+
+/// Wraps `byte_count` bytes at `device_address` (memory of `context` from other CUDA code)
+/// without owning them; cuabi checks with the driver that the range is CUDA memory of that context.
+pub fn wrap(context: Context, device_address: u64, byte_count: usize) Error!Buffer {
+    var handle: ?*c.cuabi_buffer = null;
+    try context.lib.call("cuabi_buffer_wrap", .{ context.handle, device_address, byte_count, &handle });
+    return .{ .lib = context.lib, .handle = handle.? };
+}
+
+/// Releases the handle; owned memory is freed once no graph keeps it alive (after work already
+/// queued on it -- synchronize first if kernels may still use it). Harmless to repeat.
+pub fn deinit(self: Buffer) void {
+    if (self.lib.dispatch.cuabi_buffer_destroy) |destroy| destroy(self.handle);
+}
+
+/// The buffer's size in bytes.
+pub fn size(self: Buffer) Error!usize {
+    var out: usize = 0;
+    try self.lib.call("cuabi_buffer_get_size", .{ self.handle, &out });
+    return out;
+}
+
+/// The buffer's device address, to pass as a kernel argument.
+pub fn devicePtr(self: Buffer) Error!launch.DevicePtr {
+    var out: u64 = 0;
+    try self.lib.call("cuabi_buffer_get_device_address", .{ self.handle, &out });
+    return @fromBackingInt(out);
+}
+
+/// Copies the elements of `data` (a slice or a pointer to an array) to the buffer.
+/// `error.OutOfBounds` when they do not fit at `at.offset`.
+pub fn write(self: Buffer, data: anytype, at: Transfer) Error!void {
+    const bytes = std.mem.sliceAsBytes(asSlice(data));
+    return self.lib.call("cuabi_buffer_write", .{ self.handle, at.offset, bytes.ptr, bytes.len, streamHandle(at.stream) });
+}
+
+/// Fills `out` (a slice or a pointer to an array) from the buffer.
+/// `error.OutOfBounds` when the buffer has fewer bytes from `at.offset`.
+pub fn read(self: Buffer, out: anytype, at: Transfer) Error!void {
+    const bytes = std.mem.sliceAsBytes(asSlice(out));
+    return self.lib.call("cuabi_buffer_read", .{ self.handle, at.offset, bytes.ptr, bytes.len, streamHandle(at.stream) });
+}
+
+/// Copies `size_bytes` from `src` at `src_offset` to this buffer at `dst_offset` (same context,
+/// ranges not overlapping).
+pub fn copyFrom(self: Buffer, dst_offset: usize, src: Buffer, src_offset: usize, size_bytes: usize, stream: ?Stream) Error!void {
+    return self.lib.call("cuabi_buffer_copy", .{ self.handle, dst_offset, src.handle, src_offset, size_bytes, streamHandle(stream) });
+}
+
+/// Sets elements to `value`, whose type gives the element size (1, 2 or 4 bytes: `u8`, `f16`,
+/// `f32`, `i32`, ...).
+pub fn fill(self: Buffer, value: anytype, range: Fill) Error!void {
+    const T = @TypeOf(value);
+    comptime if (launch.argumentRefusal(T) != null or (@sizeOf(T) != 1 and @sizeOf(T) != 2 and @sizeOf(T) != 4))
+        @compileError("fill takes a value of 1, 2 or 4 bytes with a type (e.g. @as(f32, 1.0)), not " ++ @typeName(T));
+    const Bits = @Int(.unsigned, @bitSizeOf(T));
+    const bits: u32 = @as(Bits, @bitCast(value));
+    const count = range.count orelse (try self.size() -| range.offset) / @sizeOf(T);
+    return self.lib.call("cuabi_buffer_fill", .{ self.handle, range.offset, bits, @as(u32, @sizeOf(T)), count, streamHandle(range.stream) });
+}
+
+fn streamHandle(stream: ?Stream) ?*c.cuabi_stream {
+    return if (stream) |s| s.handle else null;
+}
+
+/// `data` as a slice: slices pass through, pointers to arrays become slices.
+fn asSlice(data: anytype) AsSlice(@TypeOf(data)) {
+    return data;
+}
+
+fn AsSlice(comptime T: type) type {
+    const info = @typeInfo(T);
+    if (info == .pointer) switch (info.pointer.size) {
+        .slice => return T,
+        .one => if (@typeInfo(info.pointer.child) == .array) {
+            const array = @typeInfo(info.pointer.child).array;
+            return if (info.pointer.attrs.@"const") []const array.child else []array.child;
+        },
+        else => {},
+    };
+    @compileError("buffer transfers take a slice or a pointer to an array, not " ++ @typeName(T));
+}

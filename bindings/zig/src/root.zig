@@ -1,0 +1,144 @@
+//! cuabi for Zig: compile CUDA C++ at run time with NVRTC, cache it, launch kernels with every
+//! limit and argument checked, capture and replay CUDA graphs, mark profiler ranges -- through
+//! libcuabi.so.1, loaded when the program runs (no CUDA SDK needed to build).
+//!
+//!     var lib = try cuabi.Library.open(.{});             // libcuabi.so.1 or $CUABI_LIBRARY
+//!     defer lib.close();
+//!     const context = try lib.createContext(.{});
+//!     defer context.deinit();
+//!     const module = try context.compile(source, .{});
+//!     defer module.deinit();
+//!     const saxpy = try module.kernel("saxpy");
+//!     defer saxpy.deinit();
+//!     try saxpy.launch(.{ .grid = .{ 4096, 1, 1 }, .block = .{ 256, 1, 1 } }, .{ a, x_ptr, y_ptr, n });
+//!
+//! Failures are `cuabi.Error` values, one per cuabi status (`error.LaunchBlock`, ...); the
+//! calling thread's `cuabi.lastError()` then holds what cuabi said: status name, message (ending
+//! in "Fix: ..."), CUresult, nvrtcResult, and the compile log on request.
+//!
+//! Handles (`Context`, `Stream`, `Event`, `Buffer`, `Module`, `Kernel`, `Graph`) are small values
+//! holding the C handle and a pointer to their `Library`; `deinit` releases them, in any order,
+//! and is harmless to repeat because cuabi never accepts a released handle again.
+
+const std = @import("std");
+
+/// The header's declarations as translated (types, constants, `PFN_cuabi_*`), for calls this
+/// package does not wrap.
+pub const c = @import("c.zig");
+/// A loaded libcuabi.so.1 and its dispatch table.
+pub const Library = @import("Library.zig");
+/// The dispatch table type and the header's function list.
+pub const dispatch = @import("dispatch.zig");
+/// A device's primary context.
+pub const Context = @import("Context.zig");
+/// A queue of GPU work; also captures graphs.
+pub const Stream = @import("Stream.zig");
+/// A marker in a stream.
+pub const Event = @import("Event.zig");
+/// Device memory.
+pub const Buffer = @import("Buffer.zig");
+/// A compiled or loaded image.
+pub const Module = @import("Module.zig");
+/// A kernel of a loaded module.
+pub const Kernel = @import("Kernel.zig");
+/// A captured, instantiated graph.
+pub const Graph = @import("Graph.zig");
+/// The kernel cache functions (`Library.cache()`).
+pub const Cache = @import("Cache.zig");
+/// The graph cache's process-wide functions (`Library.graphCache()`).
+pub const GraphCache = @import("GraphCache.zig");
+/// The NVRTC queries (`Library.nvrtc()`).
+pub const Nvrtc = @import("Nvrtc.zig");
+
+const errors = @import("errors.zig");
+/// One error per cuabi status.
+pub const Error = errors.Error;
+/// The errors of `Library.open`.
+pub const OpenError = errors.OpenError;
+/// What cuabi said about a failure.
+pub const Diagnostics = errors.Diagnostics;
+/// The calling thread's diagnostics of its last failure.
+pub const lastError = errors.lastError;
+/// The error for a status, and the status for an error.
+pub const errorFromStatus = errors.errorFromStatus;
+/// The status behind an error (null for `error.UnknownStatus`).
+pub const statusFromError = errors.statusFromError;
+
+const ranges_ = @import("ranges.zig");
+/// The profiler range functions (`Library.ranges()`).
+pub const Ranges = ranges_.Ranges;
+/// A range that any thread may end.
+pub const Range = ranges_.Range;
+/// An entry of the catalog of cuabi's own ranges.
+pub const RangeCatalogEntry = ranges_.CatalogEntry;
+
+const launch = @import("launch.zig");
+/// A device address, as a kernel's pointer parameter sees it.
+pub const DevicePtr = launch.DevicePtr;
+/// Geometry, shared memory, stream and flags of a launch.
+pub const LaunchConfig = launch.LaunchConfig;
+/// Why a type cannot be a kernel argument (null when it can).
+pub const argumentRefusal = launch.argumentRefusal;
+
+const types = @import("types.zig");
+/// What a module was loaded from.
+pub const ImageKind = types.ImageKind;
+/// Where a module's image came from.
+pub const ModuleOrigin = types.ModuleOrigin;
+/// An NVRTC setting that can be left to NVRTC.
+pub const Tristate = types.Tristate;
+/// Which unsafe CUDA calls a capture refuses.
+pub const CaptureMode = types.CaptureMode;
+/// A stream's capture status.
+pub const CaptureStatus = types.CaptureStatus;
+/// The kind of a graph node.
+pub const GraphNodeKind = types.GraphNodeKind;
+/// Where NVRTC stands for this process.
+pub const NvrtcState = types.NvrtcState;
+/// Who chose a driver JIT cache setting.
+pub const SettingSource = types.SettingSource;
+/// Stream flags.
+pub const StreamFlags = types.StreamFlags;
+/// Event flags.
+pub const EventFlags = types.EventFlags;
+/// Buffer flags.
+pub const BufferFlags = types.BufferFlags;
+/// Compile flags.
+pub const CompileFlags = types.CompileFlags;
+/// Launch flags.
+pub const LaunchFlags = types.LaunchFlags;
+/// Graph flags.
+pub const GraphFlags = types.GraphFlags;
+/// Whole-graph update flags.
+pub const GraphUpdateFlags = types.GraphUpdateFlags;
+/// Options of `Library.createContext`.
+pub const ContextOptions = types.ContextOptions;
+/// Options of `Context.createStream`.
+pub const StreamOptions = types.StreamOptions;
+/// Options of `Context.createEvent`.
+pub const EventOptions = types.EventOptions;
+/// Options of `Context.createBuffer`.
+pub const BufferOptions = types.BufferOptions;
+/// Options of `Stream.endCapture`.
+pub const GraphOptions = types.GraphOptions;
+/// Compile options.
+pub const CompileOptions = types.CompileOptions;
+/// Facts about a device.
+pub const DeviceInfo = types.DeviceInfo;
+/// A context's counters.
+pub const Counters = types.Counters;
+/// A kernel's attributes.
+pub const KernelAttributes = types.KernelAttributes;
+/// The graph cache's counters.
+pub const GraphCacheStats = types.GraphCacheStats;
+/// Facts about a module.
+pub const ModuleInfo = types.ModuleInfo;
+/// The kernel cache's statistics.
+pub const CacheStats = types.CacheStats;
+/// The driver JIT cache settings.
+pub const DriverJitCacheInfo = types.DriverJitCacheInfo;
+
+test {
+    std.testing.refAllDecls(@This());
+    _ = errors;
+}

@@ -1,0 +1,18 @@
+//! `zig build test`: every test of the package in one binary (installed as bin/cuabi-tests, which
+//! also runs on its own: set CUABI_LIBRARY to libcuabi.so.1).
+//!
+//!   src/*.zig               the package's own unit tests
+//!   tools/*.zig             the tool behind `zig build translate`
+//!   tests/header_test.zig   the package against include/cuabi/cuabi.h and abi/layout.golden
+//!   tests/library_test.zig  calls that need the library but no GPU
+//!   tests/gpu_test.zig      calls that need a GPU: each skips, printing cuabi's reason, without one
+//!   tests/docs_test.zig     the README against the example the build compiles
+
+comptime {
+    _ = @import("src/root.zig");
+    _ = @import("tools/stamp_translation.zig");
+    _ = @import("tests/header_test.zig");
+    _ = @import("tests/library_test.zig");
+    _ = @import("tests/gpu_test.zig");
+    _ = @import("tests/docs_test.zig");
+}
