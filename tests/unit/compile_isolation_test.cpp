@@ -110,14 +110,17 @@ TEST(CompileIsolation, ExtraFlagsThatLeaveNoLoadableImageAreRefused) {
 
 // The worker connection belongs to the process that started it: a fork() child compiles through
 // a worker of its own and leaves the parent's alone.
-TEST(CompileIsolation, AForkedChildStartsItsOwnWorkerAndTheParentKeepsItsOwn) {
+TEST(CompileIsolation, AForkedChildIsRefusedAndTheParentKeepsItsWorker) {
     ASSERT_EQ(compile(kGood), CUABI_SUCCESS) << message();  // the parent's worker runs now
     pid_t child = fork();
     ASSERT_GE(child, 0);
-    if (child == 0) _exit(compile("extern \"C\" __global__ void in_child(int* p) { p[0] = 7; }\n") == CUABI_SUCCESS ? 0 : 1);
+    // The child of a process that used cuabi gets CUABI_ERROR_FORKED (core/fork.hpp): it never
+    // talks to the parent's worker through the descriptors it inherited.
+    if (child == 0)
+        _exit(compile("extern \"C\" __global__ void in_child(int* p) { p[0] = 7; }\n") == CUABI_ERROR_FORKED ? 0 : 1);
     int status = 0;
     ASSERT_EQ(waitpid(child, &status, 0), child);
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child could not compile";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the child was not refused with CUABI_ERROR_FORKED";
     EXPECT_EQ(compile("extern \"C\" __global__ void in_parent(int* p) { p[0] = 8; }\n"), CUABI_SUCCESS) << message();
 }
 
