@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/dir_listing.hpp"
+
 namespace cuabi {
 namespace cache {
 namespace {
@@ -195,19 +197,15 @@ bool remove_tree_at(int parent, const char* name) {
             if (fstatat(at, entry, &info, AT_SYMLINK_NOFOLLOW) != 0) return errno == ENOENT;
             if (!S_ISDIR(info.st_mode)) return unlinkat(at, entry, 0) == 0 || errno == ENOENT;
             if (depth >= kMaxRemoveDepth) return false;
-            int fd = openat(at, entry, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-            if (fd < 0) return false;
-            DIR* listing = fdopendir(fd);
-            if (listing == nullptr) {
-                close(fd);
-                return false;
-            }
+            Fd directory(openat(at, entry, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+            if (!directory.ok()) return false;
+            DirListing listing = DirListing::of_descriptor(directory.get());
+            if (!listing.ok()) return false;
             bool all = true;
-            while (struct dirent* item = readdir(listing)) {
+            while (struct dirent* item = listing.next()) {
                 if (std::strcmp(item->d_name, ".") == 0 || std::strcmp(item->d_name, "..") == 0) continue;
-                all = remove(dirfd(listing), item->d_name, depth + 1) && all;
+                all = remove(directory.get(), item->d_name, depth + 1) && all;
             }
-            closedir(listing);
             return all && (unlinkat(at, entry, AT_REMOVEDIR) == 0 || errno == ENOENT);
         }
     };

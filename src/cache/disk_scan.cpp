@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/dir_listing.hpp"
 #include "range/ranges.hpp"
 
 namespace cuabi {
@@ -56,15 +57,10 @@ bool dead_temp(int shard, const char* name, const struct stat& info) {
 
 // Lists one shard; `sweep` removes what does not belong.
 void scan_shard(int shard, const std::string& shard_text, bool sweep, std::vector<ScannedEntry>* out, Swept* swept) {
-    int listing_fd = dup(shard);
-    DIR* listing = listing_fd >= 0 ? fdopendir(listing_fd) : nullptr;
-    if (listing == nullptr) {
-        if (listing_fd >= 0) close(listing_fd);
-        return;
-    }
-    rewinddir(listing);  // a dup shares the descriptor's position with earlier listings
+    DirListing listing = DirListing::of_descriptor(shard);
+    if (!listing.ok()) return;
     uid_t euid = geteuid();
-    while (struct dirent* item = readdir(listing)) {
+    while (struct dirent* item = listing.next()) {
         const char* name = item->d_name;
         if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
         struct stat info;
@@ -87,7 +83,6 @@ void scan_shard(int shard, const std::string& shard_text, bool sweep, std::vecto
             swept->strays += 1;
         }
     }
-    closedir(listing);
 }
 
 }  // namespace
@@ -121,15 +116,9 @@ void sweep_shard(int shard, const std::string& shard_text, Swept* swept) {
 Problem scan_entries(int kernels, const std::string& where, bool sweep, std::vector<ScannedEntry>* out,
                      Swept* swept) {
     out->clear();
-    int listing_fd = dup(kernels);
-    DIR* listing = listing_fd >= 0 ? fdopendir(listing_fd) : nullptr;
-    if (listing == nullptr) {
-        int error_number = errno;
-        if (listing_fd >= 0) close(listing_fd);
-        return io_problem("listing the cache directory", where, error_number);
-    }
-    rewinddir(listing);  // a dup shares the descriptor's position with earlier listings
-    while (struct dirent* item = readdir(listing)) {
+    DirListing listing = DirListing::of_descriptor(kernels);
+    if (!listing.ok()) return io_problem("listing the cache directory", where, errno);
+    while (struct dirent* item = listing.next()) {
         const char* name = item->d_name;
         if (std::strcmp(name, ".") == 0 || std::strcmp(name, "..") == 0) continue;
         bool shard_named = std::strlen(name) == 2 && is_hex(name, 2);
@@ -140,7 +129,6 @@ Problem scan_entries(int kernels, const std::string& where, bool sweep, std::vec
             swept->strays += 1;  // a link, a file, a foreign directory: never followed
         }
     }
-    closedir(listing);
     return Problem{};
 }
 

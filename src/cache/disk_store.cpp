@@ -18,6 +18,7 @@
 #include "cache/directory_lock.hpp"
 #include "cache/disk_scan.hpp"
 #include "cache/entry_format.hpp"
+#include "core/dir_listing.hpp"
 
 namespace cuabi {
 namespace cache {
@@ -217,14 +218,9 @@ DiskStore::Read DiskStore::read_newest(int shard, const std::string& shard_text,
         int64_t mtime_ns = 0;
     };
     std::vector<Candidate> candidates;
-    int listing_fd = dup(shard);
-    DIR* listing = listing_fd >= 0 ? fdopendir(listing_fd) : nullptr;
-    if (listing == nullptr) {
-        if (listing_fd >= 0) close(listing_fd);
-        return Read::Miss;
-    }
-    rewinddir(listing);  // a dup shares the descriptor's position with earlier listings
-    while (struct dirent* item = readdir(listing)) {
+    DirListing listing = DirListing::of_descriptor(shard);
+    if (!listing.ok()) return Read::Miss;
+    while (struct dirent* item = listing.next()) {
         Candidate candidate;
         if (!parse_entry_name(shard_text, item->d_name, &candidate.key) || candidate.key.high != key.high ||
             candidate.key.low != key.low)
@@ -242,7 +238,6 @@ DiskStore::Read DiskStore::read_newest(int shard, const std::string& shard_text,
         candidates.push_back(std::move(candidate));  // unreadable ones last: read_exact judges them
         if (candidates.size() == kMaxCandidates) break;
     }
-    closedir(listing);
     std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
         return a.nvrtc_version != b.nvrtc_version ? a.nvrtc_version > b.nvrtc_version : a.mtime_ns > b.mtime_ns;
     });

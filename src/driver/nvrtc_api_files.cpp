@@ -13,6 +13,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "core/dir_listing.hpp"
+
 namespace cuabi {
 namespace {
 
@@ -120,12 +122,11 @@ bool is_directory(const std::string& path) {
 // "cuda-12.4", "cuda-13.0"; "python3.12" before "python3.10" is not needed, order is kept stable).
 std::vector<std::string> names_starting_with(const std::string& directory, const char* prefix) {
     std::vector<std::string> names;
-    DIR* listing = opendir(directory.c_str());
-    if (listing == nullptr) return names;
+    DirListing listing = DirListing::of_path(directory.c_str());
+    if (!listing.ok()) return names;
     size_t length = std::strlen(prefix);
-    while (struct dirent* item = readdir(listing))
+    while (struct dirent* item = listing.next())
         if (std::strncmp(item->d_name, prefix, length) == 0) names.push_back(item->d_name);
-    closedir(listing);
     // Versions compare by number: cuda-13.0 > cuda-12.10 > cuda-12.9.
     std::sort(names.begin(), names.end(), [length](const std::string& a, const std::string& b) {
         return strverscmp(a.c_str() + length, b.c_str() + length) > 0;
