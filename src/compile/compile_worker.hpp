@@ -11,8 +11,8 @@
 // compile reports CUABI_ERROR_NVRTC (with the signal) or CUABI_ERROR_TIMEOUT.
 //
 // The pool belongs to the process that started it: after fork() the child starts its own (its
-// copies of the parent's sockets are never used). A worker dies with its parent (PR_SET_PDEATHSIG
-// and the socket's end of file), closes every descriptor it inherited but its socket, and starts
+// copies of the parent's sockets are never used). A worker ends with its parent (its socket reads
+// end of file; not PR_SET_PDEATHSIG, which fires when the starting thread ends), closes every descriptor it inherited but its socket, and starts
 // with default signal dispositions and an empty signal mask.
 #pragma once
 

@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -74,8 +73,11 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--parent") == 0) parent = std::atol(argv[i + 1]);
     }
     if (nvrtc_path == nullptr || parent <= 0) return 2;
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) return 3;  // the parent died before the line above
+    // No parent-death signal: Linux sends it when the *thread* that started this worker ends, and
+    // workers are shared by all of the parent's threads. The worker ends instead when its socket
+    // reads end of file, which happens when the parent process is gone (idle at once, busy after
+    // the compile in progress, which has its deadline).
+    if (getppid() != parent) return 3;  // the parent died before this worker started
     close_inherited_descriptors();
     // This process is single-threaded here: the NVRTC the parent chose is the one loaded.
     if (*nvrtc_path != '\0') setenv("CUABI_NVRTC_PATH", nvrtc_path, 1);

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <string>
+#include <thread>
 
 #include "cache_support/process.hpp"
 #include "cuabi/cuabi.h"
@@ -79,6 +80,19 @@ TEST(CompileIsolation, CompileErrorsFromTheWorkerKeepTheirMessageResultAndLog) {
     size_t size = 0;
     ASSERT_EQ(cuabi_last_compile_log(nullptr, 0, &size), CUABI_SUCCESS);
     EXPECT_GT(size, 1u) << "the worker's log did not come back";
+}
+
+TEST(CompileIsolation, AWorkerOutlivesTheThreadThatStartedIt) {
+    // Workers are shared by every thread; one started by a thread that has since ended must keep
+    // serving (a parent-death signal tied to the starting thread once killed it mid-compile).
+    cuabi_status first = CUABI_ERROR_INTERNAL;
+    std::thread starter([&] { first = compile(kGood); });
+    starter.join();
+    ASSERT_EQ(first, CUABI_SUCCESS) << message();
+    for (int i = 0; i < 4; ++i) {
+        EXPECT_EQ(compile(kGood), CUABI_SUCCESS) << "compile " << i << ": " << message();
+        EXPECT_EQ(compile("#error this source fails on purpose\n"), CUABI_ERROR_COMPILE) << message();
+    }
 }
 
 TEST(CompileIsolation, InProcessCompilesAreStillAvailable) {
