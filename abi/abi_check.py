@@ -91,6 +91,52 @@ def added_to_released_nodes(baseline_text, current_text):
             if name not in before and node in released]
 
 
+def versioned_structs(headers_dir):
+    """The public structs that begin with uint32_t struct_size: the ones that may grow at the end."""
+    text = ""
+    for directory, _, names in os.walk(headers_dir):
+        for name in names:
+            if name.endswith(".h"):
+                with open(os.path.join(directory, name)) as handle:
+                    text += handle.read()
+    return sorted(set(re.findall(r"typedef struct (cuabi_\w+) \{\s*uint32_t struct_size;", text)))
+
+
+def appended_fields_suppression(headers_dir, workdir):
+    """A libabigail suppression file that accepts fields appended to the end of a struct_size
+    struct (an older caller passes its smaller struct_size and gets defaults for the rest), and
+    nothing else: a field inserted before the end, moved, resized or removed, or any change to a
+    struct without struct_size (cuabi_kernel_arg is an array element), is still reported."""
+    names = versioned_structs(headers_dir)
+    path = os.path.join(workdir, "appended-fields.abignore")
+    with open(path, "w") as handle:
+        handle.write("[suppress_type]\n  type_kind = struct\n  name_regexp = ^(%s)$\n"
+                     "  has_data_member_inserted_at = end\n" % "|".join(names))
+    return path
+
+
+def struct_members(abi_text, name):
+    """[(offset in bits, member name, type id)] of struct `name` in an ABI dump, or None."""
+    match = re.search(r"<class-decl name='%s'[^>]*>(.*?)</class-decl>" % re.escape(name), abi_text, re.S)
+    if match is None:
+        return None
+    return [(int(offset), member, type_id) for offset, member, type_id in re.findall(
+        r"<data-member [^>]*layout-offset-in-bits='(\d+)'>\s*<var-decl name='([^']*)' type-id='([^']*)'",
+        match.group(1))]
+
+
+def changed_before_the_end(baseline_text, current_text, names):
+    """The struct_size structs whose existing members did not all stay where they were (same
+    name, offset and type, in order): libabigail's end-insertion suppression would also hide such
+    a change, so these are compared without it."""
+    changed = []
+    for name in names:
+        before, after = struct_members(baseline_text, name), struct_members(current_text, name)
+        if before is not None and (after is None or after[:len(before)] != before):
+            changed.append(name)
+    return changed
+
+
 def abidiff(baseline, current, *extra):
     tool = abi_tools.require_tool("abidiff", "compare the ABI with the baseline")
     return abi_tools.run([tool] + list(extra) + [baseline, current], check=False)
@@ -104,12 +150,24 @@ def compare(baseline, library, headers_dir, source_root):
         with open(baseline) as handle:
             baseline_text = handle.read()
         baseline_soname = soname(baseline_text)
-        result = abidiff(baseline, current)
+        suppression = ["--suppressions", appended_fields_suppression(headers_dir, workdir)]
+        moved = changed_before_the_end(baseline_text, current_text, versioned_structs(headers_dir))
+        if moved:
+            print("Compared without accepting appended fields: members before the end changed in %s"
+                  % ", ".join(moved))
+            suppression = []
+        result = abidiff(baseline, current, *suppression)
         print(result.stdout + result.stderr)
+        appended = re.search(r"Functions changes summary: 0 Removed, 0 Changed \((\d+) filtered out\)",
+                             result.stdout)
         if result.returncode & (ABIDIFF_ERROR | ABIDIFF_USAGE_ERROR):
             print("FAIL: abidiff could not compare %s with %s (exit %d)" % (baseline, library,
                                                                            result.returncode))
             return 1
+        if result.returncode == 0 and appended and int(appended.group(1)) > 0:
+            print("OK: compatible ABI change: only additions -- fields appended to struct_size "
+                  "structs. Refresh the baseline when the release is made: scripts/abi-baseline.sh.")
+            return 0
         if result.returncode == 0:
             print("OK: the ABI of %s is identical to %s" % (library, baseline))
             return 0
@@ -123,14 +181,15 @@ def compare(baseline, library, headers_dir, source_root):
                   "%s would break. Fix: restore the removed or changed interface; new behaviour "
                   "goes into new functions (docs/abi-policy.md)." % (baseline, baseline_soname))
             return 1
-        if abidiff(baseline, current, "--no-added-syms").returncode == 0:
+        if abidiff(baseline, current, "--no-added-syms", *suppression).returncode == 0:
             misplaced = added_to_released_nodes(baseline_text, current_text)
             for problem in misplaced:
                 print("FAIL: " + problem)
             if misplaced:
                 return 1
-            print("OK: compatible ABI change: only additions, in new version nodes (listed "
-                  "above). Refresh the baseline when the release is made: scripts/abi-baseline.sh.")
+            print("OK: compatible ABI change: only additions -- functions in new version nodes and "
+                  "fields appended to struct_size structs (listed above). Refresh the baseline when "
+                  "the release is made: scripts/abi-baseline.sh.")
             return 0
         print("FAIL: the ABI changed beyond additions (see above): a changed parameter, return "
               "type or struct layout breaks programs built against %s. Fix: restore it and add a "

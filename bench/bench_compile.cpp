@@ -1,6 +1,8 @@
-// What compiling a small kernel costs on each path of the kernel cache (issue 3, docs/performance.md):
-// a cold compile (NVRTC), a memory-cache hit (a hash and a lookup), and a disk-cache hit in a
-// fresh process, all for one 4 KiB source with one C++ name expression, through the public API.
+// What compiling a small kernel costs on each path of the kernel cache (docs/performance.md): a
+// cold compile with NVRTC in this process and in the compile worker, a memory-cache hit, the first
+// hit on a new thread, and a disk-cache hit in a fresh process with nothing warm -- with NVRTC
+// installed and without -- all for one 4 KiB source with one C++ name expression, through the
+// public API.
 //
 //   bench_compile [--reps N] [--iters N] [--cold-reps N] [--children N] [--target sm_XY] [--json PATH]
 //   defaults:      20 reps,   1000 iters,  5 cold reps,   10 children,  sm_90 (offline; a GPU
@@ -10,35 +12,51 @@
 // - The bench points CUABI_CACHE_DIR at a fresh private directory (removed at exit), so every run
 //   starts cold and the user's cache is neither read nor written.
 // - Cold compile: each repetition uses its own cache salt, so it misses both layers and runs NVRTC,
-//   stores the entry, and (in a context) loads the image. Median of --cold-reps.
+//   once in this process (CUABI_COMPILE_IN_PROCESS) and once in the worker (CUABI_COMPILE_ISOLATED),
+//   back to back: the paired ratio is what isolation costs. NVRTC 12.9+ gets --no-cache, so that
+//   its own cache (kept in the driver's JIT cache) cannot serve a repetition. Median of --cold-reps.
+// - First compile of a fresh process: the bench runs itself (--child) with a new salt, in-process
+//   and isolated: NVRTC's loading, and for the worker its start, are in the number.
 // - Memory hit: after one compile has filled the cache, each repetition times --iters compile +
-//   destroy calls and reports the mean per call; the table gives the median over --reps. The very
-//   first hit of the process is reported on its own row: it also pays first-execution costs (code
-//   pages faulted in, lazy symbol binding), which is what a single timed call such as the
-//   "compile again" row of `cuabi demo` shows.
+//   destroy calls and reports the mean per call; the table gives the median over --reps. The bench
+//   counts heap allocations (its own operator new) on that path and prints them per call. The
+//   first hit of the process and the first hit on a new thread are their own rows.
 // - Disk hit in a fresh process: the bench runs itself (--child MODE) --children times with the
-//   same cache directory. The child first makes its process warm in the way MODE names, then times
-//   one cuabi_module_compile() of the cached source up to a loaded module and a kernel resolved by
-//   name expression (offline: cuabi_module_compile_offline() only), checks the module came from the
-//   disk cache, and prints nanoseconds. Modes:
-//     offline     warm-up: an unrelated tiny offline compile (NVRTC loaded, cache directory checked)
-//     context     warm-up: context + an unrelated tiny module compiled and its kernel fetched (driver
-//                 start-up and first library load excluded; NVRTC loaded, cache directory checked)
-//     context-bare warm-up: context + the tiny module loaded from an image file only, so the timed
-//                 call also pays loading NVRTC and checking the cache directory
+//   same cache directory; nothing is warm: no NVRTC, no worker, no cache directory opened. The
+//   child times its FIRST compile call and checks that the disk cache served it and that NVRTC was
+//   never loaded (nor a worker started). Modes: offline (compile -> image read back; no GPU),
+//   context (after cuabi_context_create, i.e. driver start-up excluded: compile -> loaded module ->
+//   kernel by name expression); each also with CUABI_NVRTC_PATH pointing nowhere ("no NVRTC").
 // Without a GPU the context rows are skipped, and the bench says so.
+#include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "bench_support.hpp"
 #include "cuabi/cuabi.h"
+
+// Heap allocations of this thread, counted for the memory-hit row (libcuabi's operator new calls
+// resolve to these too).
+namespace {
+thread_local uint64_t allocations = 0;
+}
+void* operator new(size_t size) {
+    ++allocations;
+    if (void* block = std::malloc(size == 0 ? 1 : size)) return block;
+    throw std::bad_alloc();
+}
+void operator delete(void* block) noexcept { std::free(block); }
+void operator delete(void* block, size_t) noexcept { std::free(block); }
 
 namespace {
 
@@ -119,6 +137,8 @@ struct Options {
     std::string target = "sm_90";
     const char* json = nullptr;
     const char* child = nullptr;  // --child MODE: this process is one fresh-process sample
+    const char* salt = "";        // --salt TEXT: the child's salt for a cold compile
+    bool no_cache = false;        // --no-cache: pass NVRTC's --no-cache (12.9+) on cold compiles
 };
 
 Options parse(int argc, char** argv) {
@@ -138,6 +158,8 @@ Options parse(int argc, char** argv) {
         else if (std::strcmp(argv[i], "--target") == 0 && has_value) options.target = argv[++i];
         else if (std::strcmp(argv[i], "--json") == 0 && has_value) options.json = argv[++i];
         else if (std::strcmp(argv[i], "--child") == 0 && has_value) options.child = argv[++i];
+        else if (std::strcmp(argv[i], "--salt") == 0 && has_value) options.salt = argv[++i];
+        else if (std::strcmp(argv[i], "--no-cache") == 0) options.no_cache = true;
         else {
             std::fprintf(stderr,
                          "usage: bench_compile [--reps N] [--iters N] [--cold-reps N] [--children N] "
@@ -167,84 +189,119 @@ uint32_t origin(cuabi_module* module) {
     return info.origin;
 }
 
-// ---- the child: one disk-hit sample in a fresh process -------------------------------------------
+const char* const kNoCacheFlag[] = {"--no-cache"};
 
-int run_child(const Options& options) {
+// The cold-compile options: a salt, NVRTC's own cache off where it has one, an isolation flag.
+cuabi_compile_options cold_options(const char* target, const std::string& salt, bool no_cache, uint32_t flags) {
+    cuabi_compile_options options = compile_options(target, salt.data(), salt.size());
+    options.flags |= flags;
+    if (no_cache) {
+        options.extra_flags = kNoCacheFlag;
+        options.extra_flag_count = 1;
+    }
+    return options;
+}
+
+bool nvrtc_in_this_process() {
+    std::ifstream maps("/proc/self/maps");
+    std::string line;
+    while (std::getline(maps, line))
+        if (line.find("libnvrtc") != std::string::npos) return true;
+    return false;
+}
+
+cuabi_cache_stats cache_stats() {
+    cuabi_cache_stats stats = CUABI_CACHE_STATS_INIT;
+    bench::check(cuabi_cache_get_stats(&stats), "cuabi_cache_get_stats");
+    return stats;
+}
+
+// ---- the children: one fresh-process sample each ----------------------------------------------
+
+// The first compile call of a process that hits the disk: nothing warm before it.
+int child_disk_hit(const Options& options, bool in_context) {
     const std::string source = kernel_source();
-    const std::string mode = options.child;
-    const char* cache = std::getenv("CUABI_CACHE_DIR");
-    if (cache == nullptr) {
-        std::fprintf(stderr, "--child runs only under a bench_compile parent, which sets CUABI_CACHE_DIR\n");
-        return 2;
-    }
-    const std::string tiny_image = std::string(cache) + "/../tiny.image";
-    bool offline = mode == "offline";
-    if (!offline && mode != "context" && mode != "context-bare") {
-        std::fprintf(stderr, "unknown child mode '%s'\n", mode.c_str());
-        return 2;
-    }
     cuabi_context* context = nullptr;
-    cuabi_module* warm = nullptr;
-    cuabi_kernel* warm_kernel = nullptr;
-    cuabi_compile_options tiny = compile_options(offline ? options.target.c_str() : nullptr);
-    tiny.name_expression_count = 0;
-    if (offline) {
-        bench::check(cuabi_module_compile_offline(kTinySource, &tiny, &warm), "warm-up compile");
-    } else {
-        bench::check(cuabi_context_create(nullptr, &context), "cuabi_context_create");
-        if (mode == "context") {
-            bench::check(cuabi_module_compile(context, kTinySource, &tiny, &warm), "warm-up compile");
-        } else {
-            std::ifstream file(tiny_image, std::ios::binary);
-            std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-            bench::check(cuabi_module_load_image(context, bytes.data(), bytes.size(), &warm), "warm-up load");
-        }
-        bench::check(cuabi_module_get_kernel(warm, "tiny", &warm_kernel), "warm-up kernel");
-    }
-
-    cuabi_compile_options compile = compile_options(offline ? options.target.c_str() : nullptr);
+    if (in_context) bench::check(cuabi_context_create(nullptr, &context), "cuabi_context_create");  // excluded
+    cuabi_compile_options compile = compile_options(in_context ? nullptr : options.target.c_str());
     cuabi_module* module = nullptr;
     cuabi_kernel* kernel = nullptr;
+    std::vector<char> image;
     bench::Clock::time_point start = bench::Clock::now();
-    if (offline) {
-        bench::check(cuabi_module_compile_offline(source.c_str(), &compile, &module), "compile");
-    } else {
+    if (in_context) {
         bench::check(cuabi_module_compile(context, source.c_str(), &compile, &module), "compile");
         bench::check(cuabi_module_get_kernel(module, kExpression, &kernel), "cuabi_module_get_kernel");
+    } else {
+        bench::check(cuabi_module_compile_offline(source.c_str(), &compile, &module), "compile");
+        size_t size = 0;
+        bench::check(cuabi_module_get_image(module, nullptr, 0, &size), "cuabi_module_get_image");
+        image.resize(size);
+        bench::check(cuabi_module_get_image(module, image.data(), size, &size), "cuabi_module_get_image");
     }
     double ns = bench::nanoseconds(bench::Clock::now() - start);
-    if (origin(module) != CUABI_MODULE_ORIGIN_DISK_CACHE) {
-        std::fprintf(stderr, "child (%s): the module did not come from the disk cache (origin %u)\n", mode.c_str(),
-                     origin(module));
+    cuabi_cache_stats stats = cache_stats();
+    if (origin(module) != CUABI_MODULE_ORIGIN_DISK_CACHE || stats.compiles != 0 || nvrtc_in_this_process() ||
+        stats.nvrtc_state == CUABI_NVRTC_STATE_LOADED) {
+        std::fprintf(stderr, "child: not a pure disk hit (origin %u, %llu compiles, NVRTC state %d, mapped %d)\n",
+                     origin(module), (unsigned long long)stats.compiles, stats.nvrtc_state, nvrtc_in_this_process());
         return 1;
     }
     std::printf("%.0f\n", ns);
     cuabi_kernel_destroy(kernel);
     cuabi_module_destroy(module);
-    cuabi_kernel_destroy(warm_kernel);
-    cuabi_module_destroy(warm);
     cuabi_context_destroy(context);
     return 0;
 }
 
-// Runs `children` fresh processes of this executable in `mode`; one sample each.
-void disk_hits(const Options& options, const char* mode, std::vector<double>& samples) {
+// The first compile of a process, a miss: NVRTC loaded here, or a worker started that loads it.
+int child_first_compile(const Options& options, uint32_t flags) {
+    const std::string source = kernel_source();
+    cuabi_compile_options compile = cold_options(options.target.c_str(), options.salt, options.no_cache, flags);
+    cuabi_module* module = nullptr;
+    bench::Clock::time_point start = bench::Clock::now();
+    bench::check(cuabi_module_compile_offline(source.c_str(), &compile, &module), "first compile");
+    double ns = bench::nanoseconds(bench::Clock::now() - start);
+    if (origin(module) != CUABI_MODULE_ORIGIN_COMPILED) return 1;
+    std::printf("%.0f\n", ns);
+    cuabi_module_destroy(module);
+    return 0;
+}
+
+int run_child(const Options& options) {
+    if (std::getenv("CUABI_CACHE_DIR") == nullptr) {
+        std::fprintf(stderr, "--child runs only under a bench_compile parent, which sets CUABI_CACHE_DIR\n");
+        return 2;
+    }
+    std::string mode = options.child;
+    if (mode == "offline") return child_disk_hit(options, false);
+    if (mode == "context") return child_disk_hit(options, true);
+    if (mode == "first-in-process") return child_first_compile(options, CUABI_COMPILE_IN_PROCESS);
+    if (mode == "first-worker") return child_first_compile(options, CUABI_COMPILE_ISOLATED);
+    std::fprintf(stderr, "unknown child mode '%s'\n", mode.c_str());
+    return 2;
+}
+
+std::string self_path() {
     char self[4096] = {};
     ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
     if (length <= 0) {
         std::fprintf(stderr, "cannot read /proc/self/exe\n");
         std::exit(1);
     }
-    std::string command = std::string("'") + self + "' --child " + mode + " --target " + options.target;
-    for (int i = 0; i < options.children; ++i) {
-        FILE* child = popen(command.c_str(), "r");
-        double ns = -1;
-        if (child == nullptr || std::fscanf(child, "%lf", &ns) != 1 || pclose(child) != 0 || ns < 0) {
-            std::fprintf(stderr, "child '%s' failed\n", command.c_str());
-            std::exit(1);
-        }
-        samples.push_back(ns);
+    return self;
+}
+
+// Runs this executable once as `--child mode` with `environment` prefixed ("NAME=value " or "").
+double child_sample(const Options& options, const std::string& mode, const std::string& environment,
+                    const std::string& extra = "") {
+    std::string command = environment + "'" + self_path() + "' --child " + mode + " --target " + options.target + extra;
+    FILE* child = popen(command.c_str(), "r");
+    double ns = -1;
+    if (child == nullptr || std::fscanf(child, "%lf", &ns) != 1 || pclose(child) != 0 || ns < 0) {
+        std::fprintf(stderr, "child '%s' failed\n", command.c_str());
+        std::exit(1);
     }
+    return ns;
 }
 
 // ---- the parent ---------------------------------------------------------------------------------
@@ -257,51 +314,65 @@ double per_call(int iters, Body body) {
     return bench::nanoseconds(bench::Clock::now() - start) / iters;
 }
 
-int run_parent(const Options& options) {
-    const std::string source = kernel_source();
-    bench::Report report("bench_compile");
-    report.note("source_bytes", std::to_string(source.size()));
-    report.note("name_expression", kExpression);
+std::string salt_for(const char* what, int rep) {
+    return std::string(what) + ":" + std::to_string(getpid()) + ":" + std::to_string(rep);
+}
 
+// The context to measure in (NULL without a GPU), and the target the offline rows use.
+cuabi_context* open_context(bench::Report& report, std::string* target) {
     int32_t devices = 0;
-    cuabi_context* context = nullptr;
-    std::string target = options.target;
-    if (cuabi_device_get_count(&devices) == CUABI_SUCCESS && devices > 0) {
-        bench::check(cuabi_context_create(nullptr, &context), "cuabi_context_create");
-        cuabi_device_info device = CUABI_DEVICE_INFO_INIT;
-        bench::check(cuabi_device_get_info(0, &device), "cuabi_device_get_info");
-        report.note("device", device.name);
-    } else {
+    if (cuabi_device_get_count(&devices) != CUABI_SUCCESS || devices == 0) {
         std::printf("skipped: context rows (cold compile with load, memory hit in a context, disk hit in a fresh "
                     "process with load): no CUDA device: %s\n",
                     cuabi_last_error_message());
         report.note("device", "none (context rows skipped)");
+        return nullptr;
     }
+    cuabi_context* context = nullptr;
+    bench::check(cuabi_context_create(nullptr, &context), "cuabi_context_create");
+    cuabi_device_info device = CUABI_DEVICE_INFO_INIT;
+    bench::check(cuabi_device_get_info(0, &device), "cuabi_device_get_info");
+    report.note("device", device.name);
+    *target = "sm_" + std::to_string(device.compute_capability_major * 10 + device.compute_capability_minor);
+    return context;
+}
 
-    // Cold compiles, each with its own salt. The context's first module also fixes the target.
+void cold_compiles(const Options& options, const std::string& target, bool no_cache, cuabi_context* context,
+                   bench::Report& report) {
+    const std::string source = kernel_source();
     for (int rep = 0; rep < options.cold_reps; ++rep) {
-        uint64_t salt = (static_cast<uint64_t>(getpid()) << 32) | static_cast<uint64_t>(rep);
-        cuabi_module* module = nullptr;
-        if (context != nullptr) {
-            cuabi_compile_options compile = compile_options(nullptr, &salt, sizeof salt);
+        for (uint32_t flags : {CUABI_COMPILE_IN_PROCESS, CUABI_COMPILE_ISOLATED}) {
+            std::string salt = salt_for(flags == CUABI_COMPILE_IN_PROCESS ? "in" : "worker", rep);
+            cuabi_compile_options compile = cold_options(target.c_str(), salt, no_cache, flags);
+            cuabi_module* module = nullptr;
             bench::Clock::time_point start = bench::Clock::now();
-            bench::check(cuabi_module_compile(context, source.c_str(), &compile, &module), "cold compile");
-            report.values("cold compile", "context (NVRTC + load)").push_back(bench::nanoseconds(bench::Clock::now() - start));
-            cuabi_module_info info = CUABI_MODULE_INFO_INIT;
-            bench::check(cuabi_module_get_info(module, &info), "cuabi_module_get_info");
-            target = info.target;
+            bench::check(cuabi_module_compile_offline(source.c_str(), &compile, &module), "cold compile");
+            report.values("cold compile", flags == CUABI_COMPILE_IN_PROCESS ? "offline, NVRTC in-process"
+                                                                            : "offline, NVRTC in the worker")
+                .push_back(bench::nanoseconds(bench::Clock::now() - start));
             cuabi_module_destroy(module);
         }
-        salt = ~salt;
-        cuabi_compile_options compile = compile_options(target.c_str(), &salt, sizeof salt);
+        if (context == nullptr) continue;
+        std::string salt = salt_for("context", rep);
+        cuabi_compile_options compile = cold_options(nullptr, salt, no_cache, 0);
+        cuabi_module* module = nullptr;
         bench::Clock::time_point start = bench::Clock::now();
-        bench::check(cuabi_module_compile_offline(source.c_str(), &compile, &module), "cold offline compile");
-        report.values("cold compile", "offline (NVRTC only)").push_back(bench::nanoseconds(bench::Clock::now() - start));
+        bench::check(cuabi_module_compile(context, source.c_str(), &compile, &module), "cold compile");
+        report.values("cold compile, context", "worker (default), NVRTC + load")
+            .push_back(bench::nanoseconds(bench::Clock::now() - start));
         cuabi_module_destroy(module);
     }
-    report.note("target", target);
+    for (int child = 0; child < options.children; ++child) {
+        std::string cache_off = no_cache ? " --no-cache" : "";
+        report.values("first compile, fresh", "NVRTC loaded in-process")
+            .push_back(child_sample(options, "first-in-process", "", " --salt " + salt_for("first-in", child) + cache_off));
+        report.values("first compile, fresh", "worker started, loads NVRTC")
+            .push_back(child_sample(options, "first-worker", "", " --salt " + salt_for("first-worker", child) + cache_off));
+    }
+}
 
-    // Fill both cache layers with the unsalted source, then time hits. The first hit is its own row.
+void memory_hits(const Options& options, const std::string& target, cuabi_context* context, bench::Report& report) {
+    const std::string source = kernel_source();
     cuabi_compile_options offline = compile_options(target.c_str());
     cuabi_compile_options in_context = compile_options(nullptr);
     cuabi_module* keep = nullptr;
@@ -313,16 +384,17 @@ int run_parent(const Options& options) {
         cuabi_module_destroy(module);
     };
     report.values("memory hit, 1st call", "offline compile+destroy").push_back(per_call(1, offline_hit));
+    std::vector<double>& new_thread = report.values("memory hit, new thread", "offline, thread's 1st call");
+    for (int rep = 0; rep < options.reps; ++rep)
+        std::thread([&] { new_thread.push_back(per_call(1, offline_hit)); }).join();
+    uint64_t before = allocations;
+    offline_hit();
+    report.note("memory hit allocations per call (offline compile+destroy)", std::to_string(allocations - before));
+
     cuabi_kernel* held = nullptr;  // keeps the library loaded, as a running application would
     if (context != nullptr) {
         bench::check(cuabi_module_compile(context, source.c_str(), &in_context, &keep), "filling the cache");
         bench::check(cuabi_module_get_kernel(keep, kExpression, &held), "cuabi_module_get_kernel");
-        auto context_hit = [&] {
-            cuabi_module* module = nullptr;
-            bench::check(cuabi_module_compile(context, source.c_str(), &in_context, &module), "memory hit");
-            cuabi_module_destroy(module);
-        };
-        report.values("memory hit, 1st call", "context compile+destroy").push_back(per_call(1, context_hit));
         cuabi_module_destroy(keep);
     }
     for (int rep = 0; rep < options.reps; ++rep) {
@@ -343,24 +415,38 @@ int run_parent(const Options& options) {
         }));
     }
     cuabi_kernel_destroy(held);
+}
 
-    // Fresh processes: the tiny warm-up module is cached too (and saved as an image for context-bare).
-    cuabi_compile_options tiny = compile_options(target.c_str());
-    tiny.name_expression_count = 0;
-    bench::check(cuabi_module_compile_offline(kTinySource, &tiny, &keep), "tiny compile");
-    std::vector<char> image;
-    size_t size = 0;
-    bench::check(cuabi_module_get_image(keep, nullptr, 0, &size), "cuabi_module_get_image");
-    image.resize(size);
-    bench::check(cuabi_module_get_image(keep, image.data(), size, &size), "cuabi_module_get_image");
-    cuabi_module_destroy(keep);
-    std::ofstream(std::string(std::getenv("CUABI_CACHE_DIR")) + "/../tiny.image", std::ios::binary)
-        .write(image.data(), static_cast<std::streamsize>(image.size()));
-    disk_hits(options, "offline", report.values("disk hit, fresh proc", "offline compile"));
-    if (context != nullptr) {
-        disk_hits(options, "context", report.values("disk hit, fresh proc", "context compile+load+kernel"));
-        disk_hits(options, "context-bare", report.values("disk hit, fresh proc", "same, NVRTC+dir not warm"));
+void disk_hits(const Options& options, cuabi_context* context, bench::Report& report) {
+    const std::string no_nvrtc = "CUABI_NVRTC_PATH=/nonexistent/libnvrtc.so ";
+    for (int child = 0; child < options.children; ++child) {
+        report.values("disk hit, fresh proc", "offline -> image").push_back(child_sample(options, "offline", ""));
+        report.values("disk hit, fresh proc", "offline -> image, no NVRTC")
+            .push_back(child_sample(options, "offline", no_nvrtc));
+        if (context == nullptr) continue;
+        report.values("disk hit, fresh proc", "context -> loaded kernel").push_back(child_sample(options, "context", ""));
+        report.values("disk hit, fresh proc", "context -> kernel, no NVRTC")
+            .push_back(child_sample(options, "context", no_nvrtc));
     }
+}
+
+int run_parent(const Options& options) {
+    bench::Report report("bench_compile", bench::Pairing::by_repetition);
+    report.note("source_bytes", std::to_string(kernel_source().size()));
+    report.note("name_expression", kExpression);
+    std::string target = options.target;
+    cuabi_context* context = open_context(report, &target);
+    report.note("target", target);
+    int32_t major = 0, minor = 0;
+    bench::check(cuabi_nvrtc_get_version(&major, &minor), "cuabi_nvrtc_get_version");
+    bool no_cache = major * 100 + minor >= 1209;  // NVRTC's own cache exists from 12.9 on
+    report.note("nvrtc", std::to_string(major) + "." + std::to_string(minor) + (no_cache ? " (--no-cache)" : ""));
+
+    Options resolved = options;  // the children compile for the device's target too
+    resolved.target = target;
+    cold_compiles(resolved, target, no_cache, context, report);
+    memory_hits(resolved, target, context, report);
+    disk_hits(resolved, context, report);  // the entries memory_hits() stored
     cuabi_context_destroy(context);
 
     report.print();
@@ -385,7 +471,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     std::string cache = root_text + "/cache";
-    setenv("CUABI_CACHE_DIR", cache.c_str(), 1);
+    setenv("CUABI_CACHE_DIR", cache.c_str(), 1);  // before any thread and any cuabi call
     int result = run_parent(options);
     std::filesystem::remove_all(root_text);
     return result;

@@ -17,7 +17,7 @@ namespace {
 Status transfer_buffer(const void* handle, const char* parameter_name, const Stream* stream, bool enqueues,
                        std::shared_ptr<Buffer>* out) {
     *out = acquire<Buffer>(handle, parameter_name);
-    if (!*out) return CUABI_ERROR_INVALID_HANDLE;
+    if (!*out) return refused_handle();
     return enqueues ? graph::retain_for_capture(stream, *out) : CUABI_SUCCESS;
 }
 
@@ -46,7 +46,7 @@ CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, 
                                       "CUABI_BUFFER_*")) != CUABI_SUCCESS)
         return status;
     std::shared_ptr<Context> parent = acquire<Context>(context, "context");
-    if (!parent) return CUABI_ERROR_INVALID_HANDLE;
+    if (!parent) return refused_handle();
     std::shared_ptr<Buffer> buffer;
     status = Buffer::create(std::move(parent), size, read.flags, &buffer);
     if (status != CUABI_SUCCESS) return status;
@@ -69,7 +69,7 @@ CUABI_API cuabi_status cuabi_buffer_wrap(cuabi_context* context, uint64_t device
                     "%zu bytes at device address 0x%llx run past the end of the address space", size,
                     static_cast<unsigned long long>(device_address));
     std::shared_ptr<Context> parent = acquire<Context>(context, "context");
-    if (!parent) return CUABI_ERROR_INVALID_HANDLE;
+    if (!parent) return refused_handle();
     std::shared_ptr<Buffer> buffer;
     status = Buffer::wrap(std::move(parent), static_cast<CUdeviceptr>(device_address), size, &buffer);
     if (status != CUABI_SUCCESS) return status;
@@ -88,7 +88,7 @@ CUABI_API cuabi_status cuabi_buffer_get_size(cuabi_buffer* buffer, size_t* out_s
     Status status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Buffer> pinned(buffer, "buffer");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     *out_size = pinned->size();
     return CUABI_SUCCESS;
 } catch (...) {
@@ -99,7 +99,7 @@ CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, uin
     Status status = require_pointer(out_address, "out_address");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Buffer> pinned(buffer, "buffer");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     *out_address = pinned->address();
     return CUABI_SUCCESS;
 } catch (...) {
@@ -113,7 +113,7 @@ CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, uin
 CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, const void* src, size_t size,
                                           cuabi_stream* stream) try {
     OptionalPinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned_stream.ok()) return refused_handle();
     return enqueue_on(pinned_stream.get(), __func__, [&] {
         Status status = size == 0 ? CUABI_SUCCESS : require_pointer(src, "src");
         std::shared_ptr<Buffer> target;
@@ -127,7 +127,7 @@ CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, c
 CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, void* dst, size_t size,
                                          cuabi_stream* stream) try {
     OptionalPinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned_stream.ok()) return refused_handle();
     return enqueue_on(pinned_stream.get(), __func__, [&] {
         Status status = size == 0 ? CUABI_SUCCESS : require_pointer(dst, "dst");
         std::shared_ptr<Buffer> source;
@@ -141,7 +141,7 @@ CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, vo
 CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset,
                                          size_t size, cuabi_stream* stream) try {
     OptionalPinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned_stream.ok()) return refused_handle();
     return enqueue_on(pinned_stream.get(), __func__, [&] {
         std::shared_ptr<Buffer> to, from;
         Status status = transfer_buffer(dst, "dst", pinned_stream.get(), size != 0, &to);
@@ -156,7 +156,7 @@ CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, c
 CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size,
                                          size_t count, cuabi_stream* stream) try {
     OptionalPinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned_stream.ok()) return refused_handle();
     return enqueue_on(pinned_stream.get(), __func__, [&] {
         std::shared_ptr<Buffer> target;
         Status status = transfer_buffer(buffer, "buffer", pinned_stream.get(), count != 0, &target);

@@ -6,6 +6,7 @@
 #include "api/two_call.hpp"
 #include "cache/driver_jit_cache.hpp"
 #include "cache/kernel_cache.hpp"
+#include "compile/compiler.hpp"
 #include "core/fork.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
@@ -46,7 +47,7 @@ CUABI_API cuabi_status cuabi_driver_jit_cache_info_init(uint32_t struct_size, cu
 
 CUABI_API cuabi_status cuabi_cache_configure_driver_jit(void) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    cache::configure_driver_jit_cache(nullptr);
+    cache::configure_driver_jit_cache();
     return CUABI_SUCCESS;
 } catch (...) {
     return guard::failed(__func__);
@@ -77,6 +78,12 @@ CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* stats) try {
     out.disk_store_failures = s.disk_store_failures;
     out.disk_corrupt_recovered = s.disk_corrupt_recovered;
     out.disk_evictions = s.disk_evictions;
+    out.disk_lock_timeouts = s.disk_lock_timeouts;
+    out.disk_temp_files_removed = s.disk_temp_files_removed;
+    CompileStats compiles = compile_stats();
+    out.nvrtc_state = compiles.nvrtc_state;
+    out.compiles = compiles.compiles;
+    out.compiles_joined = compiles.compiles_joined;
     return write_output(out, stats, "cuabi_cache_stats", "cuabi_cache_stats_init");
 } catch (...) {
     return guard::failed(__func__);
@@ -129,7 +136,7 @@ CUABI_API cuabi_status cuabi_cache_get_driver_jit_info(cuabi_driver_jit_cache_in
     if (status == CUABI_SUCCESS)
         status = require_output_struct(info->struct_size, "cuabi_driver_jit_cache_info", "cuabi_driver_jit_cache_info_init");
     if (status != CUABI_SUCCESS) return status;
-    const cache::DriverJitSettings& settings = cache::driver_jit_settings();
+    const cache::DriverJitSettings settings = cache::driver_jit_settings();
     cuabi_driver_jit_cache_info out{};
     out.struct_size = sizeof out;
     out.enabled = settings.enabled;

@@ -69,7 +69,7 @@ CUABI_API cuabi_status cuabi_context_get_device_info(cuabi_context* context, cua
     status = require_output_struct(info->struct_size, "cuabi_device_info", "cuabi_device_info_init");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Context> pinned(context, "context");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return write_output(pinned->info(), info, "cuabi_device_info", "cuabi_device_info_init");
 } catch (...) {
     return guard::failed(__func__);
@@ -77,7 +77,7 @@ CUABI_API cuabi_status cuabi_context_get_device_info(cuabi_context* context, cua
 
 CUABI_API cuabi_status cuabi_context_synchronize(cuabi_context* context) try {
     Pinned<Context> pinned(context, "context");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return pinned->synchronize();
 } catch (...) {
     return guard::failed(__func__);
@@ -87,7 +87,7 @@ CUABI_API cuabi_status cuabi_context_get_native(cuabi_context* context, void** o
     Status status = require_pointer(out_cu_context, "out_cu_context");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Context> pinned(context, "context");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     *out_cu_context = pinned->cu_context();
     return CUABI_SUCCESS;
 } catch (...) {
@@ -100,7 +100,7 @@ CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, cuabi_
     status = require_output_struct(counters->struct_size, "cuabi_counters", "cuabi_counters_init");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Context> pinned(context, "context");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     cuabi_counters snapshot{};
     snapshot.struct_size = sizeof snapshot;
     pinned->counters().snapshot(&snapshot);

@@ -28,7 +28,7 @@ CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_ev
                                       "cuabi_event_options.flags", "CUABI_EVENT_*")) != CUABI_SUCCESS)
         return status;
     std::shared_ptr<Context> parent = acquire<Context>(context, "context");
-    if (!parent) return CUABI_ERROR_INVALID_HANDLE;
+    if (!parent) return refused_handle();
     std::shared_ptr<Event> event;
     status = Event::create(std::move(parent), read.flags, &event);
     if (status != CUABI_SUCCESS) return status;
@@ -46,10 +46,10 @@ CUABI_API void cuabi_event_destroy(cuabi_event* event) try {
 CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stream) try {
     // The stream first: whatever then fails, a capturing stream has its capture ended.
     OptionalPinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned_stream.ok()) return refused_handle();
     return enqueue_on(pinned_stream.get(), __func__, [&] {
         Pinned<Event> pinned(event, "event");
-        return pinned.ok() ? pinned->record(pinned_stream.get()) : CUABI_ERROR_INVALID_HANDLE;
+        return pinned.ok() ? pinned->record(pinned_stream.get()) : refused_handle();
     });
 } catch (...) {
     return guard::failed(__func__);
@@ -57,7 +57,7 @@ CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stre
 
 CUABI_API cuabi_status cuabi_event_synchronize(cuabi_event* event) try {
     Pinned<Event> pinned(event, "event");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return pinned->synchronize();
 } catch (...) {
     return guard::failed(__func__);
@@ -65,7 +65,7 @@ CUABI_API cuabi_status cuabi_event_synchronize(cuabi_event* event) try {
 
 CUABI_API cuabi_status cuabi_event_query(cuabi_event* event) try {
     Pinned<Event> pinned(event, "event");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return pinned->query();
 } catch (...) {
     return guard::failed(__func__);
@@ -75,9 +75,9 @@ CUABI_API cuabi_status cuabi_event_get_elapsed_ms(cuabi_event* start, cuabi_even
     Status status = require_pointer(out_ms, "out_ms");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Event> pinned_start(start, "start");
-    if (!pinned_start.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned_start.ok()) return refused_handle();
     Pinned<Event> pinned_end(end, "end");
-    if (!pinned_end.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned_end.ok()) return refused_handle();
     return Event::elapsed_ms(*pinned_start, *pinned_end, out_ms);
 } catch (...) {
     return guard::failed(__func__);

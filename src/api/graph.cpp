@@ -66,7 +66,7 @@ CUABI_API cuabi_status cuabi_graph_cache_stats_init(uint32_t struct_size, cuabi_
 
 CUABI_API cuabi_status cuabi_graph_capture_begin(cuabi_stream* stream, int32_t mode) try {
     Pinned<Stream> pinned(stream, "stream");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return graph::begin_capture(*pinned, mode);
 } catch (...) {
     return guard::failed(__func__);
@@ -75,7 +75,7 @@ CUABI_API cuabi_status cuabi_graph_capture_begin(cuabi_stream* stream, int32_t m
 CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi_graph_options* options,
                                                cuabi_graph** out_graph) try {
     std::shared_ptr<Stream> held = acquire<Stream>(stream, "stream");
-    if (!held) return CUABI_ERROR_INVALID_HANDLE;
+    if (!held) return refused_handle();
     cuabi_graph_options read{};
     Status status = read_options(options, cuabi_graph_options CUABI_GRAPH_OPTIONS_INIT, "cuabi_graph_options",
                                  "cuabi_graph_options_init", &read);
@@ -96,9 +96,9 @@ CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi
 CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuabi_graph* graph, uint32_t flags,
                                                       cuabi_graph_update_info* out_info) try {
     std::shared_ptr<Stream> held = acquire<Stream>(stream, "stream");
-    if (!held) return CUABI_ERROR_INVALID_HANDLE;
+    if (!held) return refused_handle();
     Pinned<Graph> pinned(graph, "graph");
-    Status status = pinned.ok() ? CUABI_SUCCESS : CUABI_ERROR_INVALID_HANDLE;
+    Status status = pinned.ok() ? CUABI_SUCCESS : refused_handle();
     if (status == CUABI_SUCCESS) status = require_known_flags(flags, kKnownUpdateFlags, "flags", "CUABI_GRAPH_UPDATE_*");
     if (status == CUABI_SUCCESS && out_info != nullptr)
         status = require_output_struct(out_info->struct_size, "cuabi_graph_update_info", "cuabi_graph_update_info_init");
@@ -123,7 +123,7 @@ CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuab
 
 CUABI_API cuabi_status cuabi_graph_capture_abort(cuabi_stream* stream) try {
     Pinned<Stream> pinned(stream, "stream");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return graph::abort_capture(*pinned);
 } catch (...) {
     return guard::failed(__func__);
@@ -133,7 +133,7 @@ CUABI_API cuabi_status cuabi_graph_capture_get_status(cuabi_stream* stream, int3
     Status status = require_pointer(out_status, "out_status");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Stream> pinned(stream, "stream");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return graph::capture_status(*pinned, out_status);
 } catch (...) {
     return guard::failed(__func__);
@@ -147,10 +147,10 @@ CUABI_API void cuabi_graph_destroy(cuabi_graph* graph) try {
 
 CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, cuabi_stream* stream) try {
     Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     if (stream == nullptr) return pinned->launch_synchronously();
     Pinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned_stream.ok()) return refused_handle();
     return pinned->launch(*pinned_stream);
 } catch (...) {
     return guard::failed(__func__);
@@ -158,10 +158,10 @@ CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, cuabi_stream* stre
 
 CUABI_API cuabi_status cuabi_graph_upload(cuabi_graph* graph, cuabi_stream* stream) try {
     Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     if (stream == nullptr) return pinned->upload_synchronously();
     Pinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned_stream.ok()) return refused_handle();
     return pinned->upload(*pinned_stream);
 } catch (...) {
     return guard::failed(__func__);
@@ -169,9 +169,9 @@ CUABI_API cuabi_status cuabi_graph_upload(cuabi_graph* graph, cuabi_stream* stre
 
 CUABI_API cuabi_status cuabi_graph_retain_buffer(cuabi_graph* graph, cuabi_buffer* buffer) try {
     Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     std::shared_ptr<Buffer> held = acquire<Buffer>(buffer, "buffer");
-    if (!held) return CUABI_ERROR_INVALID_HANDLE;
+    if (!held) return refused_handle();
     return pinned->retain_buffer(std::move(held));
 } catch (...) {
     return guard::failed(__func__);
@@ -181,7 +181,7 @@ CUABI_API cuabi_status cuabi_graph_get_native(cuabi_graph* graph, void** out_cu_
     Status status = require_pointer(out_cu_graph_exec, "out_cu_graph_exec");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     if (out_cu_graph != nullptr) *out_cu_graph = pinned->native_graph();
     *out_cu_graph_exec = pinned->native_exec();
     return CUABI_SUCCESS;
@@ -193,7 +193,7 @@ CUABI_API cuabi_status cuabi_graph_get_node_count(cuabi_graph* graph, size_t* ou
     Status status = require_pointer(out_count, "out_count");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     *out_count = pinned->node_count();
     return CUABI_SUCCESS;
 } catch (...) {
@@ -206,7 +206,7 @@ CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t inde
         status = require_output_struct(info->struct_size, "cuabi_graph_node_info", "cuabi_graph_node_info_init");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     cuabi_graph_node_info read{};
     if ((status = pinned->node_info(index, &read)) != CUABI_SUCCESS) return status;
     return write_output(read, info, "cuabi_graph_node_info", "cuabi_graph_node_info_init");
@@ -219,7 +219,7 @@ CUABI_API cuabi_status cuabi_graph_get_node_kernel_name(cuabi_graph* graph, size
     Status status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     std::string name;
     if ((status = pinned->node_kernel_name(index, &name)) != CUABI_SUCCESS) return status;
     return copy_text_out(name, buffer, capacity, out_size);
@@ -233,7 +233,7 @@ CUABI_API cuabi_status cuabi_graph_get_node_param_info(cuabi_graph* graph, size_
     if (status == CUABI_SUCCESS) status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return pinned->node_param_info(index, param_index, out_offset, out_size);
 } catch (...) {
     return guard::failed(__func__);
@@ -242,7 +242,7 @@ CUABI_API cuabi_status cuabi_graph_get_node_param_info(cuabi_graph* graph, size_
 CUABI_API cuabi_status cuabi_graph_update_kernel_args(cuabi_graph* graph, size_t index, const cuabi_kernel_arg* args,
                                                       size_t arg_count) try {
     Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return pinned->update_kernel_args(index, args, arg_count);
 } catch (...) {
     return guard::failed(__func__);
@@ -251,7 +251,7 @@ CUABI_API cuabi_status cuabi_graph_update_kernel_args(cuabi_graph* graph, size_t
 CUABI_API cuabi_status cuabi_graph_update_kernel_args_packed(cuabi_graph* graph, size_t index, const void* packed,
                                                              size_t packed_size) try {
     Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return pinned->update_kernel_args_packed(index, packed, packed_size);
 } catch (...) {
     return guard::failed(__func__);
@@ -263,7 +263,7 @@ CUABI_API cuabi_status cuabi_graph_update_kernel_geometry(cuabi_graph* graph, si
     if (status == CUABI_SUCCESS) status = require_pointer(block, "block");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return pinned->update_kernel_geometry(index, grid, block, shared_memory_bytes);
 } catch (...) {
     return guard::failed(__func__);
@@ -271,7 +271,7 @@ CUABI_API cuabi_status cuabi_graph_update_kernel_geometry(cuabi_graph* graph, si
 
 CUABI_API cuabi_status cuabi_graph_update_memset_value(cuabi_graph* graph, size_t index, uint32_t value) try {
     Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return pinned->update_memset_value(index, value);
 } catch (...) {
     return guard::failed(__func__);
@@ -290,7 +290,7 @@ CUABI_API cuabi_status cuabi_graph_cache_lookup(cuabi_context* context, const vo
     if (status == CUABI_SUCCESS) status = require_key(key, key_size);
     if (status != CUABI_SUCCESS) return status;
     Pinned<Context> pinned(context, "context");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     std::shared_ptr<Object> found = graph::GraphCache::instance().lookup(pinned.get(), key, key_size, size);
     if (!found)
         return fail(CUABI_ERROR_NOT_FOUND, "capture the graph and add it with cuabi_graph_cache_insert",
@@ -307,9 +307,9 @@ CUABI_API cuabi_status cuabi_graph_cache_insert(cuabi_context* context, const vo
     Status status = require_key(key, key_size);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> scope = acquire<Context>(context, "context");
-    if (!scope) return CUABI_ERROR_INVALID_HANDLE;
+    if (!scope) return refused_handle();
     std::shared_ptr<Graph> value = acquire<Graph>(graph, "graph");
-    if (!value) return CUABI_ERROR_INVALID_HANDLE;
+    if (!value) return refused_handle();
     if (value->context().cu_context() != scope->cu_context())
         return fail(CUABI_ERROR_CONTEXT_MISMATCH, "insert the graph under the context it was captured in",
                     "the graph belongs to device %d but the context is on device %d", value->context().ordinal(),
@@ -333,7 +333,7 @@ CUABI_API cuabi_status cuabi_graph_cache_clear(cuabi_context* context) try {
         return CUABI_SUCCESS;
     }
     Pinned<Context> pinned(context, "context");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     graph::GraphCache::instance().clear(pinned.get());
     return CUABI_SUCCESS;
 } catch (...) {

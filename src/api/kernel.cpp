@@ -19,7 +19,7 @@ CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char*
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a kernel name or a compiled name expression",
                     "name_or_expression is an empty string");
     std::shared_ptr<Module> owner = acquire<Module>(module, "module");
-    if (!owner) return CUABI_ERROR_INVALID_HANDLE;
+    if (!owner) return refused_handle();
     std::shared_ptr<Kernel> kernel;
     status = Module::get_kernel(owner, name_or_expression, &kernel);
     if (status != CUABI_SUCCESS) return status;
@@ -47,7 +47,7 @@ CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_k
                                        "cuabi_kernel_attributes_init");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     cuabi_kernel_attributes facts{};
     status = read_kernel_attributes(*pinned, &facts);
     if (status != CUABI_SUCCESS) return status;
@@ -60,7 +60,7 @@ CUABI_API cuabi_status cuabi_kernel_get_native(cuabi_kernel* kernel, void** out_
     Status status = require_pointer(out_cu_function, "out_cu_function");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     *out_cu_function = pinned->function();
     return CUABI_SUCCESS;
 } catch (...) {

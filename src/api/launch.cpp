@@ -26,9 +26,9 @@ Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, cons
         CUABI_SUCCESS)
         return status;
     Pinned<Kernel> pinned(kernel, "kernel");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     OptionalPinned<Stream> stream(read.stream, "cuabi_launch_config.stream");
-    if (!stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!stream.ok()) return refused_handle();
     // A refused launch on a capturing stream ends cuabi's capture, so the stream never stays capturing.
     return enqueue_on(stream.get(), "cuabi_launch", [&] { return launch::launch(*pinned, read, stream.get(), arguments); });
 }
@@ -86,7 +86,7 @@ CUABI_API cuabi_status cuabi_kernel_get_param_count(cuabi_kernel* kernel, size_t
     Status status = require_pointer(out_count, "out_count");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     const launch::ParamLayout* layout = nullptr;
     if ((status = layout_of(*pinned, &layout)) != CUABI_SUCCESS) return status;
     *out_count = layout->count;
@@ -101,7 +101,7 @@ CUABI_API cuabi_status cuabi_kernel_get_param_info(cuabi_kernel* kernel, size_t 
     if (status == CUABI_SUCCESS) status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     const launch::ParamLayout* layout = nullptr;
     if ((status = layout_of(*pinned, &layout)) != CUABI_SUCCESS) return status;
     if (index >= layout->count)
@@ -120,7 +120,7 @@ CUABI_API cuabi_status cuabi_kernel_get_max_active_blocks_per_sm(cuabi_kernel* k
     Status status = require_pointer(out_blocks, "out_blocks");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return launch::max_active_blocks(*pinned, block_threads, shared_memory_bytes, out_blocks);
 } catch (...) {
     return guard::failed(__func__);
@@ -132,7 +132,7 @@ CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uin
     if (status == CUABI_SUCCESS) status = require_pointer(out_min_grid_blocks, "out_min_grid_blocks");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return launch::suggest_block_size(*pinned, shared_memory_bytes, out_block_threads, out_min_grid_blocks);
 } catch (...) {
     return guard::failed(__func__);

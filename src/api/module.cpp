@@ -33,7 +33,7 @@ CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* 
     if (status == CUABI_SUCCESS) status = read_compile_options(options, &read);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> owner = acquire<Context>(context, "context");
-    if (!owner) return CUABI_ERROR_INVALID_HANDLE;
+    if (!owner) return refused_handle();
     std::shared_ptr<Module> module;
     status = Module::compile(std::move(owner), source, read, &module);
     if (status != CUABI_SUCCESS) return status;
@@ -64,7 +64,7 @@ CUABI_API cuabi_status cuabi_module_load_image(cuabi_context* context, const voi
     if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> owner = acquire<Context>(context, "context");
-    if (!owner) return CUABI_ERROR_INVALID_HANDLE;
+    if (!owner) return refused_handle();
     std::shared_ptr<Module> module;
     status = Module::load_image(std::move(owner), image, size, &module);
     if (status != CUABI_SUCCESS) return status;
@@ -85,7 +85,7 @@ CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_
         status = require_output_struct(info->struct_size, "cuabi_module_info", "cuabi_module_info_init");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Module> pinned(module, "module");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     cuabi_module_info facts{};
     pinned->info(&facts);
     return write_output(facts, info, "cuabi_module_info", "cuabi_module_info_init");
@@ -95,7 +95,7 @@ CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_
 
 CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* buffer, size_t capacity, size_t* out_size) try {
     Pinned<Module> pinned(module, "module");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     const std::vector<uint8_t>& image = pinned->image().image;
     return copy_bytes_out(image.data(), image.size(), buffer, capacity, out_size);
 } catch (...) {
@@ -104,7 +104,7 @@ CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* buffer
 
 CUABI_API cuabi_status cuabi_module_get_log(cuabi_module* module, char* buffer, size_t capacity, size_t* out_size) try {
     Pinned<Module> pinned(module, "module");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return copy_text_out(pinned->image().log, buffer, capacity, out_size);
 } catch (...) {
     return guard::failed(__func__);
@@ -115,7 +115,7 @@ CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const
     Status status = require_pointer(expression, "expression");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Module> pinned(module, "module");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     const std::string* lowered = pinned->lowered_name(expression);
     if (lowered == nullptr)
         return fail(CUABI_ERROR_KERNEL_NOT_FOUND,

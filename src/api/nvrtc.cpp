@@ -4,7 +4,9 @@
 #include "api/two_call.hpp"
 #include "core/fork.hpp"
 #include "cuabi/cuabi.h"
+#include "compile/toolkit_headers.hpp"
 #include "driver/nvrtc_api.hpp"
+#include "driver/nvrtc_api_locate.hpp"
 
 using namespace cuabi;
 
@@ -49,16 +51,24 @@ CUABI_API cuabi_status cuabi_nvrtc_get_path(char* out_text, size_t capacity, siz
     if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
-    const NvrtcApi* api = nvrtc(&status);
-    if (api == nullptr) return status;
-    return copy_text_out(api->path, out_text, capacity, out_size);
+    if (nvrtc_load_state() == NvrtcLoad::Loaded) return copy_text_out(nvrtc(nullptr)->path, out_text, capacity, out_size);
+    const NvrtcLocation& location = nvrtc_location();
+    if (!location.found)
+        return fail(CUABI_ERROR_NVRTC_NOT_FOUND,
+                    "install NVRTC (CUDA Toolkit or the nvidia-cuda-nvrtc wheel), or set CUABI_NVRTC_PATH to libnvrtc.so",
+                    "no NVRTC found; looked for %s", location.searched.c_str());
+    return copy_text_out(location.path, out_text, capacity, out_size);
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_nvrtc_get_include_dirs(char* out_text, size_t capacity, size_t* out_size) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    return copy_text_out(std::string(), out_text, capacity, out_size);
+    Status status = require_pointer(out_size, "out_size");
+    if (status != CUABI_SUCCESS) return status;
+    std::string lines;
+    for (const std::string& directory : toolkit_headers().directories) lines += (lines.empty() ? "" : "\n") + directory;
+    return copy_text_out(lines, out_text, capacity, out_size);
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -81,7 +81,7 @@ CUABI_API cuabi_status cuabi_range_end(cuabi_range* range) try {
     // Removing the handle is what makes a second end fail: only one caller can take it out.
     std::shared_ptr<Object> taken =
         HandleTable::instance().remove(reinterpret_cast<uint64_t>(range), HandleType::Range, "range");
-    if (!taken) return CUABI_ERROR_INVALID_HANDLE;
+    if (!taken) return refused_handle();
     static_cast<range::UserRange&>(*taken).end();
     return CUABI_SUCCESS;
 } catch (...) {

@@ -33,7 +33,7 @@ CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, const cuabi_s
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "set reserved to 0 (cuabi_stream_options_init() does)",
                     "cuabi_stream_options.reserved is %u", read.reserved);
     std::shared_ptr<Context> parent = acquire<Context>(context, "context");
-    if (!parent) return CUABI_ERROR_INVALID_HANDLE;
+    if (!parent) return refused_handle();
     std::shared_ptr<Stream> stream;
     status = Stream::create(std::move(parent), read.priority, &stream);
     if (status != CUABI_SUCCESS) return status;
@@ -46,7 +46,7 @@ CUABI_API cuabi_status cuabi_stream_wrap(cuabi_context* context, void* cu_stream
     Status status = require_pointer(out_stream, "out_stream");
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> parent = acquire<Context>(context, "context");
-    if (!parent) return CUABI_ERROR_INVALID_HANDLE;
+    if (!parent) return refused_handle();
     std::shared_ptr<Stream> stream;
     status = Stream::wrap(std::move(parent), static_cast<CUstream>(cu_stream), &stream);
     if (status != CUABI_SUCCESS) return status;
@@ -67,7 +67,7 @@ CUABI_API void cuabi_stream_destroy(cuabi_stream* stream) try {
 
 CUABI_API cuabi_status cuabi_stream_synchronize(cuabi_stream* stream) try {
     Pinned<Stream> pinned(stream, "stream");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return pinned->synchronize();
 } catch (...) {
     return guard::failed(__func__);
@@ -75,7 +75,7 @@ CUABI_API cuabi_status cuabi_stream_synchronize(cuabi_stream* stream) try {
 
 CUABI_API cuabi_status cuabi_stream_query(cuabi_stream* stream) try {
     Pinned<Stream> pinned(stream, "stream");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return pinned->query();
 } catch (...) {
     return guard::failed(__func__);
@@ -83,10 +83,10 @@ CUABI_API cuabi_status cuabi_stream_query(cuabi_stream* stream) try {
 
 CUABI_API cuabi_status cuabi_stream_wait_event(cuabi_stream* stream, cuabi_event* event) try {
     Pinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned_stream.ok()) return refused_handle();
     return enqueue_on(pinned_stream.get(), __func__, [&] {
         Pinned<Event> pinned_event(event, "event");
-        return pinned_event.ok() ? stream_wait_event(*pinned_stream, *pinned_event) : CUABI_ERROR_INVALID_HANDLE;
+        return pinned_event.ok() ? stream_wait_event(*pinned_stream, *pinned_event) : refused_handle();
     });
 } catch (...) {
     return guard::failed(__func__);
@@ -96,7 +96,7 @@ CUABI_API cuabi_status cuabi_stream_get_native(cuabi_stream* stream, void** out_
     Status status = require_pointer(out_cu_stream, "out_cu_stream");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Stream> pinned(stream, "stream");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     *out_cu_stream = pinned->cu_stream();
     return CUABI_SUCCESS;
 } catch (...) {

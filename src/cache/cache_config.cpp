@@ -1,4 +1,7 @@
 // Config::from_environment(): the cache's environment variables (docs/cache.md lists them).
+#include <errno.h>
+#include <stdlib.h>
+
 #include <cstdlib>
 #include <cstring>
 
@@ -31,11 +34,24 @@ bool parse_byte_size(const char* text, uint64_t* out) {
 }
 
 void read_size(const char* name, uint64_t* value, std::string* warnings) {
-    const char* text = std::getenv(name);
+    const char* text = secure_getenv(name);
     if (text == nullptr || *text == '\0') return;
     if (parse_byte_size(text, value)) return;
     *warnings += format("%s='%s' is not a byte count (e.g. 1073741824 or 1G); using %llu. ", name, text,
                         static_cast<unsigned long long>(*value));
+}
+
+void read_milliseconds(const char* name, uint32_t* value, std::string* warnings) {
+    const char* text = secure_getenv(name);
+    if (text == nullptr || *text == '\0') return;
+    char* end = nullptr;
+    errno = 0;
+    unsigned long long parsed = std::strtoull(text, &end, 10);
+    if (end != text && *end == '\0' && errno == 0 && text[0] != '-' && parsed <= UINT32_MAX) {
+        *value = static_cast<uint32_t>(parsed);
+        return;
+    }
+    *warnings += format("%s='%s' is not a number of milliseconds; using %u. ", name, text, *value);
 }
 
 }  // namespace
@@ -44,7 +60,7 @@ Config Config::from_environment() {
     Config config;
     std::string why;
     config.directory = resolve_cache_directory(&why);
-    const char* disable = std::getenv("CUABI_CACHE_DISABLE");
+    const char* disable = secure_getenv("CUABI_CACHE_DISABLE");
     if (disable != nullptr && std::strcmp(disable, "1") == 0) {
         config.disk_disabled = true;
         config.disabled_reason = "disk cache disabled by CUABI_CACHE_DISABLE=1: compiled kernels are cached in memory "
@@ -58,6 +74,7 @@ Config Config::from_environment() {
     }
     read_size("CUABI_CACHE_MAX_BYTES", &config.disk_max_bytes, &config.warnings);
     read_size("CUABI_CACHE_MEMORY_MAX_BYTES", &config.memory_max_bytes, &config.warnings);
+    read_milliseconds("CUABI_CACHE_LOCK_TIMEOUT_MS", &config.lock_timeout_ms, &config.warnings);
     if (!config.warnings.empty()) config.warnings.pop_back();  // the trailing space
     return config;
 }

@@ -16,6 +16,7 @@ struct CachedImage {
     std::string target;       // "sm_90" or "compute_90"
     std::vector<std::pair<std::string, std::string>> lowered_names;  // expression -> mangled
     std::string log;
+    uint32_t nvrtc_version = 0;  // the NVRTC that compiled it: 1000 * major + 10 * minor (13000)
 
     // Approximate heap footprint, for the memory layer's byte bound.
     uint64_t footprint() const {

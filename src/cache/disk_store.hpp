@@ -1,15 +1,22 @@
-// The on-disk layer (docs/cache.md): one file per key under
-// <dir>/kernels/<first 2 hex digits>/<remaining 30>.cuabi, in the format of entry_format.hpp.
+// The on-disk layer (docs/cache.md): one file per key under kernels/<ab>/ (see disk_scan.hpp)
+// in the format of entry_format.hpp, every operation relative to the directory opened once by
+// open_cache_directory().
 //
-// Publish: write a temp file in the entry's own shard directory, fsync it, then under the
-// directory lock rename() it over the final name, update the ledger and evict if over the cap;
-// finally fsync the shard directory. Readers open the final name without locking: they see a
-// whole old entry or a whole new one, never a partial file. A hit stamps the file's mtime, which
-// is the LRU clock for eviction. Every entry read is verified; a bad one is removed (under the
-// lock, and only if the file is still the one that was read) and reported as corrupt.
+// Publish: write a temp file in the entry's own shard directory (flocked by its writer), fsync
+// it, then under the directory lock make room below the cap, rename() it over the final name and
+// write the ledger; finally fsync the shard directory. Readers open the final name without
+// locking and without following links: they see a whole old entry or a whole new one, never a
+// partial file. A hit stamps the file's mtime, which is the LRU clock for eviction. Every entry
+// read is checked -- a regular file of the effective user, of sane size (checked before anything
+// is allocated), intact and plausible -- and anything else found where an entry belongs (a FIFO,
+// a link, a directory, a damaged file) is removed under the lock, and only if it is still what
+// was looked at, and reported as corrupt.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "cache/cache_dir.hpp"
@@ -19,36 +26,66 @@
 namespace cuabi {
 namespace cache {
 
+// No NVRTC output comes near this; a larger file is damage (or a sparse forgery) and is removed
+// without reading it.
+constexpr uint64_t kMaxEntryBytes = uint64_t(1) << 30;
+
 struct Removal {
     uint64_t checked_entries = 0;  // verify() only
-    uint64_t removed_entries = 0;
+    uint64_t removed_entries = 0;  // entries, and for verify()/clear() anything else that did not belong
     uint64_t removed_bytes = 0;
+    uint64_t temps_removed = 0;    // temp files of writers that died
+};
+
+// What a publish did besides publishing.
+struct StoreReport {
+    uint64_t evicted = 0;
+    uint64_t temps_removed = 0;
+    uint64_t strays_removed = 0;  // things that were not entries where entries belong
 };
 
 class DiskStore {
 public:
-    // `directory` must have passed prepare_directory().
-    DiskStore(std::string directory, uint64_t max_bytes);
+    // Opens and checks `directory` (open_cache_directory) and returns the store in *out.
+    static Problem open(const std::string& directory, uint64_t max_bytes, uint32_t lock_timeout_ms,
+                        std::unique_ptr<DiskStore>* out);
+    DiskStore(Fd directory, std::string path, uint64_t max_bytes, uint32_t lock_timeout_ms);
+    ~DiskStore();
 
     enum class Read { Hit, Miss, Corrupt };
-    // Corrupt: *why says what was wrong; the entry has been removed when the directory allows.
+    // key.nvrtc == kAnyNvrtc: the entry of any NVRTC, newest NVRTC (then most recently used)
+    // first. Corrupt: *why says what was wrong; it has been removed when the lock allowed.
     Read read(const Key& key, CachedImage* out, std::string* why);
 
-    // Publishes the entry; *out_evicted = entries evicted to stay under the cap.
-    Problem write(const Key& key, const CachedImage& image, uint64_t* out_evicted);
+    // Publishes the entry. A lock held past the deadline is CUABI_ERROR_TIMEOUT.
+    Problem write(const Key& key, const CachedImage& image, StoreReport* report);
 
-    Problem usage(uint64_t* out_entries, uint64_t* out_bytes) const;
+    Problem usage(uint64_t* out_entries, uint64_t* out_bytes);
     Problem prune(uint64_t max_bytes, Removal* out);
     Problem clear(Removal* out);
     Problem verify(Removal* out);
 
-    const std::string& directory() const { return directory_; }
+    const std::string& directory() const { return path_; }
     uint64_t max_bytes() const { return max_bytes_; }
-    std::string entry_path(const Key& key) const;
+    int fd() const { return directory_.get(); }
+    // "kernels/ab/<30 hex>.<16 hex>.cuabi", relative to the directory.
+    static std::string entry_path(const Key& key);
 
 private:
-    std::string directory_;
+    int kernels(bool create, Problem* problem);  // the open kernels/ directory, or -1
+    Read read_exact(int shard, const std::string& shard_text, const std::string& name, const Key& key,
+                    CachedImage* out, std::string* why);
+    Read read_newest(int shard, const std::string& shard_text, const Key& key, CachedImage* out, std::string* why);
+    void remove_bad(const std::string& shard_text, const std::string& name, const struct stat& seen);
+    Problem locked_scan(class DirectoryLock& lock, int kernels_fd, std::vector<struct ScannedEntry>* entries,
+                        Removal* removal);
+
+    Fd directory_;
+    std::string path_;
     uint64_t max_bytes_;
+    uint32_t lock_timeout_ms_;
+    std::mutex kernels_mutex_;
+    std::atomic<int> kernels_{-1};
 };
 
 }  // namespace cache

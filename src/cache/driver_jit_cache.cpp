@@ -1,5 +1,6 @@
 #include "cache/driver_jit_cache.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -20,14 +21,25 @@ uint64_t parse_size(const char* text) {
 }
 
 std::once_flag configure_once;
-DriverJitSettings* configured = nullptr;  // written once under configure_once, never freed
+std::atomic<const DriverJitSettings*> configured{nullptr};  // written once under configure_once, never freed
 
 // <cuabi dir>/driver-jit when the cuabi disk cache is on and its directory is trusted.
 std::string cuabi_jit_directory() {
     const Config& config = KernelCache::instance().config();
-    if (config.disk_disabled || !prepare_directory(config.directory).ok()) return "";
-    std::string jit = config.directory + "/driver-jit";
-    return make_private_directory(jit).ok() ? jit : "";
+    Fd directory, jit;
+    if (config.disk_disabled || !open_cache_directory(config.directory, &directory).ok() ||
+        !open_subdirectory(directory.get(), "driver-jit", true, config.directory, &jit).ok())
+        return "";
+    return config.directory + "/driver-jit";
+}
+
+DriverJitInputs read_environment() {
+    DriverJitInputs inputs;
+    inputs.disable = std::getenv("CUDA_CACHE_DISABLE");
+    inputs.path = std::getenv("CUDA_CACHE_PATH");
+    inputs.max_size = std::getenv("CUDA_CACHE_MAXSIZE");
+    inputs.home = std::getenv("HOME");
+    return inputs;
 }
 
 }  // namespace
@@ -60,19 +72,10 @@ DriverJitSettings plan_driver_jit_cache(const DriverJitInputs& in) {
     return settings;
 }
 
-void configure_driver_jit_cache(const DriverApi* api) {
-    std::call_once(configure_once, [api] {
-        DriverJitInputs inputs;
-        inputs.disable = std::getenv("CUDA_CACHE_DISABLE");
-        inputs.path = std::getenv("CUDA_CACHE_PATH");
-        inputs.max_size = std::getenv("CUDA_CACHE_MAXSIZE");
-        inputs.home = std::getenv("HOME");
-        // Before cuInit every driver call but a few answers CUDA_ERROR_NOT_INITIALIZED; anything
-        // else means someone in this process initialized the driver already.
-        int count = 0;
-        inputs.driver_started_first =
-            api != nullptr && api->cuDeviceGetCount != nullptr &&
-            api->cuDeviceGetCount(&count) != CUDA_ERROR_NOT_INITIALIZED;
+void configure_driver_jit_cache() {
+    std::call_once(configure_once, [] {
+        DriverJitInputs inputs = read_environment();
+        inputs.driver_started_first = driver_started_in_process();
         bool may_change = !inputs.driver_started_first &&
                           !(inputs.disable != nullptr && std::strcmp(inputs.disable, "1") == 0);
         if (may_change && !is_set(inputs.path)) inputs.cuabi_jit_directory = cuabi_jit_directory();
@@ -81,17 +84,13 @@ void configure_driver_jit_cache(const DriverApi* api) {
         if (settings->path_source == Source::Cuabi) setenv("CUDA_CACHE_PATH", settings->path.c_str(), 1);
         if (settings->max_bytes_source == Source::Cuabi)
             setenv("CUDA_CACHE_MAXSIZE", std::to_string(settings->max_bytes).c_str(), 1);
-        configured = settings;
+        configured.store(settings, std::memory_order_release);
     });
 }
 
-const DriverJitSettings& driver_jit_settings() {
-    // Load the driver first so that its loading does the configuring (and detects a driver
-    // started before cuabi); without a driver, configure from the environment alone.
-    Status ignored;
-    driver(&ignored);
-    configure_driver_jit_cache(nullptr);
-    return *configured;
+DriverJitSettings driver_jit_settings() {
+    if (const DriverJitSettings* settings = configured.load(std::memory_order_acquire)) return *settings;
+    return plan_driver_jit_cache(read_environment());  // nothing cuabi may add: what the driver sees
 }
 
 }  // namespace cache

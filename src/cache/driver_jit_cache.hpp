@@ -6,9 +6,12 @@
 //   - the cuabi disk cache is off (CUABI_CACHE_DISABLE=1) or its directory refused: nothing is
 //     changed, since cuabi then writes nothing to disk and must not point the driver at a
 //     directory it does not trust.
-// The driver reads these variables once, in cuInit, so configure_driver_jit_cache() runs right
-// before cuabi's cuInit. If the process initialized the driver earlier (e.g. through the CUDA
-// runtime), changing them would be a lie: cuabi then changes nothing and says so.
+// The driver reads these variables once, in cuInit, and setenv races with every getenv of other
+// threads (glibc's environment is not thread-safe), so cuabi changes the environment only when
+// the program asks, through cuabi_cache_configure_driver_jit() -- documented as a call for
+// start-up, before other threads and before any CUDA call; the cuabi CLI makes it. Nothing else in
+// cuabi calls setenv. If the driver is already initialized in the process (by cuabi or e.g. the
+// CUDA runtime), changing the variables would be a lie: cuabi then changes nothing and says so.
 #pragma once
 
 #include <cstdint>
@@ -45,15 +48,14 @@ struct DriverJitInputs {
 // Pure: the settings that will be in effect after cuabi applies its defaults.
 DriverJitSettings plan_driver_jit_cache(const DriverJitInputs& inputs);
 
-// Once per process, before cuInit: reads the environment, creates <cuabi dir>/driver-jit
-// (0700) and sets CUDA_CACHE_PATH / CUDA_CACHE_MAXSIZE where plan_driver_jit_cache says so.
-// `api` (may be NULL) tells whether the driver was already initialized. Later calls do nothing.
-// setenv is not safe against concurrent getenv in other threads; cuabi calls this from the
-// driver's one-time loading, which the first cuabi call that needs the driver performs.
-void configure_driver_jit_cache(const DriverApi* api);
+// cuabi_cache_configure_driver_jit(): once per process, reads the environment, creates
+// <cuabi dir>/driver-jit (0700) and sets CUDA_CACHE_PATH / CUDA_CACHE_MAXSIZE where
+// plan_driver_jit_cache says so. Later calls do nothing. NOT thread-safe (setenv); see above.
+void configure_driver_jit_cache();
 
-// What is in effect (configuring first if nothing did yet).
-const DriverJitSettings& driver_jit_settings();
+// What is in effect: what configure_driver_jit_cache() chose, or -- when it was never called --
+// what the environment says now. Reads the environment; changes nothing, loads nothing.
+DriverJitSettings driver_jit_settings();
 
 }  // namespace cache
 }  // namespace cuabi

@@ -28,10 +28,15 @@ uint64_t get_u64(const uint8_t* at) {
     return value;
 }
 
+constexpr size_t kChecksumOffset = 96;
+constexpr uint64_t kMaxTargetSize = 31;
+constexpr uint32_t kElfMagic = 0x464c457fu;     // "\x7fELF"
+constexpr uint32_t kFatbinMagic = 0xBA55ED50u;  // nvcc -fatbin
+
 uint64_t checksum(const uint8_t* entry, uint64_t total) {
     XXH3_state_t state;
     XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, entry, 80);
+    XXH3_64bits_update(&state, entry, kChecksumOffset);
     XXH3_64bits_update(&state, entry + kEntryHeaderSize, total - kEntryHeaderSize);
     return XXH3_64bits_digest(&state);
 }
@@ -39,13 +44,16 @@ uint64_t checksum(const uint8_t* entry, uint64_t total) {
 // Header fields, as decoded before anything is trusted.
 struct Header {
     uint32_t version, flags, image_kind, name_count;
-    uint64_t image_size, names_size, log_size, target_size, key_high, key_low, total, checksum;
+    uint64_t image_size, names_size, log_size, target_size, key_high, key_low, key_nvrtc;
+    uint32_t nvrtc_version, reserved;
+    uint64_t total, checksum;
 };
 
 Header read_header(const uint8_t* data) {
     return Header{get_u32(data + 8),  get_u32(data + 12), get_u32(data + 16), get_u32(data + 20),
                   get_u64(data + 24), get_u64(data + 32), get_u64(data + 40), get_u64(data + 48),
-                  get_u64(data + 56), get_u64(data + 64), get_u64(data + 72), get_u64(data + 80)};
+                  get_u64(data + 56), get_u64(data + 64), get_u64(data + 72), get_u32(data + 80),
+                  get_u32(data + 84), get_u64(data + 88), get_u64(data + 96)};
 }
 
 // The sum of the header's section sizes, or 0 on overflow (a corrupt size field).
@@ -56,6 +64,39 @@ uint64_t claimed_total(const Header& h) {
         total += part;
     }
     return total;
+}
+
+// What no writer produces, though the checksum may be intact (a forged or foreign entry).
+bool implausible(const Header& h, const uint8_t* payload, std::string* why) {
+    if (h.image_kind < 1 || h.image_kind > 3) {
+        *why = format("image kind %u is none of PTX (1), CUBIN (2), fatbin (3)", h.image_kind);
+    } else if (h.image_size == 0) {
+        *why = "the image is empty";
+    } else if (h.target_size == 0 || h.target_size > kMaxTargetSize) {
+        *why = format("the target is %llu bytes long", static_cast<unsigned long long>(h.target_size));
+    } else if (h.name_count > h.names_size / 8) {
+        *why = format("%u lowered names cannot fit in a %llu-byte name map", h.name_count,
+                      static_cast<unsigned long long>(h.names_size));
+    } else if (h.reserved != 0) {
+        *why = format("reserved header field is 0x%x", h.reserved);
+    } else {
+        uint32_t magic = h.image_size >= 4 ? get_u32(payload) : 0;
+        bool kind_matches = h.image_kind == 2   ? magic == kElfMagic
+                            : h.image_kind == 3 ? magic == kFatbinMagic
+                                                : payload[h.image_size - 1] == 0 && payload[0] != 0;
+        if (kind_matches) return false;
+        *why = format("the image's first bytes are not those of a %s",
+                      h.image_kind == 1 ? "NUL-terminated PTX text" : h.image_kind == 2 ? "CUBIN" : "fatbin");
+    }
+    return true;
+}
+
+bool valid_target(const uint8_t* text, uint64_t size) {
+    for (uint64_t i = 0; i < size; ++i) {
+        char c = static_cast<char>(text[i]);
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+    }
+    return true;
 }
 
 bool decode_names(const uint8_t* at, uint64_t size, uint32_t count, CachedImage* out, std::string* why) {
@@ -70,7 +111,7 @@ bool decode_names(const uint8_t* at, uint64_t size, uint32_t count, CachedImage*
         return true;
     };
     out->lowered_names.clear();
-    out->lowered_names.reserve(count);
+    out->lowered_names.reserve(count);  // bounded: implausible() checked count <= size / 8
     for (uint32_t i = 0; i < count; ++i) {
         std::pair<std::string, std::string> pair;
         if (!take_string(&pair.first) || !take_string(&pair.second)) {
@@ -106,7 +147,10 @@ std::vector<uint8_t> encode_entry(const Key& key, const CachedImage& image) {
     put_u64(h + 48, image.target.size());
     put_u64(h + 56, key.high);
     put_u64(h + 64, key.low);
-    put_u64(h + 72, total);
+    put_u64(h + 72, key.nvrtc);
+    put_u32(h + 80, image.nvrtc_version);
+    put_u32(h + 84, 0);
+    put_u64(h + 88, total);
 
     uint8_t* at = h + kEntryHeaderSize;
     if (!image.image.empty()) std::memcpy(at, image.image.data(), image.image.size());
@@ -122,15 +166,19 @@ std::vector<uint8_t> encode_entry(const Key& key, const CachedImage& image) {
     at += image.log.size();
     std::memcpy(at, image.target.data(), image.target.size());
 
-    put_u64(h + 80, checksum(h, total));
+    put_u64(h + kChecksumOffset, checksum(h, total));
     return entry;
 }
 
-uint64_t entry_size_from_header(const uint8_t* data, size_t size) {
-    if (size < kEntryHeaderSize || std::memcmp(data, kEntryMagic, sizeof kEntryMagic) != 0) return 0;
+bool read_entry_header(const uint8_t* data, size_t size, EntryHeader* out) {
+    if (size < kEntryHeaderSize || std::memcmp(data, kEntryMagic, sizeof kEntryMagic) != 0) return false;
     Header h = read_header(data);
     uint64_t total = claimed_total(h);
-    return total == h.total ? total : 0;
+    if (h.version != kFormatVersion || total == 0 || total != h.total) return false;
+    out->total = total;
+    out->nvrtc = h.key_nvrtc;
+    out->nvrtc_version = h.nvrtc_version;
+    return true;
 }
 
 bool decode_entry(const Key& key, const uint8_t* data, size_t size, CachedImage* out, std::string* why) {
@@ -162,19 +210,25 @@ bool decode_entry(const Key& key, const uint8_t* data, size_t size, CachedImage*
         return false;
     }
     // Checked after the checksum: an intact entry under the wrong name was moved or collided.
-    if (h.flags != 0 || h.key_high != key.high || h.key_low != key.low) {
+    bool nvrtc_matches = key.nvrtc == kAnyNvrtc || h.key_nvrtc == key.nvrtc;
+    if (h.flags != 0 || h.key_high != key.high || h.key_low != key.low || !nvrtc_matches) {
         *why = h.flags != 0 ? format("unknown flags 0x%x", h.flags) : "entry belongs to another key";
         return false;
     }
-
     const uint8_t* at = data + kEntryHeaderSize;
+    if (implausible(h, at, why)) return false;
+    const uint8_t* target = at + h.image_size + h.names_size + h.log_size;
+    if (!valid_target(target, h.target_size)) {
+        *why = "the target is not a GPU architecture name";
+        return false;
+    }
     if (!decode_names(at + h.image_size, h.names_size, h.name_count, out, why)) return false;
     out->image.assign(at, at + h.image_size);
     at += h.image_size + h.names_size;
     out->log.assign(reinterpret_cast<const char*>(at), h.log_size);
-    at += h.log_size;
-    out->target.assign(reinterpret_cast<const char*>(at), h.target_size);
+    out->target.assign(reinterpret_cast<const char*>(target), h.target_size);
     out->image_kind = h.image_kind;
+    out->nvrtc_version = h.nvrtc_version;
     return true;
 }
 

@@ -1,5 +1,8 @@
 #include "cache/kernel_cache.hpp"
 
+#include <time.h>
+
+#include <algorithm>
 #include <new>
 
 #include "device/context.hpp"
@@ -16,6 +19,15 @@ void bump(Counters* counters, std::atomic<uint64_t> Counters::*counter, uint64_t
 void add(std::atomic<uint64_t>& counter, uint64_t by = 1) { counter.fetch_add(by, std::memory_order_relaxed); }
 
 uint64_t get(const std::atomic<uint64_t>& counter) { return counter.load(std::memory_order_relaxed); }
+
+constexpr int64_t kFirstBackoffNs = int64_t(1) * 1000000000;
+constexpr int64_t kLastBackoffNs = int64_t(300) * 1000000000;
+
+int64_t steady_ns() {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return int64_t(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
 
 }  // namespace
 
@@ -36,46 +48,64 @@ DiskStore* KernelCache::disk() {
             disk_problem_.what = config_.disabled_reason;
             return;
         }
-        disk_problem_ = prepare_directory(config_.directory);
-        if (!disk_problem_.ok()) return;
-        disk_.reset(new DiskStore(config_.directory, config_.disk_max_bytes));
-        disk_writable_.store(true);
+        disk_problem_ = DiskStore::open(config_.directory, config_.disk_max_bytes, config_.lock_timeout_ms, &disk_);
     });
     return disk_.get();
 }
 
-void KernelCache::stop_disk_writes(const Problem& problem) {
-    add(disk_store_failures_);
-    std::lock_guard<std::mutex> lock(write_problem_mutex_);
-    if (!disk_writable_.exchange(false)) return;  // another thread already stopped them
-    write_problem_ = "disk cache writes stopped, new entries are kept in memory only: " + problem.message();
+bool KernelCache::disk_writes_paused() const {
+    int64_t until = writes_paused_until_ns_.load(std::memory_order_relaxed);
+    return until != 0 && steady_ns() < until;
 }
 
-std::shared_ptr<const CachedImage> KernelCache::lookup(const Key& key, Counters* counters, Layer* out_layer) {
-    *out_layer = Layer::None;
-    {
-        range::Scope scope(range::Phase::CacheLookupMemory);
-        std::shared_ptr<const CachedImage> hit = memory_.find(key);
-        if (hit != nullptr) {
-            add(memory_hits_);
-            bump(counters, &Counters::memory_cache_hits);
-            *out_layer = Layer::Memory;
-            return hit;
-        }
+void KernelCache::pause_disk_writes(const Problem& problem) {
+    std::lock_guard<std::mutex> lock(write_problem_mutex_);
+    if (problem.status == CUABI_ERROR_TIMEOUT) {
+        // Someone else holds the lock: this store goes to memory, the next one tries again.
+        add(disk_lock_timeouts_);
+        write_problem_ = "the last new entry was kept in memory only: " + problem.message();
+        return;
+    }
+    add(disk_store_failures_);
+    write_backoff_ns_ = std::min(std::max(write_backoff_ns_ * 2, kFirstBackoffNs), kLastBackoffNs);
+    writes_paused_until_ns_.store(steady_ns() + write_backoff_ns_, std::memory_order_relaxed);
+    write_problem_ = format("disk cache writes paused for %lld s, new entries are kept in memory only: ",
+                            static_cast<long long>(write_backoff_ns_ / 1000000000)) +
+                     problem.message();
+}
+
+void KernelCache::resume_disk_writes() {
+    std::lock_guard<std::mutex> lock(write_problem_mutex_);
+    write_backoff_ns_ = 0;
+    writes_paused_until_ns_.store(0, std::memory_order_relaxed);
+    write_problem_.clear();
+}
+
+std::shared_ptr<const CachedImage> KernelCache::find_in_memory(const Key& key, Counters* counters) {
+    range::Scope scope(range::Phase::CacheLookupMemory);
+    std::shared_ptr<const CachedImage> hit = memory_.find(key);
+    if (hit != nullptr) {
+        add(memory_hits_);
+        bump(counters, &Counters::memory_cache_hits);
+    } else {
         add(memory_misses_);
         bump(counters, &Counters::memory_cache_misses);
     }
+    return hit;
+}
 
+std::shared_ptr<const CachedImage> KernelCache::find_on_disk(const Key& key, Counters* counters) {
     DiskStore* store = disk();
     if (store == nullptr) return nullptr;
     std::string hex = key.hex();
     range::Scope scope(range::Phase::CacheLookupDisk, hex.c_str());
-    auto image = std::make_shared<CachedImage>();
+    std::shared_ptr<CachedImage> image;
     std::string why;
     DiskStore::Read read = DiskStore::Read::Miss;
     try {
+        image = std::make_shared<CachedImage>();
         read = store->read(key, image.get(), &why);
-    } catch (const std::bad_alloc&) {  // an entry too large for this process: compile instead
+    } catch (const std::bad_alloc&) {  // an entry too large for this process now: compile instead
         read = DiskStore::Read::Miss;
     }
     if (read != DiskStore::Read::Hit) {
@@ -90,40 +120,51 @@ std::shared_ptr<const CachedImage> KernelCache::lookup(const Key& key, Counters*
     add(disk_hits_);
     bump(counters, &Counters::disk_cache_hits);
     add(memory_evictions_, memory_.insert(key, image));
-    *out_layer = Layer::Disk;
     return image;
+}
+
+std::shared_ptr<const CachedImage> KernelCache::lookup(const Key& key, Counters* counters, Layer* out_layer) {
+    std::shared_ptr<const CachedImage> found = find_in_memory(key, counters);
+    *out_layer = found != nullptr ? Layer::Memory : Layer::None;
+    if (found != nullptr) return found;
+    found = find_on_disk(key, counters);
+    if (found != nullptr) *out_layer = Layer::Disk;
+    return found;
 }
 
 void KernelCache::store(const Key& key, std::shared_ptr<const CachedImage> image, Counters* counters) {
     if (image == nullptr) return;
     add(memory_evictions_, memory_.insert(key, image));
     DiskStore* store = disk();
-    if (store == nullptr || !disk_writable_.load(std::memory_order_relaxed)) return;
+    if (store == nullptr || disk_writes_paused()) return;
     std::string hex = key.hex();
     range::Scope scope(range::Phase::CacheStore, hex.c_str());
-    uint64_t evicted = 0;
+    StoreReport report;
     Problem problem;
     try {
-        problem = store->write(key, *image, &evicted);
+        problem = store->write(key, *image, &report);
     } catch (const std::bad_alloc&) {
         problem.status = CUABI_ERROR_OUT_OF_HOST_MEMORY;
         problem.what = format("encoding a %zu-byte image for the disk cache ran out of memory", image->image.size());
         problem.fix = "free host memory or lower CUABI_CACHE_MEMORY_MAX_BYTES";
     }
+    add(disk_temp_files_removed_, report.temps_removed);
+    add(disk_corrupt_recovered_, report.strays_removed);
     if (!problem.ok()) {
-        stop_disk_writes(problem);
+        pause_disk_writes(problem);
         return;
     }
+    resume_disk_writes();
     add(disk_stores_);
-    add(disk_evictions_, evicted);
-    bump(counters, &Counters::disk_cache_evictions, evicted);
+    add(disk_evictions_, report.evicted);
+    bump(counters, &Counters::disk_cache_evictions, report.evicted);
 }
 
 Stats KernelCache::stats() {
     Stats stats;
     DiskStore* store = disk();
     stats.disk_enabled = store != nullptr;
-    stats.disk_writable = store != nullptr && disk_writable_.load();
+    stats.disk_writable = store != nullptr && !disk_writes_paused();
     stats.memory_hits = get(memory_hits_);
     stats.memory_misses = get(memory_misses_);
     stats.memory_entries = memory_.entries();
@@ -137,6 +178,8 @@ Stats KernelCache::stats() {
     stats.disk_store_failures = get(disk_store_failures_);
     stats.disk_corrupt_recovered = get(disk_corrupt_recovered_);
     stats.disk_evictions = get(disk_evictions_);
+    stats.disk_lock_timeouts = get(disk_lock_timeouts_);
+    stats.disk_temp_files_removed = get(disk_temp_files_removed_);
     if (store != nullptr) store->usage(&stats.disk_entries, &stats.disk_bytes);  // unreadable: zeros
     return stats;
 }
@@ -146,14 +189,24 @@ Status KernelCache::check_disk() {
     return fail(disk_problem_.status, disk_problem_.fix.c_str(), "%s", disk_problem_.what.c_str());
 }
 
+void KernelCache::note_removal(const Removal& removal) {
+    add(disk_temp_files_removed_, removal.temps_removed);
+}
+
+Status KernelCache::report(const Problem& problem) {
+    if (problem.ok()) return CUABI_SUCCESS;
+    if (problem.status == CUABI_ERROR_TIMEOUT) add(disk_lock_timeouts_);
+    return fail(problem.status, problem.fix.c_str(), "%s", problem.what.c_str());
+}
+
 Status KernelCache::prune(uint64_t max_bytes, Removal* out) {
     *out = Removal{};
     Status status = check_disk();
     if (status != CUABI_SUCCESS || disk_ == nullptr) return status;
     Problem problem = disk_->prune(max_bytes, out);
     add(disk_evictions_, out->removed_entries);
-    if (problem.ok()) return CUABI_SUCCESS;
-    return fail(problem.status, problem.fix.c_str(), "%s", problem.what.c_str());
+    note_removal(*out);
+    return report(problem);
 }
 
 Status KernelCache::clear(Removal* out) {
@@ -162,8 +215,8 @@ Status KernelCache::clear(Removal* out) {
     Status status = check_disk();
     if (status != CUABI_SUCCESS || disk_ == nullptr) return status;
     Problem problem = disk_->clear(out);
-    if (problem.ok()) return CUABI_SUCCESS;
-    return fail(problem.status, problem.fix.c_str(), "%s", problem.what.c_str());
+    note_removal(*out);
+    return report(problem);
 }
 
 Status KernelCache::verify(Removal* out) {
@@ -172,8 +225,8 @@ Status KernelCache::verify(Removal* out) {
     if (status != CUABI_SUCCESS || disk_ == nullptr) return status;
     Problem problem = disk_->verify(out);
     add(disk_corrupt_recovered_, out->removed_entries);
-    if (problem.ok()) return CUABI_SUCCESS;
-    return fail(problem.status, problem.fix.c_str(), "%s", problem.what.c_str());
+    note_removal(*out);
+    return report(problem);
 }
 
 std::string KernelCache::degradation_reason() {

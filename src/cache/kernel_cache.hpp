@@ -1,10 +1,13 @@
 // The kernel cache: compiled images by key, in this process's memory and on disk.
 //
 // lookup() tries memory, then disk (a disk hit is promoted to memory); store() puts an image in
-// both. Neither ever fails a compile: a disk that is refused (unsafe), read-only or full makes
-// the cache degrade to memory only, which stats() reports with a reason. The per-process cache
-// is KernelCache::instance(), configured from the environment on first use (see
-// docs/cache.md); tests build their own instances from an explicit Config.
+// both. Neither ever fails a compile: a disk that is refused (unsafe) makes the cache work from
+// memory for the process; a store that fails (read-only or full disk) pauses disk writes for a
+// while (1 s, doubling up to 5 minutes while failures go on), after which writes are tried again;
+// a lock held past its deadline sends that one store to memory only. stats() and
+// degradation_reason() say which. The per-process cache is KernelCache::instance(), configured
+// from the environment on first use (see docs/cache.md); tests build their own instances from an
+// explicit Config.
 //
 // Thread-safe. A memory hit takes one shared lock of one of 16 shards and allocates nothing.
 #pragma once
@@ -17,6 +20,7 @@
 
 #include "cache/cache_key.hpp"
 #include "cache/cached_image.hpp"
+#include "cache/directory_lock.hpp"
 #include "cache/disk_store.hpp"
 #include "cache/memory_store.hpp"
 #include "core/error.hpp"
@@ -37,10 +41,11 @@ struct Config {
     std::string disabled_reason;  // why the disk layer is off before it was even tried
     uint64_t disk_max_bytes = kDefaultDiskMaxBytes;
     uint64_t memory_max_bytes = kDefaultMemoryMaxBytes;
+    uint32_t lock_timeout_ms = kDefaultLockTimeoutMs;
     std::string warnings;  // ignored malformed environment values, said in the stats reason
 
     // CUABI_CACHE_DIR, else $XDG_CACHE_HOME/cuabi, else $HOME/.cache/cuabi; CUABI_CACHE_DISABLE=1;
-    // CUABI_CACHE_MAX_BYTES; CUABI_CACHE_MEMORY_MAX_BYTES.
+    // CUABI_CACHE_MAX_BYTES; CUABI_CACHE_MEMORY_MAX_BYTES; CUABI_CACHE_LOCK_TIMEOUT_MS.
     static Config from_environment();
 };
 
@@ -51,6 +56,7 @@ struct Stats {
              memory_evictions = 0;
     uint64_t disk_hits = 0, disk_misses = 0, disk_entries = 0, disk_bytes = 0, disk_max_bytes = 0;
     uint64_t disk_stores = 0, disk_store_failures = 0, disk_corrupt_recovered = 0, disk_evictions = 0;
+    uint64_t disk_lock_timeouts = 0, disk_temp_files_removed = 0;
 };
 
 class KernelCache {
@@ -67,9 +73,12 @@ public:
     // NULL): memory hit/miss, disk hit/miss, corrupt entries recovered. A corrupt or truncated
     // disk entry is removed, counted and reported as a miss so that the caller compiles again.
     std::shared_ptr<const CachedImage> lookup(const Key& key, Counters* counters, Layer* out_layer);
+    // The two halves of lookup(), for callers that act between them (single-flight compiles).
+    std::shared_ptr<const CachedImage> find_in_memory(const Key& key, Counters* counters);
+    std::shared_ptr<const CachedImage> find_on_disk(const Key& key, Counters* counters);
 
     // Stores `image` in memory and, when the disk layer is writable, on disk. Never fails: a disk
-    // failure is counted, and the disk layer stops taking writes for this process (reason in
+    // failure is counted and pauses disk writes (see the file comment; reason in
     // degradation_reason()). Bumps counters->disk_cache_evictions for entries it evicted.
     void store(const Key& key, std::shared_ptr<const CachedImage> image, Counters* counters);
 
@@ -93,7 +102,11 @@ public:
 
 private:
     DiskStore* disk();  // opens the disk layer on first use; nullptr when off or refused
-    void stop_disk_writes(const Problem& problem);
+    bool disk_writes_paused() const;
+    void pause_disk_writes(const Problem& problem);
+    void resume_disk_writes();
+    void note_removal(const Removal& removal);
+    Status report(const Problem& problem);
 
     Config config_;
     MemoryStore memory_;
@@ -101,12 +114,14 @@ private:
     std::once_flag disk_once_;
     std::unique_ptr<DiskStore> disk_;
     Problem disk_problem_;  // why disk_ is null, when it is (set once under disk_once_)
-    std::atomic<bool> disk_writable_{false};
+    std::atomic<int64_t> writes_paused_until_ns_{0};  // steady clock; 0: not paused
     std::mutex write_problem_mutex_;
-    std::string write_problem_;  // why stores stopped, when they did
+    std::string write_problem_;  // why the last store did not reach the disk, until one does
+    int64_t write_backoff_ns_ = 0;  // under write_problem_mutex_
 
     std::atomic<uint64_t> memory_hits_{0}, memory_misses_{0}, memory_evictions_{0}, disk_hits_{0}, disk_misses_{0};
     std::atomic<uint64_t> disk_stores_{0}, disk_store_failures_{0}, disk_corrupt_recovered_{0}, disk_evictions_{0};
+    std::atomic<uint64_t> disk_lock_timeouts_{0}, disk_temp_files_removed_{0};
 };
 
 }  // namespace cache

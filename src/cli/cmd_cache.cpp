@@ -58,6 +58,13 @@ int show_stats() {
     std::printf("disk entries     %llu (%llu bytes of at most %llu)\n", u(s.disk_entries), u(s.disk_bytes),
                 u(s.disk_max_bytes));
     std::printf("memory limit     %llu bytes\n", u(s.memory_max_bytes));
+    std::printf("lock timeouts    %llu\n", u(s.disk_lock_timeouts));
+    std::printf("dead temps swept %llu\n", u(s.disk_temp_files_removed));
+    std::printf("corrupt removed  %llu\n", u(s.disk_corrupt_recovered));
+    std::printf("nvrtc            %s\n", s.nvrtc_state == CUABI_NVRTC_STATE_UNAVAILABLE
+                                              ? "unavailable: cached entries of any NVRTC are served, misses fail"
+                                          : s.nvrtc_state == CUABI_NVRTC_STATE_LOADED ? "loaded"
+                                                                                      : "not loaded (hits need none)");
     std::string reason = two_call(cuabi_cache_get_degradation_reason);
     if (!reason.empty()) std::printf("reason           %s\n", reason.c_str());
     cuabi_driver_jit_cache_info jit{};

@@ -3,6 +3,7 @@
 // exactly as a program calling cuabi_module_compile() would, so that program's first compile is
 // a cache hit. Prints what it made; -o writes the image (CUBIN, or PTX with --ptx).
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -15,12 +16,13 @@
 namespace {
 
 const char* const kUsage =
-    "compile FILE.cu [--arch sm_XY] [--std c++17] [-D NAME[=V]]... [-I DIR]... [--name-expr E]... [-o OUT] [--ptx]";
+    "compile FILE.cu [--arch sm_XY] [--std c++17] [-D NAME[=V]]... [-I DIR]... [--name-expr E]... [-o OUT] [--ptx]\n"
+    "          [--no-toolkit-includes] [--in-process] [--timeout-ms N]";
 
 struct Arguments {
-    std::string file, arch, standard, output;
+    std::string file, arch, standard, output, timeout;
     std::vector<std::string> defines, include_dirs, expressions;
-    bool ptx = false;
+    uint32_t flags = CUABI_COMPILE_DEFAULT;
 };
 
 // Parses argv; returns false (after printing why) on bad usage.
@@ -39,8 +41,12 @@ bool parse(int argc, char** argv, Arguments* out) {
             return attached;
         };
         std::string text;
-        if (arg == "--ptx") out->ptx = true;
-        else if (value("--arch", &out->arch) || value("--std", &out->standard) || value("-o", &out->output)) continue;
+        if (arg == "--ptx") out->flags |= CUABI_COMPILE_PTX;
+        else if (arg == "--no-toolkit-includes") out->flags |= CUABI_COMPILE_NO_TOOLKIT_INCLUDES;
+        else if (arg == "--in-process") out->flags |= CUABI_COMPILE_IN_PROCESS;
+        else if (value("--arch", &out->arch) || value("--std", &out->standard) || value("-o", &out->output) ||
+                 value("--timeout-ms", &out->timeout))
+            continue;
         else if (value("-D", &text)) out->defines.push_back(text);
         else if (value("-I", &text)) out->include_dirs.push_back(text);
         else if (value("--name-expr", &text)) out->expressions.push_back(text);
@@ -74,16 +80,25 @@ std::string read_text(Read read) {
     return text;
 }
 
-const char* origin_text(uint32_t origin) {
+uint64_t disk_stores() {
+    cuabi_cache_stats stats = CUABI_CACHE_STATS_INIT;
+    return cuabi_cache_get_stats(&stats) == CUABI_SUCCESS ? stats.disk_stores : 0;
+}
+
+// Where the module came from; for a fresh compile, whether it really reached the disk cache.
+std::string origin_text(uint32_t origin, uint64_t stores_before) {
     switch (origin) {
         case CUABI_MODULE_ORIGIN_MEMORY_CACHE: return "from the memory cache";
         case CUABI_MODULE_ORIGIN_DISK_CACHE: return "from the disk cache";
-        default: return "compiled by NVRTC, now cached";
+        default: break;
     }
+    if (disk_stores() > stores_before) return "compiled by NVRTC, now cached on disk";
+    std::string reason = read_text(cuabi_cache_get_degradation_reason);
+    return "compiled by NVRTC, NOT cached on disk" + (reason.empty() ? std::string() : ": " + reason);
 }
 
 // Prints the module, its lowered names and warnings, and writes its image to `output`.
-int report(cuabi_module* module, const Arguments& args) {
+int report(cuabi_module* module, const Arguments& args, uint64_t stores_before) {
     cuabi_module_info info = CUABI_MODULE_INFO_INIT;
     if (cuabi_module_get_info(module, &info) != CUABI_SUCCESS) {
         std::fprintf(stderr, "cuabi compile: %s\n", cuabi_last_error_message());
@@ -91,7 +106,8 @@ int report(cuabi_module* module, const Arguments& args) {
     }
     const char* kind = info.image_kind == CUABI_IMAGE_PTX ? "PTX" : "CUBIN";
     std::printf("%s: %s for %s, %llu bytes, %s\n  cache key %s\n", args.file.c_str(), kind, info.target,
-                static_cast<unsigned long long>(info.image_size), origin_text(info.origin), info.cache_key);
+                static_cast<unsigned long long>(info.image_size), origin_text(info.origin, stores_before).c_str(),
+                info.cache_key);
     if (info.ptx_fallback)
         std::printf("  NVRTC does not know this device's architecture: PTX, compiled by the driver at load\n");
     for (const std::string& expression : args.expressions) {
@@ -139,7 +155,8 @@ int run_compile(int argc, char** argv) {
     options.program_name = args.file.c_str();
     options.target = args.arch.empty() ? nullptr : args.arch.c_str();
     options.cpp_standard = args.standard.empty() ? nullptr : args.standard.c_str();
-    options.flags = args.ptx ? CUABI_COMPILE_PTX : CUABI_COMPILE_DEFAULT;
+    options.flags = args.flags;
+    options.timeout_ms = static_cast<uint32_t>(std::strtoul(args.timeout.c_str(), nullptr, 10));
     options.defines = defines.data();
     options.define_count = defines.size();
     options.include_dirs = dirs.data();
@@ -150,6 +167,7 @@ int run_compile(int argc, char** argv) {
     cuabi_context* context = nullptr;
     cuabi_module* module = nullptr;
     cuabi_status status;
+    uint64_t stores_before = disk_stores();
     if (options.target != nullptr) {
         status = cuabi_module_compile_offline(source.str().c_str(), &options, &module);
     } else {
@@ -168,7 +186,7 @@ int run_compile(int argc, char** argv) {
         if (!log.empty()) std::fprintf(stderr, "%s\n", log.c_str());
         exit_code = 1;
     } else {
-        exit_code = report(module, args);
+        exit_code = report(module, args, stores_before);
     }
     cuabi_module_destroy(module);
     cuabi_context_destroy(context);

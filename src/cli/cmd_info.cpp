@@ -1,6 +1,8 @@
 // `cuabi info [--json]`: what this machine offers cuabi -- the library, the CUDA driver (or why
-// there is none, and how to fix it), NVRTC and the architectures it compiles for, the caches in
-// effect, and every device with the limits launches are checked against. Always exits 0 when it
+// there is none, and how to fix it), NVRTC (its file, its pairing with the driver, the
+// architectures it compiles for, whether this process has loaded it) and the toolkit include
+// directories compiles get, the caches in effect, and every device with the limits launches are
+// checked against. Always exits 0 when it
 // could report, GPU or not: "no driver" is an answer, not an error.
 #include <cstdio>
 #include <cstring>
@@ -27,6 +29,9 @@ struct Facts {
     std::string nvrtc_message;  // why NVRTC is unusable, when it is
     int32_t nvrtc_major = 0, nvrtc_minor = 0;
     std::vector<int32_t> nvrtc_archs;
+    std::string nvrtc_path;          // the file cuabi loads (or would), "" when there is none
+    std::string include_dirs;        // the toolkit's, one per line
+    int32_t nvrtc_state = CUABI_NVRTC_STATE_NOT_LOADED;  // before this tool asked for the version
     std::string cache_directory;
     std::string cache_degradation;  // empty while the disk cache works
     cuabi_status jit_status = CUABI_SUCCESS;
@@ -45,6 +50,10 @@ std::string two_call(cuabi_status (*get)(char*, size_t, size_t*)) {
 }
 
 void gather_compiler(Facts* facts) {
+    cuabi_cache_stats stats = CUABI_CACHE_STATS_INIT;
+    if (cuabi_cache_get_stats(&stats) == CUABI_SUCCESS) facts->nvrtc_state = stats.nvrtc_state;
+    facts->nvrtc_path = two_call(cuabi_nvrtc_get_path);
+    facts->include_dirs = two_call(cuabi_nvrtc_get_include_dirs);
     facts->nvrtc_status = cuabi_nvrtc_get_version(&facts->nvrtc_major, &facts->nvrtc_minor);
     if (facts->nvrtc_status != CUABI_SUCCESS) {
         facts->nvrtc_message = cuabi_last_error_message();
@@ -167,13 +176,42 @@ std::string archs_text(const std::vector<int32_t>& archs) {
     return text;
 }
 
+// Which driver the NVRTC serves: cuabi picks the newest NVRTC whose major the driver supports.
+std::string pairing_text(const Facts& facts) {
+    if (facts.driver_status != CUABI_SUCCESS) return "no CUDA driver to pair with: the newest NVRTC installed";
+    int driver_major = facts.driver_version / 1000;
+    std::string driver = "the CUDA " + cuda_version_text(facts.driver_version) + " driver";
+    if (facts.nvrtc_major > driver_major)
+        return "newer than " + driver + ", which cannot load what it compiles. Fix: install NVRTC " +
+               std::to_string(driver_major) + ", or update the NVIDIA driver";
+    return "for " + driver + " (the newest NVRTC major it supports)";
+}
+
+const char* nvrtc_state_text(int32_t state) {
+    switch (state) {
+        case CUABI_NVRTC_STATE_LOADED: return "loaded";
+        case CUABI_NVRTC_STATE_UNAVAILABLE: return "unavailable: cache hits are served, misses fail";
+        default: return "not loaded (cache hits need none)";
+    }
+}
+
 void print_compiler_and_caches_text(const Facts& facts) {
     if (facts.nvrtc_status != CUABI_SUCCESS) {
         std::printf("nvrtc                not usable (%s)\n  %s\n", cuabi_status_name(facts.nvrtc_status),
                     facts.nvrtc_message.c_str());
     } else {
-        std::printf("nvrtc                %d.%d\n", facts.nvrtc_major, facts.nvrtc_minor);
+        std::printf("nvrtc                %d.%d, %s\n", facts.nvrtc_major, facts.nvrtc_minor, pairing_text(facts).c_str());
+        std::printf("  path               %s\n", facts.nvrtc_path.c_str());
         std::printf("  architectures      %s\n", archs_text(facts.nvrtc_archs).c_str());
+    }
+    std::printf("  state at start     %s\n", nvrtc_state_text(facts.nvrtc_state));
+    if (facts.include_dirs.empty()) {
+        std::printf("  include dirs       none found (set CUDA_HOME or CUABI_CUDA_INCLUDE_PATH)\n");
+    } else {
+        std::string lines = facts.include_dirs;
+        for (size_t at = lines.find('\n'); at != std::string::npos; at = lines.find('\n', at + 1))
+            lines.replace(at, 1, "\n                     ");
+        std::printf("  include dirs       %s\n", lines.c_str());
     }
     std::printf("kernel cache         %s\n",
                 facts.cache_directory.empty() ? "(no location)" : facts.cache_directory.c_str());
@@ -258,7 +296,18 @@ void print_json(const Facts& facts) {
     json.begin_object("nvrtc");
     json.boolean("found", facts.nvrtc_status == CUABI_SUCCESS);
     json.string("status", cuabi_status_name(facts.nvrtc_status));
+    json.number("state_at_start", facts.nvrtc_state);
+    json.begin_array("include_dirs");
+    for (size_t start = 0; start < facts.include_dirs.size();) {
+        size_t end = facts.include_dirs.find('\n', start);
+        if (end == std::string::npos) end = facts.include_dirs.size();
+        json.string(nullptr, facts.include_dirs.substr(start, end - start).c_str());
+        start = end + 1;
+    }
+    json.end_array();
     if (facts.nvrtc_status == CUABI_SUCCESS) {
+        json.string("path", facts.nvrtc_path.c_str());
+        json.string("pairing", pairing_text(facts).c_str());
         json.number("major", facts.nvrtc_major);
         json.number("minor", facts.nvrtc_minor);
         json.begin_array("architectures");

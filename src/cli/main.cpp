@@ -72,6 +72,9 @@ int main(int argc, char** argv) {
                     cuabi_abi_version());
         return 0;
     }
+    // The tool is single-threaded and has made no CUDA call yet: the one safe moment to give the
+    // driver its JIT cache, which cuabi never does behind a program's back.
+    cuabi_cache_configure_driver_jit();
     const Command* command = cli::find_command(argv[1]);
     if (command == nullptr) {
         std::fprintf(stderr, "cuabi: unknown command '%s'\n\n", argv[1]);

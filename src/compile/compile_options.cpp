@@ -11,7 +11,8 @@
 namespace cuabi {
 namespace {
 
-constexpr uint32_t kKnownFlags = CUABI_COMPILE_NO_CACHE | CUABI_COMPILE_PTX;
+constexpr uint32_t kKnownFlags = CUABI_COMPILE_NO_CACHE | CUABI_COMPILE_PTX | CUABI_COMPILE_NO_TOOLKIT_INCLUDES |
+                                 CUABI_COMPILE_IN_PROCESS | CUABI_COMPILE_ISOLATED;
 
 // Indices 0..count-1 in a chosen order, on the stack for small counts so that a cache hit
 // allocates nothing.
@@ -102,6 +103,8 @@ void emit_flags(const CompileRequest& request, Sink&& sink) {
         else sink(parts{"-D", define, "=1"});
     }
     for (size_t i = 0; i < options.include_dir_count; ++i) sink(parts{"--include-path=", options.include_dirs[i]});
+    if (request.toolkit != nullptr)
+        for (const std::string& directory : request.toolkit->directories) sink(parts{"--include-path=", directory});
     for (size_t i = 0; i < options.extra_flag_count; ++i) sink(parts{options.extra_flags[i]});
 }
 
@@ -174,10 +177,12 @@ Status check_headers(const cuabi_compile_options& options) {
     return CUABI_SUCCESS;
 }
 
-// Flags that would make the image disagree with the target the key and the module record.
+// Flags that would make the image disagree with the target the key and the module record, or
+// leave no image at all.
 Status check_extra_flags(const cuabi_compile_options& options) {
-    static const char* const kRefused[] = {"-arch", "--gpu-architecture", "-dlto", "--dlink-time-opt",
-                                           "-dlink-time-opt", "-gen-opt-lto", "--gen-opt-lto"};
+    static const char* const kRefused[] = {"-arch",          "--gpu-architecture", "-dlto",     "--dlink-time-opt",
+                                           "-dlink-time-opt", "-gen-opt-lto",      "--gen-opt-lto", "-optix-ir",
+                                           "--optix-ir",     "-fdevice-syntax-only", "--fdevice-syntax-only"};
     for (size_t i = 0; i < options.extra_flag_count; ++i) {
         const char* flag = options.extra_flags[i];
         for (const char* refused : kRefused) {
@@ -185,9 +190,10 @@ Status check_extra_flags(const cuabi_compile_options& options) {
             if (std::strncmp(flag, refused, length) == 0 && (flag[length] == '\0' || flag[length] == '='))
                 return fail(CUABI_ERROR_INVALID_ARGUMENT,
                             "set the architecture with cuabi_compile_options.target (and CUABI_COMPILE_PTX for PTX); "
-                            "cuabi loads PTX, CUBIN and fatbin images, not LTO IR",
+                            "cuabi loads PTX, CUBIN and fatbin images -- not LTO or OptiX IR -- and needs one, so "
+                            "syntax-only compiles cannot be cached or loaded",
                             "cuabi_compile_options.extra_flags[%zu] is \"%s\", which would change the target or the "
-                            "kind of image",
+                            "kind of image, or produce none",
                             i, bounded(flag).c_str());
         }
     }
@@ -205,6 +211,9 @@ Status read_compile_options(const cuabi_compile_options* user, cuabi_compile_opt
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "use only the CUABI_COMPILE_* constants",
                     "cuabi_compile_options.flags is 0x%x; bits 0x%x are not defined by this version of cuabi",
                     options.flags, options.flags & ~kKnownFlags);
+    if ((options.flags & CUABI_COMPILE_IN_PROCESS) != 0 && (options.flags & CUABI_COMPILE_ISOLATED) != 0)
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "set at most one of the two",
+                    "cuabi_compile_options.flags has both CUABI_COMPILE_IN_PROCESS and CUABI_COMPILE_ISOLATED");
     if (options.program_name != nullptr && options.program_name[0] == '\0')
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a file name such as \"saxpy.cu\", or NULL for \"kernel.cu\"",
                     "cuabi_compile_options.program_name is an empty string");
@@ -257,29 +266,13 @@ std::vector<std::string_view> sorted_name_expressions(const cuabi_compile_option
     return expressions;
 }
 
-cache::Key compile_key(const CompileRequest& request, const NvrtcApi& nvrtc) {
+cache::Key compile_key(const CompileRequest& request, uint64_t nvrtc_identity) {
     const cuabi_compile_options& options = request.options;
     cache::KeyBuilder key;
     key.add("source", request.source.data(), request.source.size());
     key.add("program_name", program_name(options), std::strlen(program_name(options)));
-    emit_flags(request, [&key](std::initializer_list<std::string_view> parts) {
-        // Hashed as the joined flag, exactly as NVRTC sees it; on the stack unless very long.
-        size_t total = 0;
-        for (std::string_view part : parts) total += part.size();
-        char small[512];
-        std::string large;
-        char* joined = small;
-        if (total > sizeof small) {
-            large.resize(total);
-            joined = &large[0];
-        }
-        size_t offset = 0;
-        for (std::string_view part : parts) {
-            if (!part.empty()) std::memcpy(joined + offset, part.data(), part.size());
-            offset += part.size();
-        }
-        key.add("flag", joined, total);
-    });
+    // Each flag hashed as the joined text NVRTC sees, without joining it.
+    emit_flags(request, [&key](std::initializer_list<std::string_view> parts) { key.add_joined("flag", parts); });
     Order headers = header_order(options);
     key.add_u64("headers", headers.size());
     for (size_t i = 0; i < headers.size(); ++i) {
@@ -297,11 +290,38 @@ cache::Key compile_key(const CompileRequest& request, const NvrtcApi& nvrtc) {
         previous = expression;
     }
     key.add("target", request.target.name, std::strlen(request.target.name));
-    key.add_u64("nvrtc.major", static_cast<uint64_t>(nvrtc.major));
-    key.add_u64("nvrtc.minor", static_cast<uint64_t>(nvrtc.minor));
-    key.add("nvrtc.build_id", nvrtc.build_id);
+    key.add_u64("toolkit", request.toolkit != nullptr ? request.toolkit->identity : 0);
     key.add("salt", options.salt, options.salt_size);
-    return key.finish();
+    cache::Key finished = key.finish();
+    finished.nvrtc = nvrtc_identity;
+    return finished;
+}
+
+NvrtcJob make_job(const CompileRequest& request) {
+    const cuabi_compile_options& options = request.options;
+    NvrtcJob job;
+    job.source.assign(request.source.data(), request.source.size());
+    job.program_name = program_name(options);
+    job.flags = nvrtc_flags(request);
+    Order headers = header_order(options);
+    for (size_t i = 0; i < headers.size(); ++i) {
+        job.header_names.push_back(options.header_names[headers[i]]);
+        job.header_sources.push_back(options.header_sources[headers[i]]);
+    }
+    for (std::string_view expression : sorted_name_expressions(options)) job.name_expressions.emplace_back(expression);
+    job.target = request.target.name;
+    job.ptx = request.target.ptx;
+    for (size_t i = 0; i < options.include_dir_count; ++i) job.include_dirs.push_back(options.include_dirs[i]);
+    if (request.toolkit == nullptr) {
+        job.toolkit_note = "the CUDA Toolkit's include directories were left out (CUABI_COMPILE_NO_TOOLKIT_INCLUDES)";
+    } else if (request.toolkit->directories.empty()) {
+        job.toolkit_note = "no CUDA Toolkit headers were found (looked in " + request.toolkit->searched + ")";
+    } else {
+        for (const std::string& directory : request.toolkit->directories) job.include_dirs.push_back(directory);
+        job.toolkit_note = "the last " + std::to_string(request.toolkit->directories.size()) +
+                           " are the CUDA Toolkit's, from " + request.toolkit->source;
+    }
+    return job;
 }
 
 }  // namespace cuabi

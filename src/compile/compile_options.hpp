@@ -11,7 +11,8 @@
 //     same name is kept, because there the last one wins;
 //   - in-memory headers are ordered by name (duplicate names are refused), name expressions are
 //     sorted and de-duplicated;
-//   - include directories and extra flags keep their order: it is their meaning.
+//   - include directories and extra flags keep their order: it is their meaning; the toolkit's
+//     include directories (toolkit_headers.hpp) come after the caller's.
 // NVRTC receives the canonical list, not the caller's spelling, so key and compile cannot drift.
 #pragma once
 
@@ -21,7 +22,9 @@
 #include <vector>
 
 #include "cache/cache_key.hpp"
+#include "compile/nvrtc_program.hpp"
 #include "compile/target.hpp"
+#include "compile/toolkit_headers.hpp"
 #include "core/error.hpp"
 #include "cuabi/cuabi.h"
 #include "driver/nvrtc_api.hpp"
@@ -32,13 +35,14 @@ namespace cuabi {
 // API call only.
 struct CompileRequest {
     std::string_view source;
-    cuabi_compile_options options{};  // read and validated; struct_size is this library's
-    Target target;                    // resolved
+    cuabi_compile_options options{};          // read and validated; struct_size is this library's
+    Target target;                            // resolved
+    const ToolkitHeaders* toolkit = nullptr;  // NULL with CUABI_COMPILE_NO_TOOLKIT_INCLUDES
 };
 
-// read_options() plus every check that needs neither NVRTC nor a device: known flag bits,
-// tri-state ranges, NULL array entries, define names, duplicate header names, extra flags that
-// would change the target or the image kind.
+// read_options() plus every check that needs neither NVRTC nor a device: known flag bits (and not
+// both isolation flags), tri-state ranges, NULL array entries, define names, duplicate header
+// names, extra flags that would change the target or the image kind or produce none.
 Status read_compile_options(const cuabi_compile_options* user, cuabi_compile_options* out);
 
 // The program name NVRTC shows in its log ("kernel.cu" by default).
@@ -50,9 +54,13 @@ std::vector<std::string> nvrtc_flags(const CompileRequest& request);
 // Name expressions sorted and de-duplicated (views into the caller's strings).
 std::vector<std::string_view> sorted_name_expressions(const cuabi_compile_options& options);
 
-// The kernel-cache key: source, program name, canonical flags (target included), in-memory
-// headers, name expressions, target, NVRTC version and build-id, salt. Allocates nothing for up
-// to 32 defines / headers / name expressions.
-cache::Key compile_key(const CompileRequest& request, const NvrtcApi& nvrtc);
+// The kernel-cache key. Request part: source, program name, canonical flags (target and include
+// directories, the toolkit's included), in-memory headers, name expressions, target, the toolkit
+// headers' identity, salt. NVRTC part: `nvrtc_identity` (cache::kAnyNvrtc without NVRTC).
+// Allocates nothing for up to 32 defines / headers / name expressions.
+cache::Key compile_key(const CompileRequest& request, uint64_t nvrtc_identity);
+
+// What NVRTC is given for `request`, owned (for this process or the compile worker).
+NvrtcJob make_job(const CompileRequest& request);
 
 }  // namespace cuabi

@@ -1,29 +1,51 @@
 #include "compile/compiler.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <cstring>
 
 #include "compile/compile_log.hpp"
-#include "compile/nvrtc_program.hpp"
+#include "compile/image.hpp"
+#include "compile/nvrtc_runner.hpp"
+#include "compile/single_flight.hpp"
+#include "device/context.hpp"
 
 namespace cuabi {
+namespace {
 
-Status resolve_target(const NvrtcApi& nvrtc, const cuabi_compile_options& options, const cuabi_device_info* device,
-                      Target* out) {
+std::atomic<uint64_t> compiles_run{0}, compiles_joined{0};
+
+SingleFlight& flights() {
+    static SingleFlight* instance = new SingleFlight();  // never destroyed: compiles may run at exit
+    return *instance;
+}
+
+Status fail_no_target(const cuabi_compile_options& options) {
+    return fail(CUABI_ERROR_INVALID_ARGUMENT,
+                "set cuabi_compile_options.target (e.g. \"sm_90\"), or compile with cuabi_module_compile() for a "
+                "context's device",
+                "a compile without a context needs an explicit target, and cuabi_compile_options.target is %s",
+                options.target == nullptr ? "NULL" : "empty");
+}
+
+bool explicit_target(const cuabi_compile_options& options) {
+    return options.target != nullptr && options.target[0] != '\0';
+}
+
+// The target a hit is keyed by, known without loading NVRTC: the explicit one, else the device's
+// own architecture (NVRTC's facts decide only once they are known anyway).
+Status first_target(const cuabi_compile_options& options, const cuabi_device_info* device, Target* out) {
+    if (const NvrtcFacts* facts = loaded_nvrtc_facts()) return resolve_target(*facts, options, device, out);
     Target target;
-    Status status;
-    if (options.target != nullptr && options.target[0] != '\0') {
-        status = parse_target(options.target, "cuabi_compile_options.target", &target);
-        if (status == CUABI_SUCCESS) status = check_nvrtc_supports(nvrtc, target);
+    if (explicit_target(options)) {
+        Status status = parse_target(options.target, "cuabi_compile_options.target", &target);
+        if (status != CUABI_SUCCESS) return status;
     } else if (device != nullptr) {
-        status = default_target(nvrtc, device->compute_capability_major, device->compute_capability_minor, &target);
+        target.arch = device->compute_capability_major * 10 + device->compute_capability_minor;
+        target.set_name();
     } else {
-        status = fail(CUABI_ERROR_INVALID_ARGUMENT,
-                      "set cuabi_compile_options.target (e.g. \"sm_90\"), or compile with cuabi_module_compile() "
-                      "for a context's device",
-                      "a compile without a context needs an explicit target, and cuabi_compile_options.target is %s",
-                      options.target == nullptr ? "NULL" : "empty");
+        return fail_no_target(options);
     }
-    if (status != CUABI_SUCCESS) return status;
     if ((options.flags & CUABI_COMPILE_PTX) != 0 && !target.ptx) {
         target.ptx = true;
         target.set_name();
@@ -32,28 +54,84 @@ Status resolve_target(const NvrtcApi& nvrtc, const cuabi_compile_options& option
     return CUABI_SUCCESS;
 }
 
-Status compile(const NvrtcApi& nvrtc, const CompileRequest& request, Counters* counters, CompileOutcome* out) {
-    set_last_compile_log(nullptr);
-    bool use_cache = (request.options.flags & CUABI_COMPILE_NO_CACHE) == 0;
-    cache::Key key = compile_key(request, nvrtc);
-    cache::KernelCache& kernel_cache = cache::KernelCache::instance();
-    if (use_cache) {
-        cache::Layer layer = cache::Layer::None;
-        std::shared_ptr<const cache::CachedImage> hit = kernel_cache.lookup(key, counters, &layer);
-        if (hit) {
-            set_last_compile_log(std::shared_ptr<const std::string>(hit, &hit->log));
-            out->image = std::move(hit);
-            out->key = key;
-            out->layer = layer;
-            return CUABI_SUCCESS;
-        }
-    }
+Status check_runs_on(const Target& target, const cuabi_device_info& device) {
+    ImageFacts facts;
+    facts.kind = target.ptx ? CUABI_IMAGE_PTX : CUABI_IMAGE_CUBIN;
+    facts.arch = target.arch;
+    return check_image_runs_on(facts, device.compute_capability_major, device.compute_capability_minor, device.name);
+}
 
+Status serve(std::shared_ptr<const cache::CachedImage> image, const cache::Key& key, cache::Layer layer,
+             const Target& target, CompileOutcome* out) {
+    set_last_compile_log(std::shared_ptr<const std::string>(image, &image->log));  // aliasing: no copy
+    out->image = std::move(image);
+    out->key = key;
+    out->layer = layer;
+    out->target = target;
+    return CUABI_SUCCESS;
+}
+
+// NVRTC cannot be loaded: an entry any NVRTC wrote for this request is as good, newest first.
+Status serve_without_nvrtc(const CompileRequest& request, cache::Key key, bool use_cache, Counters* counters,
+                           CompileOutcome* out) {
+    std::string message = last_error_message();
+    if (use_cache && key.nvrtc != cache::kAnyNvrtc) {
+        key.nvrtc = cache::kAnyNvrtc;
+        cache::Layer layer = cache::Layer::None;
+        if (auto hit = cache::KernelCache::instance().lookup(key, counters, &layer))
+            return serve(std::move(hit), key, layer, request.target, out);
+    }
+    size_t fix = message.rfind(" Fix: ");
+    std::string what = message.substr(0, fix), remedy = fix == std::string::npos ? "" : message.substr(fix + 6);
+    return fail(CUABI_ERROR_NVRTC_NOT_FOUND,
+                (remedy + "; or fill the kernel cache where NVRTC is installed (cuabi compile, or the same compile) "
+                          "and use that cache directory here")
+                    .c_str(),
+                "the kernel cache has no entry for '%s' for %s (key %s) from any NVRTC%s, and compiling it needs "
+                "NVRTC: %s",
+                program_name(request.options), request.target.name, key.hex().c_str(),
+                use_cache ? "" : " (CUABI_COMPILE_NO_CACHE)", what.c_str());
+}
+
+// Everything after a memory miss: the disk, NVRTC's facts and the final target, NVRTC itself.
+Status compile_miss(const CompileInput& input, CompileRequest request, cache::Key key, bool use_cache,
+                    Counters* counters, CompileOutcome* out) {
+    cache::KernelCache& kernel_cache = cache::KernelCache::instance();
+    if (use_cache)
+        if (auto hit = kernel_cache.find_on_disk(key, counters))
+            return serve(std::move(hit), key, cache::Layer::Disk, request.target, out);
+
+    const cuabi_compile_options& options = input.options;
+    Isolation isolation = Isolation::Worker;
+    Status status = choose_isolation(options.flags, &isolation);
+    if (status != CUABI_SUCCESS) return status;
+    int64_t deadline = compile_deadline(options.timeout_ms);
+    const NvrtcFacts* facts = nullptr;
+    status = nvrtc_facts(isolation, deadline, &facts);
+    if (status == CUABI_ERROR_NVRTC_NOT_FOUND) return serve_without_nvrtc(request, key, use_cache, counters, out);
+    if (status != CUABI_SUCCESS) return status;
+
+    Target target;
+    status = resolve_target(*facts, options, input.device, &target);
+    if (status != CUABI_SUCCESS) return status;
+    if (std::strcmp(target.name, request.target.name) != 0 || key.nvrtc != facts->identity) {
+        // A PTX fallback for an NVRTC older than the device, or an NVRTC file replaced since
+        // the process looked at it: the key the compile is stored under.
+        request.target = target;
+        key = compile_key(request, facts->identity);
+        cache::Layer layer = cache::Layer::None;
+        if (use_cache)
+            if (auto hit = kernel_cache.lookup(key, counters, &layer)) return serve(std::move(hit), key, layer, target, out);
+    }
+    request.target = target;
+
+    NvrtcJob job = make_job(request);
     auto image = std::make_shared<cache::CachedImage>();
     std::string log;
     auto start = std::chrono::steady_clock::now();
-    Status status = run_nvrtc(nvrtc, request, image.get(), &log);
+    status = run_job(isolation, job, deadline, image.get(), &log);
     auto elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
+    compiles_run.fetch_add(1, std::memory_order_relaxed);
     if (counters != nullptr) {
         Counters::bump(counters->compiles);
         Counters::bump(counters->compile_time_ns, static_cast<uint64_t>(elapsed.count()));
@@ -64,11 +142,88 @@ Status compile(const NvrtcApi& nvrtc, const CompileRequest& request, Counters* c
     }
     std::shared_ptr<const cache::CachedImage> stored = std::move(image);
     if (use_cache) kernel_cache.store(key, stored, counters);
-    set_last_compile_log(std::shared_ptr<const std::string>(stored, &stored->log));
-    out->image = std::move(stored);
-    out->key = key;
-    out->layer = cache::Layer::None;
+    return serve(std::move(stored), key, cache::Layer::None, target, out);
+}
+
+FlightResult result_of(Status status, const CompileOutcome& outcome) {
+    FlightResult result;
+    result.status = status;
+    result.log = last_compile_log_shared();
+    if (status != CUABI_SUCCESS) {
+        result.message = last_error_message();
+        result.nvrtc_result = last_nvrtc_result();
+        return result;
+    }
+    result.image = outcome.image;
+    result.key = outcome.key;
+    result.layer = outcome.layer;
+    result.target = outcome.target;
+    return result;
+}
+
+Status follow(const FlightResult& result, CompileOutcome* out) {
+    compiles_joined.fetch_add(1, std::memory_order_relaxed);
+    set_last_compile_log(result.log);
+    if (result.status != CUABI_SUCCESS) return fail_as_recorded(result.status, result.nvrtc_result, result.message);
+    out->image = result.image;
+    out->key = result.key;
+    out->layer = result.layer == cache::Layer::None ? cache::Layer::Memory : result.layer;
+    out->target = result.target;
     return CUABI_SUCCESS;
+}
+
+}  // namespace
+
+Status resolve_target(const NvrtcFacts& nvrtc, const cuabi_compile_options& options, const cuabi_device_info* device,
+                      Target* out) {
+    Target target;
+    Status status;
+    if (explicit_target(options)) {
+        status = parse_target(options.target, "cuabi_compile_options.target", &target);
+        if (status == CUABI_SUCCESS) status = check_nvrtc_supports(nvrtc, target);
+    } else if (device != nullptr) {
+        status = default_target(nvrtc, device->compute_capability_major, device->compute_capability_minor, &target);
+    } else {
+        status = fail_no_target(options);
+    }
+    if (status != CUABI_SUCCESS) return status;
+    if ((options.flags & CUABI_COMPILE_PTX) != 0 && !target.ptx) {
+        target.ptx = true;
+        target.set_name();
+    }
+    *out = target;
+    return CUABI_SUCCESS;
+}
+
+Status compile(const CompileInput& input, Counters* counters, CompileOutcome* out) {
+    set_last_compile_log(nullptr);
+    const cuabi_compile_options& options = input.options;
+    CompileRequest request;
+    request.source = input.source;
+    request.options = options;
+    if ((options.flags & CUABI_COMPILE_NO_TOOLKIT_INCLUDES) == 0) request.toolkit = &toolkit_headers();
+    Status status = first_target(options, input.device, &request.target);
+    if (status == CUABI_SUCCESS && input.device != nullptr && explicit_target(options))
+        status = check_runs_on(request.target, *input.device);
+    if (status != CUABI_SUCCESS) return status;
+    cache::Key key = compile_key(request, key_nvrtc_identity());
+    if ((options.flags & CUABI_COMPILE_NO_CACHE) != 0) return compile_miss(input, request, key, false, counters, out);
+
+    if (auto hit = cache::KernelCache::instance().find_in_memory(key, counters))
+        return serve(std::move(hit), key, cache::Layer::Memory, request.target, out);
+    SingleFlight::Ticket ticket = flights().join(key);
+    if (!ticket.leader()) return follow(ticket.wait(), out);
+    status = compile_miss(input, request, key, true, counters, out);
+    ticket.complete(result_of(status, *out));
+    return status;
+}
+
+CompileStats compile_stats() {
+    CompileStats stats;
+    stats.compiles = compiles_run.load(std::memory_order_relaxed);
+    stats.compiles_joined = compiles_joined.load(std::memory_order_relaxed);
+    stats.nvrtc_state = nvrtc_state();
+    return stats;
 }
 
 }  // namespace cuabi

@@ -1,31 +1,57 @@
-// Source to image, through the kernel cache: resolve the target, key the request, look it up
-// (memory, then disk), and run NVRTC only on a miss. A memory hit costs the key's hash and one
-// lookup: no NVRTC, no disk, no allocation.
+// Source to image, through the kernel cache: key the request, look it up (memory, then disk), and
+// run NVRTC only on a miss.
+//
+// A hit touches neither NVRTC nor the compile worker: the key is made from the request, the
+// toolkit headers' identity and the identity of the NVRTC file that would compile it, all known
+// without loading NVRTC; the target is the explicit one, or the device's own architecture (an
+// entry for it exists only if that NVRTC supports it). A memory hit costs the key's hash and one
+// lookup: no disk, no allocation. Only a miss loads NVRTC -- in the worker by default -- to resolve
+// the target for good (PTX for an older NVRTC) and compile. When NVRTC cannot be loaded, an entry
+// any NVRTC wrote for the same request is served. Threads that miss on the same key at once share
+// one compile (single_flight.hpp).
 #pragma once
 
 #include <memory>
+#include <string_view>
 
 #include "cache/kernel_cache.hpp"
 #include "compile/compile_options.hpp"
-#include "device/context.hpp"
+#include "cuabi/cuabi.h"
 
 namespace cuabi {
+struct Counters;
 
-// The target for `options`: options.target when set (checked against what NVRTC supports), else
-// the default for `device` (see target.hpp). CUABI_COMPILE_PTX turns it into compute_XY.
-// Without a device an explicit target is required (INVALID_ARGUMENT otherwise).
-Status resolve_target(const NvrtcApi& nvrtc, const cuabi_compile_options& options, const cuabi_device_info* device,
+// The target for `options` once NVRTC's facts are known: options.target when set (checked against
+// what NVRTC supports), else the default for `device` (see target.hpp). CUABI_COMPILE_PTX turns it
+// into compute_XY. Without a device an explicit target is required (INVALID_ARGUMENT otherwise).
+Status resolve_target(const NvrtcFacts& nvrtc, const cuabi_compile_options& options, const cuabi_device_info* device,
                       Target* out);
+
+struct CompileInput {
+    std::string_view source;
+    cuabi_compile_options options{};           // from read_compile_options()
+    const cuabi_device_info* device = nullptr;  // NULL: offline, options.target required
+};
 
 struct CompileOutcome {
     std::shared_ptr<const cache::CachedImage> image;
     cache::Key key;
     cache::Layer layer = cache::Layer::None;  // None: NVRTC ran for this call
+    Target target;
 };
 
-// Compiles `request` (target resolved, options read) unless the cache has it. `counters` (may be
-// NULL) counts compiles, compile time and cache hits and misses. Every call replaces this
-// thread's last compile log (compile_log.hpp) with the log of what it returns or of its failure.
-Status compile(const NvrtcApi& nvrtc, const CompileRequest& request, Counters* counters, CompileOutcome* out);
+// Compiles `input` unless the cache has it. `counters` (may be NULL) counts compiles, compile
+// time and cache hits and misses. Every call replaces this thread's last compile log
+// (compile_log.hpp) with the log of what it returns or of its failure. An explicit target the
+// device cannot run is CUABI_ERROR_INVALID_IMAGE before anything else.
+Status compile(const CompileInput& input, Counters* counters, CompileOutcome* out);
+
+// This process's compile counters, for cuabi_cache_stats.
+struct CompileStats {
+    uint64_t compiles = 0;         // NVRTC runs
+    uint64_t compiles_joined = 0;  // requests served by another thread's compile of the same key
+    int32_t nvrtc_state = CUABI_NVRTC_STATE_NOT_LOADED;
+};
+CompileStats compile_stats();
 
 }  // namespace cuabi

@@ -6,7 +6,6 @@
 
 #include "compile/compiler.hpp"
 #include "compile/image.hpp"
-#include "driver/nvrtc_api.hpp"
 #include "graph/kernel_registry.hpp"
 #include "range/ranges.hpp"
 
@@ -20,26 +19,6 @@ uint32_t origin_of(cache::Layer layer) {
         case cache::Layer::None: break;
     }
     return CUABI_MODULE_ORIGIN_COMPILED;
-}
-
-// Shared by compile and compile_offline: target, key, cache, NVRTC.
-Status compile_image(const NvrtcApi& nvrtc, const char* source, const cuabi_compile_options& options,
-                     const Context* context, CompileOutcome* outcome, Target* out_target) {
-    CompileRequest request;
-    request.source = source;
-    request.options = options;
-    Status status = resolve_target(nvrtc, options, context != nullptr ? &context->info() : nullptr, &request.target);
-    if (status != CUABI_SUCCESS) return status;
-    if (context != nullptr) {
-        ImageFacts facts;
-        facts.kind = request.target.ptx ? CUABI_IMAGE_PTX : CUABI_IMAGE_CUBIN;
-        facts.arch = request.target.arch;
-        status = check_image_runs_on(facts, context->info().compute_capability_major,
-                                     context->info().compute_capability_minor, context->info().name);
-        if (status != CUABI_SUCCESS) return status;
-    }
-    *out_target = request.target;
-    return cuabi::compile(nvrtc, request, context != nullptr ? &context->counters() : nullptr, outcome);
 }
 
 // A symbol name cannot contain these; a name that does is a C++ expression that was not compiled.
@@ -59,29 +38,28 @@ Module::Module(std::shared_ptr<const cache::CachedImage> image, std::shared_ptr<
 
 Status Module::compile(std::shared_ptr<Context> context, const char* source, const cuabi_compile_options& options,
                        std::shared_ptr<Module>* out) {
-    Status status = CUABI_SUCCESS;
-    const NvrtcApi* nvrtc = cuabi::nvrtc(&status);
-    if (nvrtc == nullptr) return status;
+    CompileInput input;
+    input.source = source;
+    input.options = options;
+    input.device = &context->info();
     CompileOutcome outcome;
-    Target target;
-    status = compile_image(*nvrtc, source, options, context.get(), &outcome, &target);
+    Status status = cuabi::compile(input, &context->counters(), &outcome);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Library> library;
     status = acquire_library(context->api(), outcome.key, *outcome.image, &library);
     if (status != CUABI_SUCCESS) return status;
     *out = std::make_shared<Module>(std::move(outcome.image), std::move(context), std::move(library),
-                                    origin_of(outcome.layer), target.fallback, &outcome.key);
+                                    origin_of(outcome.layer), outcome.target.fallback, &outcome.key);
     return CUABI_SUCCESS;
 }
 
 Status Module::compile_offline(const char* source, const cuabi_compile_options& options,
                                std::shared_ptr<Module>* out) {
-    Status status = CUABI_SUCCESS;
-    const NvrtcApi* nvrtc = cuabi::nvrtc(&status);
-    if (nvrtc == nullptr) return status;
+    CompileInput input;
+    input.source = source;
+    input.options = options;
     CompileOutcome outcome;
-    Target target;
-    status = compile_image(*nvrtc, source, options, nullptr, &outcome, &target);
+    Status status = cuabi::compile(input, nullptr, &outcome);
     if (status != CUABI_SUCCESS) return status;
     *out = std::make_shared<Module>(std::move(outcome.image), nullptr, nullptr, origin_of(outcome.layer), false,
                                     &outcome.key);

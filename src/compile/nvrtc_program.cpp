@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "range/ranges.hpp"
-
 namespace cuabi {
 namespace {
 
@@ -33,35 +31,43 @@ std::string read_log(const NvrtcApi& nvrtc, nvrtcProgram program) {
     return log;
 }
 
-Status read_image(const NvrtcApi& nvrtc, nvrtcProgram program, const Target& target, cache::CachedImage* out) {
+Status read_image(const NvrtcApi& nvrtc, nvrtcProgram program, const NvrtcJob& job, cache::CachedImage* out) {
     size_t size = 0;
-    nvrtcResult result = target.ptx ? nvrtc.nvrtcGetPTXSize(program, &size) : nvrtc.nvrtcGetCUBINSize(program, &size);
-    if (result == NVRTC_SUCCESS && size == 0) result = NVRTC_ERROR_INTERNAL_ERROR;
+    const char* kind = job.ptx ? "PTX" : "CUBIN";
+    nvrtcResult result = job.ptx ? nvrtc.nvrtcGetPTXSize(program, &size) : nvrtc.nvrtcGetCUBINSize(program, &size);
+    // PTX: the size counts the terminating NUL, so PTX with no code at all is 1 byte.
+    if (result == NVRTC_SUCCESS && size <= (job.ptx ? 1u : 0u))
+        return fail_with_nvrtc_result(
+            CUABI_ERROR_INVALID_ARGUMENT, NVRTC_SUCCESS,
+            "remove the extra flag that stops NVRTC before code generation (such as -fdevice-syntax-only)",
+            "NVRTC %d.%d compiled '%s' for %s without producing a %s", nvrtc.major, nvrtc.minor,
+            job.program_name.c_str(), job.target.c_str(), kind);
     if (result == NVRTC_SUCCESS) {
         out->image.resize(size);  // PTX: the size includes the terminating NUL, which the driver needs
         char* bytes = reinterpret_cast<char*>(out->image.data());
-        result = target.ptx ? nvrtc.nvrtcGetPTX(program, bytes) : nvrtc.nvrtcGetCUBIN(program, bytes);
+        result = job.ptx ? nvrtc.nvrtcGetPTX(program, bytes) : nvrtc.nvrtcGetCUBIN(program, bytes);
     }
     if (result != NVRTC_SUCCESS)
-        return fail_nvrtc(nvrtc, result, target.ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN", "report this as a cuabi bug",
-                          "reading the %s for target %s", target.ptx ? "PTX" : "CUBIN", target.name);
-    out->image_kind = target.ptx ? CUABI_IMAGE_PTX : CUABI_IMAGE_CUBIN;
-    out->target = target.name;
+        return fail_nvrtc(nvrtc, result, job.ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN",
+                          "remove extra flags that ask for another kind of output; otherwise report this as a cuabi bug",
+                          "reading the %s for target %s", kind, job.target.c_str());
+    out->image_kind = job.ptx ? CUABI_IMAGE_PTX : CUABI_IMAGE_CUBIN;
+    out->target = job.target;
+    out->nvrtc_version = nvrtc.version();
     return CUABI_SUCCESS;
 }
 
-Status read_lowered_names(const NvrtcApi& nvrtc, nvrtcProgram program,
-                          const std::vector<std::string_view>& expressions, cache::CachedImage* out) {
-    for (std::string_view expression : expressions) {
+Status read_lowered_names(const NvrtcApi& nvrtc, nvrtcProgram program, const std::vector<std::string>& expressions,
+                          cache::CachedImage* out) {
+    for (const std::string& expression : expressions) {
         const char* lowered = nullptr;
-        std::string text(expression);
-        nvrtcResult result = nvrtc.nvrtcGetLoweredName(program, text.c_str(), &lowered);
+        nvrtcResult result = nvrtc.nvrtcGetLoweredName(program, expression.c_str(), &lowered);
         if (result != NVRTC_SUCCESS || lowered == nullptr)
             return fail_nvrtc(nvrtc, result, "nvrtcGetLoweredName",
                               "check that the name expression names a __global__ function template instance or "
                               "overload in the source",
-                              "for name expression \"%s\"", text.c_str());
-        out->lowered_names.emplace_back(std::move(text), lowered);
+                              "for name expression \"%s\"", expression.c_str());
+        out->lowered_names.emplace_back(expression, lowered);
     }
     std::sort(out->lowered_names.begin(), out->lowered_names.end());
     return CUABI_SUCCESS;
@@ -84,53 +90,83 @@ std::string first_error_line(const std::string& log) {
     return first_non_empty.substr(0, 400);
 }
 
-Status run_nvrtc(const NvrtcApi& nvrtc, const CompileRequest& request, cache::CachedImage* out, std::string* out_log) {
-    const cuabi_compile_options& options = request.options;
-    range::Scope scope(range::Phase::Compile, program_name(options));
-    Program program(nvrtc);
-    nvrtcResult result = nvrtc.nvrtcCreateProgram(
-        program.address(), request.source.data(), program_name(options), static_cast<int>(options.header_count),
-        options.header_sources, options.header_names);
-    if (result != NVRTC_SUCCESS)
-        return fail_nvrtc(nvrtc, result, "nvrtcCreateProgram", "check the source and headers",
-                          "for program '%s'", program_name(options));
+std::string missing_header(const std::string& error_line) {
+    const char marker[] = "open source file \"";  // "could not" or "cannot", by NVRTC version and case
+    size_t at = error_line.find(marker);
+    if (at == std::string::npos) return "";
+    at += sizeof marker - 1;
+    size_t end = error_line.find('"', at);
+    return end == std::string::npos ? "" : error_line.substr(at, end - at);
+}
 
-    std::vector<std::string_view> expressions = sorted_name_expressions(options);
-    for (std::string_view expression : expressions) {
-        std::string text(expression);
-        result = nvrtc.nvrtcAddNameExpression(program.get(), text.c_str());
+namespace {
+
+// A source error: the first error line; for a missing #include, where it was looked for.
+Status fail_compile(const NvrtcApi& nvrtc, const NvrtcJob& job, const std::string& log) {
+    std::string line = first_error_line(log);
+    std::string header = missing_header(line);
+    if (header.empty())
+        return fail_with_nvrtc_result(CUABI_ERROR_COMPILE, NVRTC_ERROR_COMPILATION,
+                                      "correct the source; the whole log is available from cuabi_last_compile_log()",
+                                      "NVRTC %d.%d could not compile '%s' for %s: %s", nvrtc.major, nvrtc.minor,
+                                      job.program_name.c_str(), job.target.c_str(), line.c_str());
+    std::string searched;
+    for (const std::string& directory : job.include_dirs) searched += (searched.empty() ? "" : ", ") + directory;
+    std::string in_memory;
+    for (const std::string& name : job.header_names) in_memory += (in_memory.empty() ? "" : ", ") + name;
+    return fail_with_nvrtc_result(
+        CUABI_ERROR_COMPILE, NVRTC_ERROR_COMPILATION,
+        "add the directory that holds the header to cuabi_compile_options.include_dirs, or pass the header in "
+        "header_names/header_sources; for a CUDA Toolkit header, point CUDA_HOME (or CUABI_CUDA_INCLUDE_PATH) at the "
+        "toolkit",
+        "NVRTC %d.%d could not compile '%s' for %s: #include \"%s\" was not found in the in-memory headers (%s) nor "
+        "in the include directories searched (%s)%s%s",
+        nvrtc.major, nvrtc.minor, job.program_name.c_str(), job.target.c_str(), header.c_str(),
+        in_memory.empty() ? "none" : in_memory.c_str(), searched.empty() ? "none" : searched.c_str(),
+        job.toolkit_note.empty() ? "" : "; ", job.toolkit_note.c_str());
+}
+
+}  // namespace
+
+Status run_nvrtc(const NvrtcApi& nvrtc, const NvrtcJob& job, cache::CachedImage* out, std::string* out_log) {
+    std::vector<const char*> names, sources;
+    for (const std::string& name : job.header_names) names.push_back(name.c_str());
+    for (const std::string& source : job.header_sources) sources.push_back(source.c_str());
+    Program program(nvrtc);
+    nvrtcResult result = nvrtc.nvrtcCreateProgram(program.address(), job.source.c_str(), job.program_name.c_str(),
+                                                  static_cast<int>(names.size()), sources.data(), names.data());
+    if (result != NVRTC_SUCCESS)
+        return fail_nvrtc(nvrtc, result, "nvrtcCreateProgram", "check the source and headers", "for program '%s'",
+                          job.program_name.c_str());
+
+    for (const std::string& expression : job.name_expressions) {
+        result = nvrtc.nvrtcAddNameExpression(program.get(), expression.c_str());
         if (result != NVRTC_SUCCESS)
-            return fail_nvrtc(nvrtc, result, "nvrtcAddNameExpression", "check the name expression",
-                              "for \"%s\"", text.c_str());
+            return fail_nvrtc(nvrtc, result, "nvrtcAddNameExpression", "check the name expression", "for \"%s\"",
+                              expression.c_str());
     }
 
-    std::vector<std::string> flags = nvrtc_flags(request);
-    std::vector<const char*> flag_pointers;
-    flag_pointers.reserve(flags.size());
-    for (const std::string& flag : flags) flag_pointers.push_back(flag.c_str());
-    result = nvrtc.nvrtcCompileProgram(program.get(), static_cast<int>(flag_pointers.size()), flag_pointers.data());
+    std::vector<const char*> flags;
+    flags.reserve(job.flags.size());
+    for (const std::string& flag : job.flags) flags.push_back(flag.c_str());
+    result = nvrtc.nvrtcCompileProgram(program.get(), static_cast<int>(flags.size()), flags.data());
     std::string log = read_log(nvrtc, program.get());
     *out_log = log;
 
-    if (result == NVRTC_ERROR_COMPILATION)
-        return fail_with_nvrtc_result(
-            CUABI_ERROR_COMPILE, result,
-            "correct the source; the whole log is available from cuabi_last_compile_log()",
-            "NVRTC %d.%d could not compile '%s' for %s: %s", nvrtc.major, nvrtc.minor, program_name(options),
-            request.target.name, first_error_line(log).c_str());
+    if (result == NVRTC_ERROR_COMPILATION) return fail_compile(nvrtc, job, log);
     if (result == NVRTC_ERROR_INVALID_OPTION)
         return fail_with_nvrtc_result(
             CUABI_ERROR_INVALID_ARGUMENT, result,
             "correct or remove the option (cuabi_compile_options.extra_flags are passed to NVRTC as given)",
-            "NVRTC %d.%d refused an option compiling '%s': %s", nvrtc.major, nvrtc.minor, program_name(options),
+            "NVRTC %d.%d refused an option compiling '%s': %s", nvrtc.major, nvrtc.minor, job.program_name.c_str(),
             first_error_line(log).c_str());
     if (result != NVRTC_SUCCESS)
         return fail_nvrtc(nvrtc, result, "nvrtcCompileProgram", "see the log from cuabi_last_compile_log()",
-                          "compiling '%s' for %s", program_name(options), request.target.name);
+                          "compiling '%s' for %s", job.program_name.c_str(), job.target.c_str());
 
     cache::CachedImage image;
-    Status status = read_image(nvrtc, program.get(), request.target, &image);
-    if (status == CUABI_SUCCESS) status = read_lowered_names(nvrtc, program.get(), expressions, &image);
+    Status status = read_image(nvrtc, program.get(), job, &image);
+    if (status == CUABI_SUCCESS) status = read_lowered_names(nvrtc, program.get(), job.name_expressions, &image);
     if (status != CUABI_SUCCESS) return status;
     image.log = std::move(log);
     *out = std::move(image);

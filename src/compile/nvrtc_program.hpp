@@ -1,22 +1,47 @@
-// One NVRTC compilation: source + canonical flags in, image + lowered-name map + log out.
+// One NVRTC compilation: a job (source, canonical flags, headers, name expressions, target) in,
+// image + lowered-name map + log out. The same code runs in this process and in the compile
+// worker, which receives the job over a socket (worker_protocol.hpp).
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
-#include "cache/kernel_cache.hpp"
-#include "compile/compile_options.hpp"
+#include "cache/cached_image.hpp"
+#include "core/error.hpp"
+#include "driver/nvrtc_api.hpp"
 
 namespace cuabi {
 
-// Compiles `request` (whose source is NUL-terminated). On success *out holds a CUBIN for an sm_XY
-// target or NUL-terminated PTX for compute_XY, the lowered name of every name expression (sorted
-// by expression) and the log. *out_log receives NVRTC's log whenever there is one, success or not.
-// Fails with CUABI_ERROR_COMPILE (errors in the source; the message quotes the first error line),
-// CUABI_ERROR_INVALID_ARGUMENT (NVRTC refused an option) or CUABI_ERROR_NVRTC.
-Status run_nvrtc(const NvrtcApi& nvrtc, const CompileRequest& request, cache::CachedImage* out, std::string* out_log);
+// Everything NVRTC is given, owned, in canonical order (compile_options.hpp builds it).
+struct NvrtcJob {
+    std::string source;
+    std::string program_name;                 // "kernel.cu"
+    std::vector<std::string> flags;           // canonical, exactly as NVRTC receives them
+    std::vector<std::string> header_names;    // in-memory headers, ordered by name ...
+    std::vector<std::string> header_sources;  // ... and their contents
+    std::vector<std::string> name_expressions;  // sorted, each once
+    std::string target;                       // "sm_90", "compute_90"
+    bool ptx = false;                         // the target is compute_XY: read PTX, not a CUBIN
+    // For a missing #include: every directory searched, in order (the caller's include_dirs,
+    // then the toolkit's), and what to say about the toolkit's ("" when its headers were given).
+    std::vector<std::string> include_dirs;
+    std::string toolkit_note;
+};
+
+// Compiles `job`. On success *out holds a CUBIN for an sm_XY target or NUL-terminated PTX for
+// compute_XY, the lowered name of every name expression (sorted by expression), the log and the
+// NVRTC version. *out_log receives NVRTC's log whenever there is one, success or not. Fails with
+// CUABI_ERROR_COMPILE (errors in the source; the message quotes the first error line, and for a
+// missing #include names the header and every directory searched), CUABI_ERROR_INVALID_ARGUMENT
+// (NVRTC refused an option) or CUABI_ERROR_NVRTC.
+Status run_nvrtc(const NvrtcApi& nvrtc, const NvrtcJob& job, cache::CachedImage* out, std::string* out_log);
 
 // The first line of an NVRTC log that reports an error (else its first non-empty line), without
 // the newline; at most 400 characters.
 std::string first_error_line(const std::string& log);
+
+// The header named in an NVRTC "could not open source file \"x.h\"" error line, or "".
+std::string missing_header(const std::string& error_line);
 
 }  // namespace cuabi

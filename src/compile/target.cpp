@@ -7,8 +7,16 @@
 namespace cuabi {
 
 void Target::set_name() {
-    char suffix_text[2] = {suffix, '\0'};
-    std::snprintf(name, sizeof name, "%s_%d%s", ptx ? "compute" : "sm", arch, suffix_text);
+    // By hand rather than snprintf: every compile, cache hits included, names its target.
+    char* at = name;
+    for (const char* prefix = ptx ? "compute_" : "sm_"; *prefix != '\0'; ++prefix) *at++ = *prefix;
+    char digits[12];
+    int count = 0;
+    for (unsigned value = static_cast<unsigned>(arch) % 100000; count == 0 || value != 0; value /= 10)
+        digits[count++] = static_cast<char>('0' + value % 10);
+    while (count > 0) *at++ = digits[--count];
+    if (suffix != '\0') *at++ = suffix;
+    *at = '\0';
 }
 
 Status parse_target(const char* text, const char* field, Target* out) {
@@ -36,13 +44,13 @@ Status parse_target(const char* text, const char* field, Target* out) {
     return CUABI_SUCCESS;
 }
 
-std::string supported_archs_text(const NvrtcApi& nvrtc) {
+std::string supported_archs_text(const NvrtcFacts& nvrtc) {
     std::string text;
     for (int arch : nvrtc.supported_archs) text += format(text.empty() ? "%d" : ", %d", arch);
     return text;
 }
 
-Status check_nvrtc_supports(const NvrtcApi& nvrtc, const Target& target) {
+Status check_nvrtc_supports(const NvrtcFacts& nvrtc, const Target& target) {
     if (nvrtc.supports(target.arch)) return CUABI_SUCCESS;
     return fail(CUABI_ERROR_INVALID_ARGUMENT,
                 "pick an architecture this NVRTC supports, or install a newer NVRTC for newer GPUs",
@@ -50,7 +58,7 @@ Status check_nvrtc_supports(const NvrtcApi& nvrtc, const Target& target) {
                 nvrtc.major, nvrtc.minor, nvrtc.path.c_str(), supported_archs_text(nvrtc).c_str());
 }
 
-Status default_target(const NvrtcApi& nvrtc, int device_major, int device_minor, Target* out) {
+Status default_target(const NvrtcFacts& nvrtc, int device_major, int device_minor, Target* out) {
     int device_arch = device_major * 10 + device_minor;
     Target target;
     if (nvrtc.supports(device_arch)) {

@@ -29,13 +29,13 @@ struct Target {
 Status parse_target(const char* text, const char* field, Target* out);
 
 // Fails with INVALID_ARGUMENT, listing what NVRTC supports, when it does not know `target.arch`.
-Status check_nvrtc_supports(const NvrtcApi& nvrtc, const Target& target);
+Status check_nvrtc_supports(const NvrtcFacts& nvrtc, const Target& target);
 
 // The default target for a device of compute capability major.minor (see the file comment).
 // Fails with UNSUPPORTED when the device is older than every architecture NVRTC supports.
-Status default_target(const NvrtcApi& nvrtc, int device_major, int device_minor, Target* out);
+Status default_target(const NvrtcFacts& nvrtc, int device_major, int device_minor, Target* out);
 
 // "75, 80, 86, ..." for messages.
-std::string supported_archs_text(const NvrtcApi& nvrtc);
+std::string supported_archs_text(const NvrtcFacts& nvrtc);
 
 }  // namespace cuabi

@@ -29,6 +29,7 @@
 #include <mutex>
 
 #include "core/error.hpp"
+#include "core/fork.hpp"
 
 namespace cuabi {
 
@@ -182,6 +183,13 @@ private:
     uint32_t index_ = 0;
     T* object_;
 };
+
+// The status of a handle that did not pin (its message is already recorded): in a fork() child
+// every handle is refused as FORKED, since no handle of the parent can be used there; otherwise
+// the handle was not a live handle of its type.
+[[gnu::cold]] inline Status refused_handle() noexcept {
+    return fork_state::forked_child() ? CUABI_ERROR_FORKED : CUABI_ERROR_INVALID_HANDLE;
+}
 
 // Registers a new object and writes its handle to *out as the public handle type.
 template <typename Public, typename T>

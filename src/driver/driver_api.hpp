@@ -147,6 +147,15 @@ struct DriverApi {
 // `*out_status` receives the status when non-NULL. Thread-safe; the first call does the work.
 const DriverApi* driver(Status* out_status);
 
+// Whether the CUDA driver is initialized in this process -- by cuabi or by anyone else (e.g. the
+// CUDA runtime) -- found out without loading or initializing it.
+bool driver_started_in_process();
+
+// The installed driver's CUDA version (13000 for 13.0) without initializing it: cuabi's loaded
+// driver's, or that of libcuda.so.1 (or CUABI_LIBCUDA_PATH) opened and asked, since
+// cuDriverGetVersion answers before cuInit. 0 when there is no driver. Thread-safe.
+int installed_driver_version();
+
 // Records a failed driver call: status CUABI_ERROR_CUDA (or CUABI_ERROR_DEVICE_OUT_OF_MEMORY for
 // CUDA_ERROR_OUT_OF_MEMORY), a message "<call> failed: CUDA_ERROR_X (<text>) <context>" and the
 // given fix, and the CUresult for cuabi_last_cu_result().

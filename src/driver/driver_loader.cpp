@@ -1,12 +1,13 @@
 #include "driver/driver_api.hpp"
 
-#include "cache/driver_jit_cache.hpp"
 #include "core/fork.hpp"
 #include "driver/driver_log.hpp"
+#include "driver/nvrtc_api_files.hpp"
 #include "range/ranges.hpp"
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdarg>
 #include <cstdlib>
 #include <mutex>
@@ -23,6 +24,12 @@ struct LoadOutcome {
 
 const char* const kDefaultLibrary = "libcuda.so.1";
 
+// CUABI_LIBCUDA_PATH (ignored by set-uid programs), else the driver's usual name.
+std::string library_path() {
+    const char* override_path = secure_getenv("CUABI_LIBCUDA_PATH");
+    return (override_path != nullptr && *override_path != '\0') ? override_path : kDefaultLibrary;
+}
+
 Status load_failure(LoadOutcome* outcome, Status status, int32_t cu_result, const char* fix, const std::string& what) {
     fail_with_cu_result(status, cu_result, fix, "%s", what.c_str());
     outcome->status = status;
@@ -36,14 +43,14 @@ using GetProcAddress = CUresult (*)(const char*, void**, int, cuuint64_t, CUdriv
 void load(LoadOutcome* outcome) {
     range::Scope scope(range::Phase::DriverLoad);
     DriverApi& api = outcome->api;
-    const char* override_path = std::getenv("CUABI_LIBCUDA_PATH");
-    api.path = (override_path != nullptr && *override_path != '\0') ? override_path : kDefaultLibrary;
+    api.path = library_path();
+    bool overridden = api.path != kDefaultLibrary;
 
     void* library = dlopen(api.path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (library == nullptr) {
         const char* reason = dlerror();
         load_failure(outcome, CUABI_ERROR_DRIVER_NOT_FOUND, 0,
-                     override_path != nullptr
+                     overridden
                          ? "point CUABI_LIBCUDA_PATH at the NVIDIA driver's libcuda.so.1, or unset it"
                          : "install the NVIDIA driver (it provides libcuda.so.1) and run on a machine with an "
                            "NVIDIA GPU, or add the driver's directory to LD_LIBRARY_PATH",
@@ -99,8 +106,7 @@ void load(LoadOutcome* outcome) {
         return;
     }
 
-    driver_log::attach(api);                  // so that a failing cuInit is explained too
-    cache::configure_driver_jit_cache(&api);  // the driver reads CUDA_CACHE_* in cuInit
+    driver_log::attach(api);  // so that a failing cuInit is explained too
     CUresult init = api.cuInit(0);
     if (init == CUDA_ERROR_NO_DEVICE) {
         load_failure(outcome, CUABI_ERROR_NO_DEVICE, init,
@@ -128,7 +134,42 @@ LoadOutcome& outcome() {
     return *loaded;
 }
 
+std::once_flag load_once;
+std::atomic<bool> loaded{false};
+
 }  // namespace
+
+bool driver_started_in_process() {
+    if (loaded.load(std::memory_order_acquire)) return outcome().status == CUABI_SUCCESS;
+    // Not loaded by cuabi: initialized by someone else only if the library is in the process
+    // (RTLD_NOLOAD opens nothing new) and answers anything but CUDA_ERROR_NOT_INITIALIZED.
+    void* library = dlopen(library_path().c_str(), RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+    if (library == nullptr) return false;
+    using DeviceGetCount = CUresult (*)(int*);
+    auto count = reinterpret_cast<DeviceGetCount>(dlsym(library, "cuDeviceGetCount"));
+    int devices = 0;
+    bool started = count != nullptr && count(&devices) != CUDA_ERROR_NOT_INITIALIZED;
+    dlclose(library);  // drops only the reference RTLD_NOLOAD took
+    return started;
+}
+
+int installed_driver_version() {
+    if (loaded.load(std::memory_order_acquire)) return outcome().api.version;
+    static const int version = [] {
+        // Where no driver is installed, a failing dlopen (the loader's whole search) costs more
+        // than looking for the file the same way without loading anything.
+        std::string path = library_path();
+        if (path == kDefaultLibrary && find_library_file(path).empty()) return 0;
+        void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (library == nullptr) return 0;
+        // Kept open, like the driver itself: driver() opens the same library later.
+        using DriverGetVersion = CUresult (*)(int*);
+        auto get_version = reinterpret_cast<DriverGetVersion>(dlsym(library, "cuDriverGetVersion"));
+        int found = 0;
+        return get_version != nullptr && get_version(&found) == CUDA_SUCCESS ? found : 0;
+    }();
+    return version;
+}
 
 const DriverApi* driver(Status* out_status) {
     // A fork() child of a process that had used cuabi may not touch the driver (core/fork.hpp);
@@ -138,8 +179,10 @@ const DriverApi* driver(Status* out_status) {
         if (out_status != nullptr) *out_status = entered;
         return nullptr;
     }
-    static std::once_flag once;
-    std::call_once(once, [] { load(&outcome()); });
+    std::call_once(load_once, [] {
+        load(&outcome());
+        loaded.store(true, std::memory_order_release);
+    });
     const LoadOutcome& result = outcome();
     if (out_status != nullptr) *out_status = result.status;
     if (result.status != CUABI_SUCCESS) {

@@ -1,10 +1,13 @@
 #include "driver/nvrtc_api.hpp"
 
+#include "driver/nvrtc_api_locate.hpp"
+
 #include <dlfcn.h>
 #include <elf.h>
 #include <link.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
@@ -19,9 +22,6 @@ struct LoadOutcome {
     Status status = CUABI_SUCCESS;
     std::string message;
 };
-
-// Newest first: a newer NVRTC knows more architectures.
-const char* const kDefaultLibraries[] = {"libnvrtc.so.13", "libnvrtc.so.12"};
 
 // Finds the GNU build-id note of the loaded object that contains `address`.
 struct BuildIdSearch {
@@ -69,34 +69,30 @@ void fail_load(LoadOutcome* outcome, const char* fix, const std::string& what) {
     outcome->message = last_error_message();
 }
 
-// Opens NVRTC and sets outcome->api.path to the name it was opened by.
+const char* const kInstallFix =
+    "install NVRTC from the CUDA Toolkit (package cuda-nvrtc-13-0 or cuda-nvrtc-12-x, or the pip wheel "
+    "nvidia-cuda-nvrtc) and add its lib directory to LD_LIBRARY_PATH, or set CUABI_NVRTC_PATH to the full path of "
+    "libnvrtc.so";
+
+// Opens the NVRTC that nvrtc_location() chose and sets outcome->api.path to it.
 void* open_library(LoadOutcome* outcome) {
-    const char* override_path = std::getenv("CUABI_NVRTC_PATH");
-    if (override_path != nullptr && *override_path != '\0') {
-        outcome->api.path = override_path;
-        void* library = dlopen(override_path, RTLD_NOW | RTLD_LOCAL);
-        if (library == nullptr) {
-            const char* reason = dlerror();
-            fail_load(outcome, "point CUABI_NVRTC_PATH at libnvrtc.so from CUDA 12 or 13, or unset it to search the usual names",
-                      format("NVRTC could not be loaded from CUABI_NVRTC_PATH='%s': %s", override_path,
-                             reason != nullptr ? reason : "unknown dlopen error"));
-        }
-        return library;
+    const NvrtcLocation& location = nvrtc_location();
+    bool named = location.source == "CUABI_NVRTC_PATH";
+    if (!location.found && !named) {
+        fail_load(outcome, kInstallFix,
+                  format("NVRTC (the CUDA runtime compiler) could not be found; looked for %s",
+                         location.searched.c_str()));
+        return nullptr;
     }
-    std::string tried;
-    for (const char* name : kDefaultLibraries) {
-        outcome->api.path = name;
-        void* library = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-        if (library != nullptr) return library;
-        const char* reason = dlerror();
-        if (!tried.empty()) tried += "; ";
-        tried += format("%s: %s", name, reason != nullptr ? reason : "unknown dlopen error");
-    }
+    outcome->api.path = location.path;
+    void* library = dlopen(location.path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (library != nullptr) return library;
+    const char* reason = dlerror();
     fail_load(outcome,
-              "install NVRTC from the CUDA Toolkit (package cuda-nvrtc-13-0 or cuda-nvrtc-12-x, or the pip wheel "
-              "nvidia-cuda-nvrtc) and add its lib directory to LD_LIBRARY_PATH, or set CUABI_NVRTC_PATH to the "
-              "full path of libnvrtc.so",
-              format("NVRTC (the CUDA runtime compiler) could not be loaded; tried %s", tried.c_str()));
+              named ? "point CUABI_NVRTC_PATH at libnvrtc.so from CUDA 12 or 13, or unset it to search the usual places"
+                    : kInstallFix,
+              format("NVRTC could not be loaded from %s'%s' (found through %s): %s", named ? "CUABI_NVRTC_PATH=" : "",
+                     location.path.c_str(), location.source.c_str(), reason != nullptr ? reason : "unknown dlopen error"));
     return nullptr;
 }
 
@@ -142,6 +138,7 @@ void load(LoadOutcome* outcome) {
     BuildIdSearch search{reinterpret_cast<uintptr_t>(probe), {}};
     dl_iterate_phdr(find_build_id, &search);
     api.build_id = std::move(search.hex);
+    api.identity = nvrtc_file_identity(api.path, api.build_id);
 }
 
 LoadOutcome& outcome() {
@@ -149,15 +146,25 @@ LoadOutcome& outcome() {
     return *loaded;
 }
 
+std::once_flag load_once;
+std::atomic<bool> load_tried{false};
+
 }  // namespace
 
-bool NvrtcApi::supports(int arch) const {
+bool NvrtcFacts::supports(int arch) const {
     return std::binary_search(supported_archs.begin(), supported_archs.end(), arch);
 }
 
+NvrtcLoad nvrtc_load_state() {
+    if (!load_tried.load(std::memory_order_acquire)) return NvrtcLoad::NotTried;
+    return outcome().status == CUABI_SUCCESS ? NvrtcLoad::Loaded : NvrtcLoad::Failed;
+}
+
 const NvrtcApi* nvrtc(Status* out_status) {
-    static std::once_flag once;
-    std::call_once(once, [] { load(&outcome()); });
+    std::call_once(load_once, [] {
+        load(&outcome());
+        load_tried.store(true, std::memory_order_release);
+    });
     const LoadOutcome& result = outcome();
     if (out_status != nullptr) *out_status = result.status;
     if (result.status != CUABI_SUCCESS) {

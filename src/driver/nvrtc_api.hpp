@@ -1,10 +1,11 @@
 // NVRTC, loaded at run time.
 //
-// libcuabi has no link-time dependency on libnvrtc: `nvrtc()` dlopens the library on first use and
-// resolves the entry points below with dlsym. It tries, in order, the file named by
-// CUABI_NVRTC_PATH (and only that file when the variable is set), then libnvrtc.so.13 and
-// libnvrtc.so.12: every function cuabi uses has had the same signature since CUDA 12.0. The outcome,
-// success or the failure with its message, is computed once per process and cached.
+// libcuabi has no link-time dependency on libnvrtc: `nvrtc()` dlopens the file nvrtc_location()
+// chose (nvrtc_api_locate.hpp) by its full path, on first use, and resolves the entry points below
+// with dlsym; every function cuabi uses has had the same signature since CUDA 12.0. The outcome,
+// success or the failure with its message, is computed once per process and cached. Compiles in
+// the worker process (compile/compile_worker.hpp) load NVRTC there instead; a cache hit loads it
+// nowhere.
 #pragma once
 
 #include <nvrtc.h>
@@ -33,20 +34,32 @@
 
 namespace cuabi {
 
-struct NvrtcApi {
-#define CUABI_NVRTC_MEMBER(name) decltype(&::name) name = nullptr;
-    CUABI_NVRTC_ENTRY_POINTS(CUABI_NVRTC_MEMBER)
-#undef CUABI_NVRTC_MEMBER
+// What is known about an NVRTC: enough to choose targets and key the cache, whether it was
+// loaded here or in the compile worker.
+struct NvrtcFacts {
     int major = 0;
     int minor = 0;
     std::vector<int> supported_archs;  // ascending, e.g. {75, 80, 86, 87, 89, 90, ...}
-    std::string path;                  // the file actually loaded (resolved through dladdr)
+    std::string path;                  // the file actually loaded
     // Hex GNU build-id of the loaded file, empty when it has none. Two NVRTC builds with the same
     // major.minor (a patch release) may emit different code, so the cache key includes this.
     std::string build_id;
+    uint64_t identity = 0;  // nvrtc_file_identity() of the file: the NVRTC part of cache keys
 
     bool supports(int arch) const;
+    uint32_t version() const { return static_cast<uint32_t>(major * 1000 + minor * 10); }  // 13000
 };
+
+struct NvrtcApi : NvrtcFacts {
+#define CUABI_NVRTC_MEMBER(name) decltype(&::name) name = nullptr;
+    CUABI_NVRTC_ENTRY_POINTS(CUABI_NVRTC_MEMBER)
+#undef CUABI_NVRTC_MEMBER
+};
+
+enum class NvrtcLoad { NotTried, Loaded, Failed };
+
+// Whether nvrtc() has run in this process, and how it went; loads nothing.
+NvrtcLoad nvrtc_load_state();
 
 // The loaded NVRTC, or nullptr with the (cached) failure recorded as the thread's last error:
 // CUABI_ERROR_NVRTC_NOT_FOUND. `*out_status` receives the status when non-NULL. Thread-safe; the

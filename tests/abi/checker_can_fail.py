@@ -187,6 +187,16 @@ class CheckersRejectBreakingChanges(unittest.TestCase):
         toy = self.variant("reordered", fields=[FIELDS[0], FIELDS[2], FIELDS[1]])
         self.assert_rejected(*self.compare(toy), "cuabi_widget_options")
 
+    def test_field_appended_to_a_struct_size_struct_passes(self):
+        toy = self.variant("grown", fields=FIELDS + ["uint64_t extra"])
+        code, output = self.compare(toy)
+        self.assertEqual(code, 0, output)
+        self.assertIn("only additions", output)
+
+    def test_field_inserted_before_the_end_of_a_struct_size_struct_is_rejected(self):
+        toy = self.variant("inserted", fields=[FIELDS[0], "uint32_t extra", FIELDS[1], FIELDS[2]])
+        self.assert_rejected(*self.compare(toy), "cuabi_widget_options")
+
     def test_added_function_in_a_new_version_node_passes_and_is_reported(self):
         toy = self.variant("added", functions=FUNCTIONS + [ADDED], new_node=[ADDED[1]])
         code, output = self.compare(toy)

@@ -23,7 +23,10 @@ protected:
     void SetUp() override {
         GpuTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
-        ASSERT_OK(cuabi_module_compile(context, kSource, nullptr, &module));
+        // In this process: the worker lives beside the shared library, which this test does not use.
+        cuabi_compile_options options = CUABI_COMPILE_OPTIONS_INIT;
+        options.flags = CUABI_COMPILE_IN_PROCESS;
+        ASSERT_OK(cuabi_module_compile(context, kSource, &options, &module));
         ASSERT_OK(cuabi_stream_create(context, nullptr, &stream));
         ASSERT_OK(cuabi_buffer_create(context, kCount * sizeof(int32_t), nullptr, &buffer));
         ASSERT_OK(cuabi_buffer_get_device_address(buffer, &address));

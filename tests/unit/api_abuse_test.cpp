@@ -22,6 +22,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "cache_support/process.hpp"
 #include "core/error.hpp"
 #include "core/handle_table.hpp"
 #include "cuabi/cuabi.h"
@@ -240,9 +241,15 @@ constexpr size_t kMessageLimit = 4096;
 class ApiAbuse : public ::testing::TestWithParam<Abuse> {
 protected:
     static void SetUpTestSuite() {
-        // Calls like cuabi_cache_clear() really run: keep them off the user's cache.
-        static char directory[] = "/tmp/cuabi-abuse-XXXXXX";
-        if (mkdtemp(directory) != nullptr) setenv("CUABI_CACHE_DIR", directory, 1);
+        // Calls like cuabi_cache_clear() really run: keep them off the user's cache, in a directory
+        // removed again when the suite ends.
+        scratch() = std::make_unique<cache_test::TempDir>();
+        setenv("CUABI_CACHE_DIR", scratch()->path().c_str(), 1);
+    }
+    static void TearDownTestSuite() { scratch().reset(); }
+    static std::unique_ptr<cache_test::TempDir>& scratch() {
+        static std::unique_ptr<cache_test::TempDir> directory;
+        return directory;
     }
 };
 

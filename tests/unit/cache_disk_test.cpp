@@ -10,6 +10,7 @@
 #include "cache/disk_scan.hpp"
 #include "cache/entry_format.hpp"
 #include "cache/kernel_cache.hpp"
+#include "cache_support/disk_support.hpp"
 #include "cache_support/process.hpp"
 #include "cache_support/test_images.hpp"
 #include "device/context.hpp"
@@ -28,14 +29,8 @@ protected:
         c.disk_max_bytes = max_bytes;
         return c;
     }
-    std::string entry_path(uint64_t index) const {
-        return DiskStore(dir_ / "cache", 0).entry_path(make_key(index));
-    }
-    std::vector<ScannedEntry> entries() const {
-        std::vector<ScannedEntry> found;
-        EXPECT_TRUE(scan_entries(dir_ / "cache", false, &found).ok());
-        return found;
-    }
+    std::string entry_path(uint64_t index) const { return cache_test::entry_path(dir_ / "cache", make_key(index)); }
+    std::vector<ScannedEntry> entries() const { return cache_test::scan(dir_ / "cache"); }
     cache_test::TempDir dir_;
 };
 
@@ -97,7 +92,8 @@ TEST_F(CacheDisk, EntriesAreShardedByKeyPrefixWithPrivateModes) {
     KernelCache cache(config());
     cache.store(make_key(1), make_image(1), nullptr);
     std::string hex = make_key(1).hex();
-    std::string path = dir_ / ("cache/kernels/" + hex.substr(0, 2) + "/" + hex.substr(2) + ".cuabi");
+    std::string path = dir_ / ("cache/kernels/" + hex.substr(0, 2) + "/" + hex.substr(2) + "." + make_key(1).nvrtc_hex() +
+                               ".cuabi");
     EXPECT_EQ(path, entry_path(1));
     EXPECT_EQ(mode_of(path), 0600u);
     EXPECT_EQ(mode_of(dir_ / "cache"), 0700u);
@@ -191,7 +187,7 @@ TEST_F(CacheDisk, PruneClearAndVerifyReportWhatTheyRemoved) {
     EXPECT_EQ(cache.lookup(make_key(0), nullptr, &layer), nullptr) << "clear() must empty memory too";
 }
 
-TEST_F(CacheDisk, StaleTempFilesOfCrashedWritersAreRemovedAndFreshOnesKept) {
+TEST_F(CacheDisk, TempFilesOfDeadWritersAreSweptCountedAndFreshOnesKept) {
     KernelCache cache(config());
     cache.store(make_key(1), make_image(1), nullptr);
     std::string shard = entry_path(1).substr(0, entry_path(1).rfind('/'));
@@ -203,6 +199,8 @@ TEST_F(CacheDisk, StaleTempFilesOfCrashedWritersAreRemovedAndFreshOnesKept) {
     ASSERT_EQ(cache.prune(UINT64_MAX, &removal), CUABI_SUCCESS);
     EXPECT_NE(access(stale.c_str(), F_OK), 0);
     EXPECT_EQ(access(fresh.c_str(), F_OK), 0);
+    EXPECT_EQ(removal.temps_removed, 1u);
+    EXPECT_EQ(cache.stats().disk_temp_files_removed, 1u);
     EXPECT_EQ(entries().size(), 1u) << "temp files are never counted as entries";
 }
 

@@ -118,10 +118,10 @@ TEST(CacheDriverJit, AProcessWithTheCuabiDiskCacheOffChangesNothing) {
     EXPECT_NE(access((dir / "cache").c_str(), F_OK), 0) << "cuabi wrote to disk with CUABI_CACHE_DISABLE=1";
 }
 
-TEST(CacheDriverJit, ThePublicApiShowsWhatIsInEffect) {
+TEST(CacheDriverJit, ThePublicApiShowsWhatTheConfigureCallChose) {
     cache_test::TempDir dir;
     cache_test::HelperResult api = cache_test::run_helper(
-        {"api"}, {"CUABI_CACHE_DIR=" + (dir / "cache"), "CUDA_CACHE_PATH=", "CUDA_CACHE_MAXSIZE=4294967296",
+        {"api", "configure"}, {"CUABI_CACHE_DIR=" + (dir / "cache"), "CUDA_CACHE_PATH=", "CUDA_CACHE_MAXSIZE=4294967296",
                   "CUDA_CACHE_DISABLE=", "CUABI_CACHE_DISABLE="});
     ASSERT_EQ(api.exit_code, 0) << api.output;
     EXPECT_EQ(api.number("jit_status"), 0u);
@@ -129,4 +129,17 @@ TEST(CacheDriverJit, ThePublicApiShowsWhatIsInEffect) {
     EXPECT_EQ(api.number("jit_path_source"), static_cast<uint64_t>(CUABI_SETTING_CUABI));
     EXPECT_EQ(api.number("jit_max_bytes"), 4294967296u);
     EXPECT_EQ(api.values["jit_path"], dir / "cache/driver-jit");
+}
+
+TEST(CacheDriverJit, WithoutTheConfigureCallNothingIsChangedAndTheDriverDefaultIsShown) {
+    cache_test::TempDir dir;
+    cache_test::HelperResult api = cache_test::run_helper(
+        {"api"}, {"CUABI_CACHE_DIR=" + (dir / "cache"), "CUDA_CACHE_PATH=", "CUDA_CACHE_MAXSIZE=",
+                  "CUDA_CACHE_DISABLE=", "CUABI_CACHE_DISABLE=", "HOME=/home/someone"});
+    ASSERT_EQ(api.exit_code, 0) << api.output;
+    EXPECT_EQ(api.number("jit_status"), 0u);
+    EXPECT_EQ(api.number("jit_path_source"), static_cast<uint64_t>(CUABI_SETTING_DRIVER_DEFAULT));
+    EXPECT_EQ(api.number("jit_max_bytes"), 0u);
+    EXPECT_EQ(api.values["jit_path"], "/home/someone/.nv/ComputeCache");
+    EXPECT_NE(access((dir / "cache/driver-jit").c_str(), F_OK), 0) << "nothing asked for the driver-jit directory";
 }

@@ -36,23 +36,35 @@ TEST(CacheEntryFormat, RoundTripKeepsImageKindTargetNamesAndLog) {
     Key key = cache_test::make_key(1);
     auto image = cache_test::make_image(1);
     std::vector<uint8_t> bytes = encode_entry(key, *image);
-    EXPECT_EQ(bytes.size(), entry_size_from_header(bytes.data(), bytes.size()));
+    EntryHeader header;
+    ASSERT_TRUE(read_entry_header(bytes.data(), bytes.size(), &header));
+    EXPECT_EQ(bytes.size(), header.total);
     CachedImage decoded;
     std::string why;
     ASSERT_TRUE(decode_entry(key, bytes.data(), bytes.size(), &decoded, &why)) << why;
     EXPECT_TRUE(cache_test::same_image(decoded, *image));
 }
 
-TEST(CacheEntryFormat, RoundTripOfAnEmptyEntry) {
+TEST(CacheEntryFormat, RoundTripKeepsTheNvrtcIdentityAndVersion) {
     Key key = cache_test::make_key(2);
-    CachedImage empty;
-    std::vector<uint8_t> bytes = encode_entry(key, empty);
-    EXPECT_EQ(bytes.size(), kEntryHeaderSize);
+    key.nvrtc = 0x1234567890abcdefull;
+    auto image = cache_test::make_image(2);
+    image->nvrtc_version = 13000;
+    std::vector<uint8_t> bytes = encode_entry(key, *image);
+    EntryHeader header;
+    ASSERT_TRUE(read_entry_header(bytes.data(), bytes.size(), &header));
+    EXPECT_EQ(header.nvrtc, key.nvrtc);
+    EXPECT_EQ(header.nvrtc_version, 13000u);
     CachedImage decoded;
-    decoded.log = "stale";
     std::string why;
     ASSERT_TRUE(decode_entry(key, bytes.data(), bytes.size(), &decoded, &why)) << why;
-    EXPECT_TRUE(cache_test::same_image(decoded, empty));
+    EXPECT_EQ(decoded.nvrtc_version, 13000u);
+    Key any = key;
+    any.nvrtc = kAnyNvrtc;
+    EXPECT_TRUE(decode_entry(any, bytes.data(), bytes.size(), &decoded, &why)) << "a lookup without NVRTC takes any";
+    Key other = key;
+    other.nvrtc = 99;
+    EXPECT_FALSE(decode_entry(other, bytes.data(), bytes.size(), &decoded, &why)) << "another NVRTC's entry";
 }
 
 TEST(CacheEntryFormat, EveryTruncationIsDetected) {
@@ -100,8 +112,9 @@ TEST(CacheEntryFormat, AnIntactEntryUnderAnotherKeyIsRejected) {
     EXPECT_NE(why.find("another key"), std::string::npos) << why;
 }
 
-TEST(CacheEntryFormat, HeaderSizeIsZeroForGarbage) {
+TEST(CacheEntryFormat, GarbageHasNoHeader) {
     std::vector<uint8_t> garbage(200, 0x5a);
-    EXPECT_EQ(entry_size_from_header(garbage.data(), garbage.size()), 0u);
-    EXPECT_EQ(entry_size_from_header(garbage.data(), 10), 0u);
+    EntryHeader header;
+    EXPECT_FALSE(read_entry_header(garbage.data(), garbage.size(), &header));
+    EXPECT_FALSE(read_entry_header(garbage.data(), 10, &header));
 }

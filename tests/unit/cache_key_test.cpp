@@ -27,7 +27,8 @@ void put_field(std::string* out, const std::string& tag, const std::string& valu
 
 Key key_of(std::initializer_list<std::pair<const char*, std::string>> fields) {
     KeyBuilder builder;
-    for (const auto& field : fields) builder.add(field.first, field.second);
+    for (const auto& field : fields)
+        builder.add_field(field.first, std::strlen(field.first), field.second.data(), field.second.size());
     return builder.finish();
 }
 
@@ -44,6 +45,42 @@ TEST(CacheKey, IsXxh3Of128BitsOverTheDocumentedSerializationWithFormatVersionFir
     Key key = key_of({{"source", "__global__ void k() {}"}});
     EXPECT_EQ(key.high, digest.high64);
     EXPECT_EQ(key.low, digest.low64);
+}
+
+TEST(CacheKey, ALongValueIsKeyedByItsLengthAndItsOwnDigest) {
+    std::string source(4096, 'x');
+    source[100] = 'y';
+    XXH128_hash_t value = XXH3_128bits(source.data(), source.size());
+    std::string digest;
+    for (uint64_t half : {value.high64, value.low64})
+        for (int i = 0; i < 8; ++i) digest.push_back(static_cast<char>(half >> (8 * i)));
+    std::string expected;
+    std::string version(8, '\0');
+    version[0] = static_cast<char>(cuabi::cache::kFormatVersion);
+    put_field(&expected, "cuabi.cache.format", version);
+    std::string tag = "source";
+    for (uint64_t length : {uint64_t(tag.size())}) for (int i = 0; i < 8; ++i) expected.push_back(static_cast<char>(length >> (8 * i)));
+    expected += tag;
+    for (int i = 0; i < 8; ++i) expected.push_back(static_cast<char>(uint64_t(source.size()) >> (8 * i)));
+    expected += digest;
+    XXH128_hash_t key_digest = XXH3_128bits(expected.data(), expected.size());
+    Key key = key_of({{"source", source}});
+    EXPECT_EQ(key.high, key_digest.high64);
+    EXPECT_EQ(key.low, key_digest.low64);
+    std::string changed = source;
+    changed[4000] = 'z';
+    EXPECT_NE(key_of({{"source", changed}}), key) << "a byte far into a long value";
+}
+
+TEST(CacheKey, TheVectorizedHashIsXxh3Itself) {
+    std::string bytes(10000, '\0');
+    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 131 + 7);
+    for (size_t size : {size_t(0), size_t(1), size_t(17), size_t(240), size_t(241), size_t(4096), bytes.size()}) {
+        XXH128_hash_t reference = XXH3_128bits(bytes.data(), size);
+        cuabi::cache::Digest digest = cuabi::cache::hash128(bytes.data(), size);
+        EXPECT_EQ(digest.high, reference.high64) << size;
+        EXPECT_EQ(digest.low, reference.low64) << size;
+    }
 }
 
 TEST(CacheKey, HexIsThirtyTwoLowercaseDigitsHighHalfFirst) {

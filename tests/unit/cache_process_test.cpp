@@ -6,6 +6,7 @@
 
 #include "cache/disk_scan.hpp"
 #include "cache/kernel_cache.hpp"
+#include "cache_support/disk_support.hpp"
 #include "cache_support/process.hpp"
 #include "cache_support/test_images.hpp"
 
@@ -50,13 +51,13 @@ TEST(CacheProcess, ManyProcessesAndThreadsShareOneDirectoryUnderASmallCap) {
     }
     EXPECT_GT(hits, 0u);
 
-    std::vector<ScannedEntry> entries;
-    ASSERT_TRUE(scan_entries(dir / "cache", false, &entries).ok());
+    std::vector<ScannedEntry> entries = cache_test::scan(dir / "cache");
     EXPECT_LE(total_bytes(entries), cap);
     EXPECT_FALSE(entries.empty());
-    DiskStore store(dir / "cache", cap);
+    auto store = cache_test::open_store(dir / "cache", cap);
+    ASSERT_NE(store, nullptr);
     Removal removal;
-    ASSERT_TRUE(store.verify(&removal).ok());
+    ASSERT_TRUE(store->verify(&removal).ok());
     EXPECT_EQ(removal.removed_entries, 0u) << "a corrupt entry was left on disk";
     EXPECT_EQ(removal.checked_entries, entries.size());
 }

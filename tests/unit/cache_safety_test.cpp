@@ -10,6 +10,7 @@
 
 #include "cache/disk_scan.hpp"
 #include "cache/kernel_cache.hpp"
+#include "cache_support/disk_support.hpp"
 #include "cache_support/process.hpp"
 #include "cache_support/test_images.hpp"
 #include "core/error.hpp"
@@ -162,9 +163,7 @@ TEST(CacheSafety, AFullDiskDegradesToMemoryAndLeavesNoPartialFiles) {
     EXPECT_NE(full.values["reason"].find("File too large"), std::string::npos) << full.output;
     EXPECT_NE(full.values["reason"].find("free disk space"), std::string::npos) << full.output;
 
-    std::vector<ScannedEntry> entries;
-    ASSERT_TRUE(scan_entries(dir / "cache", false, &entries).ok());
-    EXPECT_TRUE(entries.empty());
+    EXPECT_TRUE(cache_test::scan(dir / "cache").empty());
     std::string shard = dir / ("cache/kernels/" + make_key(0).hex().substr(0, 2));
     DIR* listing = opendir(shard.c_str());
     int files = 0;

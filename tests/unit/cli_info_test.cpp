@@ -54,3 +54,23 @@ TEST_F(CliInfo, UnknownArgumentIsAUsageError) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST_F(CliInfo, ShowsTheNvrtcFileItsPairingStateAndTheToolkitIncludeDirectories) {
+    test_support::ChildResult result = run_cli({"info"});
+    ASSERT_EQ(result.exit_status, 0) << result.output;
+    EXPECT_NE(result.output.find("  path               "), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("libnvrtc.so."), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("no CUDA driver to pair with"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("state at start     not loaded"), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("  include dirs       "), std::string::npos) << result.output;
+    EXPECT_NE(result.output.find("/include"), std::string::npos) << result.output;
+
+    test_support::ChildResult json = run_cli({"info", "--json"});
+    EXPECT_NE(json.output.find("\"include_dirs\":[\""), std::string::npos) << json.output;
+    EXPECT_NE(json.output.find("\"state_at_start\":0"), std::string::npos) << json.output;
+    EXPECT_NE(json.output.find("\"pairing\":"), std::string::npos) << json.output;
+}
+
+}  // namespace

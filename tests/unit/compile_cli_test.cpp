@@ -107,3 +107,37 @@ TEST_F(CompileCli, BadUsageExitsTwoWithTheUsage) {
 }
 
 }  // namespace
+
+namespace {
+
+// `cuabi compile` with CUABI_CACHE_DIR set to `cache`.
+test_support::ChildResult compile_into(const std::string& args, const std::string& cache) {
+    return test_support::run_child({"/bin/sh", "-c", cli_path() + " compile " + args + " 2>&1"},
+                                   {{"CUABI_LIBCUDA_PATH", "/nonexistent/libcuda.so.1"}, {"CUABI_CACHE_DIR", cache}});
+}
+
+}  // namespace
+
+TEST_F(CompileCli, SaysCachedOnDiskOnlyWhenTheEntryReachedTheDisk) {
+    test_support::ChildResult stored = run(path("k.cu") + " --arch sm_90 -I " + path("include") + " -D EXTRA=1");
+    ASSERT_EQ(stored.exit_status, 0) << stored.output;
+    EXPECT_NE(stored.output.find("now cached on disk"), std::string::npos) << stored.output;
+
+    fs::create_directory(dir / "shared");
+    fs::permissions(dir / "shared", fs::perms::all);  // 0777: refused
+    test_support::ChildResult refused =
+        compile_into(path("k.cu") + " --arch sm_90 -I " + path("include") + " -D EXTRA=1", (dir / "shared").string());
+    ASSERT_EQ(refused.exit_status, 0) << refused.output;
+    EXPECT_EQ(refused.output.find("now cached"), std::string::npos) << refused.output;
+    EXPECT_NE(refused.output.find("NOT cached on disk"), std::string::npos) << refused.output;
+    EXPECT_NE(refused.output.find("mode 777"), std::string::npos) << refused.output;
+}
+
+TEST_F(CompileCli, ToolkitIncludesCanBeLeftOutAndAMissingHeaderIsExplained) {
+    std::ofstream(dir / "fp16.cu") << "#include <cuda_fp16.h>\n__global__ void k(__half* p) { p[0] = __float2half(1.f); }\n";
+    ASSERT_EQ(run(path("fp16.cu") + " --arch sm_90").exit_status, 0);
+    test_support::ChildResult without = run(path("fp16.cu") + " --arch sm_90 --no-toolkit-includes");
+    EXPECT_EQ(without.exit_status, 1) << without.output;
+    EXPECT_NE(without.output.find("\"cuda_fp16.h\" was not found"), std::string::npos) << without.output;
+    EXPECT_NE(without.output.find("Fix: "), std::string::npos) << without.output;
+}

@@ -298,28 +298,6 @@ TEST_F(OfflineCompile, NoCacheFlagRunsNvrtcEveryTime) {
     EXPECT_EQ(info_of(second).origin, CUABI_MODULE_ORIGIN_COMPILED);
 }
 
-TEST_F(OfflineCompile, MemoryHitOfA4KiBSourceTakesMicroseconds) {
-    std::string source = kSaxpy;
-    while (source.size() < 4096) source += "// padding to make the source 4 KiB long, as the target says\n";
-    source.resize(4096);
-    options.flags = CUABI_COMPILE_DEFAULT;
-    ASSERT_NE(compile(source.c_str()), nullptr);
-    const int rounds = 2000;
-    auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < rounds; ++i) {
-        cuabi_module* module = nullptr;
-        ASSERT_EQ(cuabi_module_compile_offline(source.c_str(), &options, &module), CUABI_SUCCESS);
-        cuabi_module_destroy(module);
-    }
-    double microseconds =
-        std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / rounds;
-    RecordProperty("memory_hit_us", std::to_string(microseconds));
-    std::printf("memory hit (4 KiB source, offline compile + destroy): %.2f us\n", microseconds);
-    // The target (<= 2 us) is measured by bench/ on the H100; here only an order of magnitude is
-    // asserted, which a sanitizer build or a busy CI machine also meets.
-    EXPECT_LT(microseconds, 100.0);
-}
-
 TEST_F(OfflineCompile, ModuleCompiledOfflineRefusesKernelLookup) {
     cuabi_module* module = compile(kSaxpy);
     cuabi_kernel* kernel = nullptr;

@@ -23,13 +23,14 @@ struct Inputs {
     std::vector<const char*> extra = {"--extra-device-vectorization"};
     std::string salt = "salt-1";
     const char* target = "sm_90";
-    cuabi::NvrtcApi nvrtc;
+    uint64_t nvrtc_identity = 0x65be0db342ad51a1ull;
+    cuabi::ToolkitHeaders toolkit;
+    bool with_toolkit = true;
     cuabi_compile_options options;
 
     Inputs() {
-        nvrtc.major = 13;
-        nvrtc.minor = 0;
-        nvrtc.build_id = "65be0db342ad51a06876e71e210bccc5aa8322cf";
+        toolkit.directories = {"/usr/local/cuda/include/cccl", "/usr/local/cuda/include"};
+        toolkit.identity = 42;
         cuabi_compile_options_init(sizeof options, &options);
         options.cpp_standard = "c++17";
         options.program_name = "k.cu";
@@ -54,7 +55,8 @@ struct Inputs {
         request.source = source;
         EXPECT_EQ(cuabi::read_compile_options(&options, &request.options), CUABI_SUCCESS) << cuabi_last_error_message();
         EXPECT_EQ(cuabi::parse_target(target, "target", &request.target), CUABI_SUCCESS);
-        return cuabi::compile_key(request, nvrtc);
+        request.toolkit = with_toolkit ? &toolkit : nullptr;
+        return cuabi::compile_key(request, nvrtc_identity);
     }
 };
 
@@ -96,8 +98,10 @@ TEST(CompileKey, ChangesWhenAnySingleInputChanges) {
         {"a different name expression", [](Inputs& in) { in.expressions[0] = "k<double>"; }},
         {"extra flag", [](Inputs& in) { in.extra.push_back("-default-device"); }},
         {"salt", [](Inputs& in) { in.salt = "salt-2"; }},
-        {"NVRTC minor version", [](Inputs& in) { in.nvrtc.minor = 1; }},
-        {"NVRTC build", [](Inputs& in) { in.nvrtc.build_id[0] = '7'; }},
+        {"NVRTC identity (another build or version)", [](Inputs& in) { in.nvrtc_identity += 2; }},
+        {"toolkit headers' identity (another version)", [](Inputs& in) { in.toolkit.identity = 43; }},
+        {"toolkit headers' location", [](Inputs& in) { in.toolkit.directories[1] = "/opt/cuda/include"; }},
+        {"toolkit headers left out", [](Inputs& in) { in.with_toolkit = false; }},
     };
     Inputs base;
     cuabi::cache::Key reference = base.key();
@@ -135,6 +139,15 @@ TEST(CompileKey, IgnoresEquivalentSpellings) {
         spelling.apply(changed);
         EXPECT_EQ(changed.key(), reference) << spelling.what << " changed the key";
     }
+}
+
+TEST(CompileKey, TheNvrtcPartIsKeptApartFromTheRequest) {
+    Inputs a, b;
+    b.nvrtc_identity = 7;
+    cuabi::cache::Key first = a.key(), second = b.key();
+    EXPECT_EQ(first.high, second.high) << "the request part must not depend on the NVRTC";
+    EXPECT_EQ(first.low, second.low);
+    EXPECT_EQ(second.nvrtc, 7u);
 }
 
 TEST(CompileKey, BooleansAreAnyNonZeroValue) {

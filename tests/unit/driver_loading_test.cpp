@@ -88,9 +88,12 @@ TEST(DriverLoading, EveryGpuCallAfterAFailedLoadReportsTheSameReason) {
 
 TEST(DriverLoading, FileThatIsNotALibraryGivesDriverNotFoundWithTheLoaderReason) {
     std::string output;
-    ProbeLine line = probe_with_driver_path(__FILE__, "driver_version", &output);
+    // This test's own source: a file that exists but is no library. (An absolute path, not
+    // __FILE__, which a compiler launcher such as ccache may make relative to the build directory.)
+    const std::string not_a_library = CUABI_TEST_SOURCE_DIR "/tests/unit/driver_loading_test.cpp";
+    ProbeLine line = probe_with_driver_path(not_a_library, "driver_version", &output);
     EXPECT_EQ(line.status, "CUABI_ERROR_DRIVER_NOT_FOUND") << output;
-    EXPECT_NE(line.message.find(__FILE__), std::string::npos) << output;
+    EXPECT_NE(line.message.find(not_a_library), std::string::npos) << output;
     EXPECT_NE(line.message.find("Fix: "), std::string::npos) << output;
 }
 

@@ -4,6 +4,8 @@
 // destroys return; the parent carries on. A process that forks before using cuabi is unaffected.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -44,7 +46,8 @@ TEST(Fork, TheChildOfAProcessThatUsedCuabiIsRefusedAndNeverWaitsForTheParentsThr
         while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     });
     std::thread lock_holder([&] {
-        cuabi::cache::DirectoryLock lock(directory);
+        cuabi::cache::Fd anchor(open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        cuabi::cache::DirectoryLock lock(anchor.get(), directory, 2000);
         locked = lock.ok();
         while (!release) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     });

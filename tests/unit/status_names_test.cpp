@@ -13,10 +13,9 @@
 namespace {
 
 std::string header_text() {
-    // tests/unit/<this file> -> include/cuabi/cuabi.h: the header as shipped, not as compiled.
-    std::string here = __FILE__;
-    std::string root = here.substr(0, here.rfind("/tests/unit/"));
-    std::ifstream file(root + "/include/cuabi/cuabi.h");
+    // The header as shipped, not as compiled. Not found through __FILE__: a compiler launcher such
+    // as ccache with base_dir set makes it relative to the build directory, not to where ctest runs.
+    std::ifstream file(std::string(CUABI_TEST_SOURCE_DIR) + "/include/cuabi/cuabi.h");
     std::stringstream text;
     text << file.rdbuf();
     return text.str();
@@ -24,7 +23,7 @@ std::string header_text() {
 
 TEST(StatusNames, EveryStatusDefinedInTheHeaderHasItsOwnName) {
     std::string header = header_text();
-    ASSERT_FALSE(header.empty()) << "could not read cuabi.h next to " << __FILE__;
+    ASSERT_FALSE(header.empty()) << "could not read " CUABI_TEST_SOURCE_DIR "/include/cuabi/cuabi.h";
     std::regex define(R"(#define (CUABI_(?:SUCCESS|ERROR_[A-Z_]+)) (-?[0-9]+))");
     int found = 0;
     for (auto it = std::sregex_iterator(header.begin(), header.end(), define); it != std::sregex_iterator(); ++it) {

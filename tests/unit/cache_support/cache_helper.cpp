@@ -6,12 +6,23 @@
 //     lookup FIRST COUNT                look them up; count hits per layer and wrong contents
 //     stress SEED ITERATIONS THREADS KEYS [IMAGE_BYTES]
 //                                       threads look up random keys, storing each miss
-//     api                               the public cache functions of cuabi.h
+//     churn SEED THREADS KEYS IMAGE_BYTES
+//                                       like stress, until killed; a wrong image ends the process at
+//                                       once with exit status 1 and "wrong=KEY" on stdout
+//     api [configure]                   the public cache functions of cuabi.h (after
+//                                       cuabi_cache_configure_driver_jit() with "configure")
 //     jit                               configure the driver JIT cache, print the environment
+//     compile NAME                      compile built-in source NAME offline for sm_90 through the public
+//                                       API; print the status, where the module came from, its lowered
+//                                       names, and whether NVRTC or a compile worker was ever used here
+//     env-race [configure]              threads read the environment while cuabi starts its driver, cache
+//                                       and compiler (after cuabi_cache_configure_driver_jit() first with
+//                                       "configure"); print how often anything in this process changed it
 //
 // --as-nobody drops root privileges (uid/gid 65534) first, so that file permissions apply: the
 // only honest way for a root test to meet a read-only directory. --file-size-limit sets
 // RLIMIT_FSIZE (with SIGXFSZ ignored, writes past it fail with EFBIG): a full disk.
+#include <dlfcn.h>
 #include <grp.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -28,12 +39,57 @@
 
 #include "cache/driver_jit_cache.hpp"
 #include "cache/kernel_cache.hpp"
+#include "compile/compile_worker.hpp"
 #include "cuabi/cuabi.h"
 #include "test_images.hpp"
 
 using namespace cuabi::cache;
 
+// Every change of the environment made in this process, by cuabi or anyone: these definitions
+// take the place of the C library's for all code linked into the helper.
 namespace {
+std::atomic<int> environment_changes{0};
+template <typename Function>
+Function next(const char* name) {
+    return reinterpret_cast<Function>(dlsym(RTLD_NEXT, name));
+}
+}  // namespace
+
+extern "C" int setenv(const char* name, const char* value, int overwrite) {
+    ++environment_changes;
+    return next<int (*)(const char*, const char*, int)>("setenv")(name, value, overwrite);
+}
+extern "C" int unsetenv(const char* name) {
+    ++environment_changes;
+    return next<int (*)(const char*)>("unsetenv")(name);
+}
+extern "C" int putenv(char* text) {
+    ++environment_changes;
+    return next<int (*)(char*)>("putenv")(text);
+}
+extern "C" int clearenv() {
+    ++environment_changes;
+    return next<int (*)()>("clearenv")();
+}
+
+namespace {
+
+const char* const kSources[][2] = {
+    {"templates",
+     "template <typename T, int N> __global__ void fill(T* p) { p[threadIdx.x] = T(N); }\n"
+     "extern \"C\" __global__ void plain(int* p) { p[0] = 1; }\n"},
+    {"other", "extern \"C\" __global__ void other(int* p) { p[0] = 2; }\n"},
+};
+const char* const kExpressions[] = {"fill<float, 4>", "fill<int, 7>"};
+
+bool nvrtc_mapped() {
+    FILE* maps = std::fopen("/proc/self/maps", "r");
+    char line[4096];
+    bool found = false;
+    while (maps != nullptr && std::fgets(line, sizeof line, maps) != nullptr) found |= std::strstr(line, "libnvrtc") != nullptr;
+    if (maps != nullptr) std::fclose(maps);
+    return found;
+}
 
 void print_stats(KernelCache& cache) {
     Stats s = cache.stats();
@@ -99,6 +155,32 @@ int stress(KernelCache& cache, unsigned seed, int iterations, int threads, int k
     return 0;
 }
 
+// Runs until killed (the kill -9 stress test): every answer is checked the moment it arrives,
+// since a killed process cannot report at the end.
+int churn(KernelCache& cache, unsigned seed, int threads, int keys, size_t image_bytes) {
+    std::vector<std::thread> workers;
+    for (int t = 0; t < threads; ++t) {
+        workers.emplace_back([&, t] {
+            std::mt19937 random(seed * 131 + static_cast<unsigned>(t));
+            for (;;) {
+                uint64_t index = random() % static_cast<unsigned>(keys);
+                Layer layer;
+                auto image = cache.lookup(cache_test::make_key(index), nullptr, &layer);
+                if (image == nullptr) {
+                    cache.store(cache_test::make_key(index), cache_test::make_image(index, image_bytes), nullptr);
+                } else if (!cache_test::same_image(*image, *cache_test::make_image(index, image_bytes))) {
+                    char line[64];
+                    int length = std::snprintf(line, sizeof line, "wrong=%llu\n", (unsigned long long)index);
+                    if (write(1, line, static_cast<size_t>(length)) < 0) _exit(1);
+                    _exit(1);
+                }
+            }
+        });
+    }
+    for (std::thread& worker : workers) worker.join();
+    return 0;
+}
+
 std::string read_two_call(cuabi_status (*get)(char*, size_t, size_t*)) {
     size_t size = 0;
     if (get(nullptr, 0, &size) != CUABI_SUCCESS) return "<error>";
@@ -108,7 +190,8 @@ std::string read_two_call(cuabi_status (*get)(char*, size_t, size_t*)) {
     return text;
 }
 
-int api() {
+int api(bool configure) {
+    if (configure) std::printf("configure_status=%d\n", cuabi_cache_configure_driver_jit());
     cuabi_cache_stats stats{};
     stats.struct_size = sizeof stats;
     cuabi_status status = cuabi_cache_get_stats(&stats);
@@ -131,8 +214,8 @@ int api() {
 }
 
 int jit() {
-    configure_driver_jit_cache(nullptr);
-    const DriverJitSettings& settings = driver_jit_settings();
+    configure_driver_jit_cache();
+    const DriverJitSettings settings = driver_jit_settings();
     auto env = [](const char* name) {
         const char* value = std::getenv(name);
         return value != nullptr ? value : "<unset>";
@@ -142,6 +225,77 @@ int jit() {
     std::printf("path=%s\npath_source=%d\nmax_bytes=%llu\nmax_bytes_source=%d\nenabled=%d\n", settings.path.c_str(),
                 static_cast<int>(settings.path_source), (unsigned long long)settings.max_bytes,
                 static_cast<int>(settings.max_bytes_source), settings.enabled);
+    return 0;
+}
+
+int compile(const char* name) {
+    const char* source = nullptr;
+    for (const auto& entry : kSources)
+        if (std::strcmp(entry[0], name) == 0) source = entry[1];
+    if (source == nullptr) return 2;
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    options.target = "sm_90";
+    options.name_expressions = kExpressions;
+    options.name_expression_count = std::strcmp(name, "templates") == 0 ? 2 : 0;
+    cuabi_module* module = nullptr;
+    cuabi_status status = cuabi_module_compile_offline(source, &options, &module);
+    std::printf("status=%d\nmessage=%s\n", status, status != CUABI_SUCCESS ? cuabi_last_error_message() : "");
+    if (status == CUABI_SUCCESS) {
+        cuabi_module_info info = CUABI_MODULE_INFO_INIT;
+        cuabi_module_get_info(module, &info);
+        std::printf("origin=%d\ntarget=%s\n", info.origin, info.target);
+        for (size_t i = 0; i < options.name_expression_count; ++i) {
+            char lowered[256] = {};
+            size_t size = 0;
+            cuabi_module_get_lowered_name(module, kExpressions[i], lowered, sizeof lowered, &size);
+            std::printf("lowered%zu=%s\n", i, lowered);
+        }
+    }
+    cuabi_module_destroy(module);
+    cuabi_cache_stats stats = CUABI_CACHE_STATS_INIT;
+    cuabi_cache_get_stats(&stats);
+    std::printf("nvrtc_state=%d\ncompiles=%llu\nnvrtc_mapped=%d\nworkers=%d\n", stats.nvrtc_state,
+                (unsigned long long)stats.compiles, nvrtc_mapped() ? 1 : 0, cuabi::compile_workers_running());
+    return 0;
+}
+
+// Readers of the environment on other threads, as Go, Rust and JVM runtimes have, while cuabi
+// loads its driver, opens its cache and compiles.
+int env_race(bool configure) {
+    if (configure) std::printf("configure_status=%d\n", cuabi_cache_configure_driver_jit());
+    int before = environment_changes.load();
+    std::atomic<bool> stop{false};
+    std::atomic<uint64_t> reads{0};
+    std::vector<std::thread> readers;
+    for (int t = 0; t < 4; ++t)
+        readers.emplace_back([&] {
+            while (!stop.load()) {
+                for (const char* name : {"HOME", "PATH", "CUDA_CACHE_PATH", "CUDA_CACHE_MAXSIZE"})
+                    if (std::getenv(name) != nullptr) ++reads;
+            }
+        });
+    int32_t version = 0, count = 0;
+    cuabi_driver_get_version(&version);
+    cuabi_device_get_count(&count);
+    cuabi_cache_stats stats = CUABI_CACHE_STATS_INIT;
+    cuabi_cache_get_stats(&stats);
+    cuabi_driver_jit_cache_info jit = CUABI_DRIVER_JIT_CACHE_INFO_INIT;
+    cuabi_cache_get_driver_jit_info(&jit);
+    size_t size = 0;
+    cuabi_nvrtc_get_include_dirs(nullptr, 0, &size);
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    options.target = "sm_90";
+    cuabi_module* module = nullptr;
+    cuabi_status status = cuabi_module_compile_offline(kSources[1][1], &options, &module);
+    cuabi_module_destroy(module);
+    stop.store(true);
+    for (std::thread& reader : readers) reader.join();
+    const char* path = std::getenv("CUDA_CACHE_PATH");
+    std::printf("compile_status=%d\nchanges_while_running=%d\nchanges_before=%d\nCUDA_CACHE_PATH=%s\nreads=%llu\n",
+                status, environment_changes.load() - before, before, path != nullptr ? path : "<unset>",
+                (unsigned long long)reads.load());
     return 0;
 }
 
@@ -170,11 +324,16 @@ int main(int argc, char** argv) {
     if (at >= argc) return 2;
     std::string command = argv[at];
     auto arg = [&](int i, uint64_t fallback) { return at + i < argc ? std::strtoull(argv[at + i], nullptr, 10) : fallback; };
-    if (command == "api") return api();
+    if (command == "api") return api(at + 1 < argc && std::strcmp(argv[at + 1], "configure") == 0);
     if (command == "jit") return jit();
+    if (command == "compile" && at + 1 < argc) return compile(argv[at + 1]);
+    if (command == "env-race") return env_race(at + 1 < argc && std::strcmp(argv[at + 1], "configure") == 0);
     KernelCache cache(Config::from_environment());
     if (command == "store") return store(cache, arg(1, 0), arg(2, 1), arg(3, 0));
     if (command == "lookup") return lookup(cache, arg(1, 0), arg(2, 1));
+    if (command == "churn")
+        return churn(cache, static_cast<unsigned>(arg(1, 1)), static_cast<int>(arg(2, 2)), static_cast<int>(arg(3, 40)),
+                     arg(4, 2500));
     if (command == "stress")
         return stress(cache, static_cast<unsigned>(arg(1, 1)), static_cast<int>(arg(2, 100)),
                       static_cast<int>(arg(3, 4)), static_cast<int>(arg(4, 16)), arg(5, 0));

@@ -1,0 +1,55 @@
+// Where the NVRTC that compiles cache misses runs, and what the cache keys know of it.
+//
+// By default NVRTC runs in the compile worker (compile_worker.hpp); CUABI_COMPILE_IN_PROCESS runs
+// it here for one compile, CUABI_COMPILE_ISOLATED in the worker even where the process default
+// says otherwise. The process default is $CUABI_COMPILE_ISOLATION ("worker", the default, or
+// "in-process"); without a usable worker executable it is in-process, and `cuabi info` says why.
+//
+// Keys carry the identity of the NVRTC that would compile: the file nvrtc_location() chose, until
+// a loaded NVRTC (here or in a worker) reports its own -- they differ only when the file changed
+// in between, e.g. during an upgrade, and then the loaded one counts from that moment on. When no
+// NVRTC can be loaded, keys carry cache::kAnyNvrtc, so entries of any NVRTC are served.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "cache/cached_image.hpp"
+#include "compile/nvrtc_program.hpp"
+#include "core/error.hpp"
+#include "driver/nvrtc_api.hpp"
+
+namespace cuabi {
+
+enum class Isolation { InProcess, Worker };
+
+// The isolation for a compile with CUABI_COMPILE_* `flags` (validated: not both). Fails with
+// CUABI_ERROR_NVRTC when CUABI_COMPILE_ISOLATED asks for a worker that cannot be found.
+Status choose_isolation(uint32_t flags, Isolation* out);
+
+// The process default and, when it is in-process for want of a worker, why ("" otherwise).
+Isolation default_isolation(std::string* why);
+
+// The NVRTC part of cache keys now (see the file comment). Cheap: one atomic load once known.
+uint64_t key_nvrtc_identity();
+
+// Facts about the NVRTC already loaded here or in a worker, or NULL when none is yet. Loads nothing.
+const NvrtcFacts* loaded_nvrtc_facts();
+
+// Facts about the NVRTC that compiles misses, loading it (here or in a worker) when needed. Fails
+// with CUABI_ERROR_NVRTC_NOT_FOUND when it cannot be loaded (and from then on keys carry
+// kAnyNvrtc), or as worker_nvrtc_facts(). `deadline_ms` bounds starting a worker.
+Status nvrtc_facts(Isolation isolation, int64_t deadline_ms, const NvrtcFacts** out);
+
+// Runs `job` with that NVRTC: run_nvrtc() here, or compile_in_worker().
+Status run_job(Isolation isolation, const NvrtcJob& job, int64_t deadline_ms, cache::CachedImage* out,
+               std::string* out_log);
+
+// The deadline of a compile whose options ask for `timeout_ms` (0: $CUABI_COMPILE_TIMEOUT_MS,
+// else 120000), as a worker::now_ms() time.
+int64_t compile_deadline(uint32_t timeout_ms);
+
+// CUABI_NVRTC_STATE_NOT_LOADED, _LOADED (here or in a worker) or _UNAVAILABLE.
+int32_t nvrtc_state();
+
+}  // namespace cuabi

@@ -1,0 +1,274 @@
+#include "compile/worker_protocol.hpp"
+
+#include <errno.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include <cstring>
+
+namespace cuabi {
+namespace worker {
+namespace {
+
+class Writer {
+public:
+    void u32(uint32_t value) {
+        for (int i = 0; i < 4; ++i) bytes_.push_back(static_cast<uint8_t>(value >> (8 * i)));
+    }
+    void u64(uint64_t value) {
+        for (int i = 0; i < 8; ++i) bytes_.push_back(static_cast<uint8_t>(value >> (8 * i)));
+    }
+    void data(const void* data, size_t size) {
+        u64(size);
+        const uint8_t* at = static_cast<const uint8_t*>(data);
+        bytes_.insert(bytes_.end(), at, at + size);
+    }
+    void text(const std::string& value) { data(value.data(), value.size()); }
+    void texts(const std::vector<std::string>& values) {
+        u64(values.size());
+        for (const std::string& value : values) text(value);
+    }
+    std::vector<uint8_t> take() { return std::move(bytes_); }
+
+private:
+    std::vector<uint8_t> bytes_;
+};
+
+// Reads fields in order; once anything is out of bounds every later read fails too.
+class Reader {
+public:
+    explicit Reader(const std::vector<uint8_t>& bytes) : bytes_(bytes) {}
+    bool ok() const { return ok_; }
+    bool done() const { return ok_ && at_ == bytes_.size(); }
+
+    uint32_t u32() {
+        uint32_t value = 0;
+        if (!take(4)) return 0;
+        for (int i = 0; i < 4; ++i) value |= uint32_t(bytes_[at_ - 4 + i]) << (8 * i);
+        return value;
+    }
+    uint64_t u64() {
+        uint64_t value = 0;
+        if (!take(8)) return 0;
+        for (int i = 0; i < 8; ++i) value |= uint64_t(bytes_[at_ - 8 + i]) << (8 * i);
+        return value;
+    }
+    std::string text() {
+        uint64_t size = u64();
+        if (!take(size)) return std::string();
+        return std::string(reinterpret_cast<const char*>(bytes_.data() + at_ - size), size);
+    }
+    std::vector<uint8_t> data() {
+        uint64_t size = u64();
+        if (!take(size)) return {};
+        return std::vector<uint8_t>(bytes_.data() + at_ - size, bytes_.data() + at_);
+    }
+    std::vector<std::string> texts() {
+        uint64_t count = u64();
+        std::vector<std::string> values;
+        // Each string needs at least its 8-byte length: a count the frame cannot back is garbage.
+        if (count > (bytes_.size() - at_) / 8) ok_ = false;
+        for (uint64_t i = 0; ok_ && i < count; ++i) values.push_back(text());
+        return values;
+    }
+
+private:
+    bool take(uint64_t size) {
+        if (!ok_ || size > bytes_.size() - at_) {
+            ok_ = false;
+            return false;
+        }
+        at_ += static_cast<size_t>(size);
+        return true;
+    }
+
+    const std::vector<uint8_t>& bytes_;
+    size_t at_ = 0;
+    bool ok_ = true;
+};
+
+void write_image(Writer& w, const cache::CachedImage& image) {
+    w.data(image.image.data(), image.image.size());
+    w.u32(image.image_kind);
+    w.text(image.target);
+    w.u64(image.lowered_names.size());
+    for (const auto& name : image.lowered_names) {
+        w.text(name.first);
+        w.text(name.second);
+    }
+    w.text(image.log);
+    w.u32(image.nvrtc_version);
+}
+
+void read_image(Reader& r, cache::CachedImage* out) {
+    out->image = r.data();
+    out->image_kind = r.u32();
+    out->target = r.text();
+    uint64_t count = r.u64();
+    for (uint64_t i = 0; r.ok() && i < count; ++i) {
+        std::string expression = r.text();
+        std::string lowered = r.text();
+        if (r.ok()) out->lowered_names.emplace_back(std::move(expression), std::move(lowered));
+    }
+    out->log = r.text();
+    out->nvrtc_version = r.u32();
+}
+
+// Waits until `fd` is ready for `events` or the deadline passes.
+Io wait_for(int fd, short events, int64_t deadline_ms) {
+    for (;;) {
+        int timeout = -1;
+        if (deadline_ms != kNoDeadline) {
+            int64_t left = deadline_ms - now_ms();
+            if (left <= 0) return Io::TimedOut;
+            timeout = left > 60000 ? 60000 : static_cast<int>(left);
+        }
+        struct pollfd ready = {fd, events, 0};
+        int got = poll(&ready, 1, timeout);
+        if (got > 0) return Io::Ok;  // readable, writable, hung up or failed: the next call says which
+        if (got < 0 && errno != EINTR) return Io::Failed;
+    }
+}
+
+Io send_all(int fd, const uint8_t* data, size_t size, int64_t deadline_ms) {
+    size_t done = 0;
+    while (done < size) {
+        Io ready = wait_for(fd, POLLOUT, deadline_ms);
+        if (ready != Io::Ok) return ready;
+        ssize_t sent = send(fd, data + done, size - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (sent > 0) {
+            done += static_cast<size_t>(sent);
+        } else if (sent < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+            return errno == EPIPE || errno == ECONNRESET ? Io::Closed : Io::Failed;
+        }
+    }
+    return Io::Ok;
+}
+
+Io receive_all(int fd, uint8_t* data, size_t size, int64_t deadline_ms) {
+    size_t done = 0;
+    while (done < size) {
+        Io ready = wait_for(fd, POLLIN, deadline_ms);
+        if (ready != Io::Ok) return ready;
+        ssize_t got = recv(fd, data + done, size - done, MSG_DONTWAIT);
+        if (got > 0) {
+            done += static_cast<size_t>(got);
+        } else if (got == 0) {
+            return Io::Closed;
+        } else if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+            return errno == ECONNRESET ? Io::Closed : Io::Failed;
+        }
+    }
+    return Io::Ok;
+}
+
+}  // namespace
+
+int64_t now_ms() {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return int64_t(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+}
+
+Io send_frame(int fd, const std::vector<uint8_t>& bytes, int64_t deadline_ms) {
+    if (bytes.size() > kMaxFrameBytes) return Io::Failed;
+    uint8_t length[4];
+    for (int i = 0; i < 4; ++i) length[i] = static_cast<uint8_t>(bytes.size() >> (8 * i));
+    Io sent = send_all(fd, length, sizeof length, deadline_ms);
+    return sent == Io::Ok ? send_all(fd, bytes.data(), bytes.size(), deadline_ms) : sent;
+}
+
+Io receive_frame(int fd, std::vector<uint8_t>* bytes, int64_t deadline_ms) {
+    uint8_t length[4];
+    Io got = receive_all(fd, length, sizeof length, deadline_ms);
+    if (got != Io::Ok) return got;
+    uint32_t size = 0;
+    for (int i = 0; i < 4; ++i) size |= uint32_t(length[i]) << (8 * i);
+    if (size > kMaxFrameBytes) return Io::Failed;
+    bytes->resize(size);
+    return receive_all(fd, bytes->data(), size, deadline_ms);
+}
+
+std::vector<uint8_t> encode(const Hello& hello) {
+    Writer w;
+    w.u32(hello.protocol);
+    w.u32(static_cast<uint32_t>(hello.status));
+    w.text(hello.message);
+    w.u32(static_cast<uint32_t>(hello.facts.major));
+    w.u32(static_cast<uint32_t>(hello.facts.minor));
+    w.u64(hello.facts.supported_archs.size());
+    for (int arch : hello.facts.supported_archs) w.u32(static_cast<uint32_t>(arch));
+    w.text(hello.facts.path);
+    w.text(hello.facts.build_id);
+    w.u64(hello.facts.identity);
+    return w.take();
+}
+
+bool decode(const std::vector<uint8_t>& bytes, Hello* out) {
+    Reader r(bytes);
+    out->protocol = r.u32();
+    out->status = static_cast<Status>(r.u32());
+    out->message = r.text();
+    out->facts.major = static_cast<int>(r.u32());
+    out->facts.minor = static_cast<int>(r.u32());
+    uint64_t archs = r.u64();
+    for (uint64_t i = 0; r.ok() && i < archs && i < 1024; ++i) out->facts.supported_archs.push_back(static_cast<int>(r.u32()));
+    out->facts.path = r.text();
+    out->facts.build_id = r.text();
+    out->facts.identity = r.u64();
+    return r.done() && archs < 1024 && out->protocol == kProtocolVersion;
+}
+
+std::vector<uint8_t> encode(const NvrtcJob& job) {
+    Writer w;
+    w.text(job.source);
+    w.text(job.program_name);
+    w.texts(job.flags);
+    w.texts(job.header_names);
+    w.texts(job.header_sources);
+    w.texts(job.name_expressions);
+    w.text(job.target);
+    w.u32(job.ptx ? 1 : 0);
+    w.texts(job.include_dirs);
+    w.text(job.toolkit_note);
+    return w.take();
+}
+
+bool decode(const std::vector<uint8_t>& bytes, NvrtcJob* out) {
+    Reader r(bytes);
+    out->source = r.text();
+    out->program_name = r.text();
+    out->flags = r.texts();
+    out->header_names = r.texts();
+    out->header_sources = r.texts();
+    out->name_expressions = r.texts();
+    out->target = r.text();
+    out->ptx = r.u32() != 0;
+    out->include_dirs = r.texts();
+    out->toolkit_note = r.text();
+    return r.done() && out->header_names.size() == out->header_sources.size();
+}
+
+std::vector<uint8_t> encode(const Outcome& outcome) {
+    Writer w;
+    w.u32(static_cast<uint32_t>(outcome.status));
+    w.text(outcome.message);
+    w.u32(static_cast<uint32_t>(outcome.nvrtc_result));
+    w.text(outcome.log);
+    write_image(w, outcome.image);
+    return w.take();
+}
+
+bool decode(const std::vector<uint8_t>& bytes, Outcome* out) {
+    Reader r(bytes);
+    out->status = static_cast<Status>(r.u32());
+    out->message = r.text();
+    out->nvrtc_result = static_cast<int32_t>(r.u32());
+    out->log = r.text();
+    read_image(r, &out->image);
+    return r.done();
+}
+
+}  // namespace worker
+}  // namespace cuabi

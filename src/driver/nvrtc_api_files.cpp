@@ -1,0 +1,259 @@
+#include "driver/nvrtc_api_files.hpp"
+
+#include <dirent.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+
+#include "core/dir_listing.hpp"
+
+namespace cuabi {
+namespace {
+
+#if defined(__x86_64__)
+constexpr uint16_t kMachine = EM_X86_64;
+const char* const kTriplet = "x86_64-linux-gnu";
+#elif defined(__aarch64__)
+constexpr uint16_t kMachine = EM_AARCH64;
+const char* const kTriplet = "aarch64-linux-gnu";
+#elif defined(__powerpc64__)
+constexpr uint16_t kMachine = EM_PPC64;
+const char* const kTriplet = "powerpc64le-linux-gnu";
+#else
+#error "cuabi knows the ELF machine of x86-64, aarch64 and ppc64le only"
+#endif
+
+constexpr size_t kMaxNoteBytes = 64 * 1024;
+constexpr uint16_t kMaxProgramHeaders = 128;
+constexpr off_t kMaxLoaderCacheBytes = 64 * 1024 * 1024;
+
+bool read_at(int fd, void* data, size_t size, off_t offset) {
+    size_t done = 0;
+    while (done < size) {
+        ssize_t got = pread(fd, static_cast<char*>(data) + done, size - done, offset + static_cast<off_t>(done));
+        if (got <= 0) return false;
+        done += static_cast<size_t>(got);
+    }
+    return true;
+}
+
+bool read_native_header(int fd, Elf64_Ehdr* header) {
+    return read_at(fd, header, sizeof *header, 0) && std::memcmp(header->e_ident, ELFMAG, SELFMAG) == 0 &&
+           header->e_ident[EI_CLASS] == ELFCLASS64 && header->e_machine == kMachine;
+}
+
+bool regular_file(const std::string& path) {
+    struct stat info;
+    return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+// /etc/ld.so.cache ("glibc-ld.so.cache1.1" layout, alone or after an old-format table), read
+// once per process and searched in place. The cache is root's; every offset is checked against
+// its size.
+struct LoaderCache {
+    std::string data;
+    size_t start = 0;    // of the new-format table
+    uint32_t count = 0;  // its entries
+
+    LoaderCache() {
+        static const char kOldMagic[] = "ld.so-1.7.0";
+        static const char kNewMagic[] = "glibc-ld.so.cache1.1";
+        int fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
+        if (fd < 0) return;
+        struct stat info;
+        if (fstat(fd, &info) == 0 && info.st_size > 0 && info.st_size < kMaxLoaderCacheBytes) {
+            data.resize(static_cast<size_t>(info.st_size));
+            if (!read_at(fd, &data[0], data.size(), 0)) data.clear();
+        }
+        close(fd);
+        if (data.compare(0, sizeof kOldMagic - 1, kOldMagic) == 0 && data.size() >= 16) {
+            uint32_t old_count = 0;
+            std::memcpy(&old_count, data.data() + 12, 4);
+            start = (16 + size_t(old_count) * 12 + 7) & ~size_t{7};
+        }
+        if (data.size() < start + kHeader || data.compare(start, sizeof kNewMagic - 1, kNewMagic) != 0) return;
+        std::memcpy(&count, data.data() + start + 20, 4);
+        if (count > (data.size() - start - kHeader) / kEntry) count = 0;
+    }
+
+    const char* string_at(uint32_t offset) const {
+        size_t at = start + offset;
+        if (at >= data.size() || std::memchr(data.data() + at, '\0', data.size() - at) == nullptr) return nullptr;
+        return data.data() + at;
+    }
+
+    // The path for `name` of this machine's ELF class and architecture, or "".
+    std::string find(const std::string& name) const {
+        for (uint32_t i = 0; i < count; ++i) {
+            const char* entry = data.data() + start + kHeader + size_t(i) * kEntry;
+            uint32_t key = 0, value = 0;
+            std::memcpy(&key, entry + 4, 4);
+            std::memcpy(&value, entry + 8, 4);
+            const char* library = string_at(key);
+            if (library == nullptr || name != library) continue;
+            const char* path = string_at(value);
+            if (path != nullptr && is_native_elf(path)) return path;
+        }
+        return "";
+    }
+
+    static constexpr size_t kHeader = 48, kEntry = 24;
+};
+
+std::string from_loader_cache(const std::string& name) {
+    static const LoaderCache cache;
+    return cache.find(name);
+}
+
+bool is_directory(const std::string& path) {
+    struct stat info;
+    return stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+// Names in `directory` that start with `prefix`, sorted descending (newest version first for
+// "cuda-12.4", "cuda-13.0"; "python3.12" before "python3.10" is not needed, order is kept stable).
+std::vector<std::string> names_starting_with(const std::string& directory, const char* prefix) {
+    std::vector<std::string> names;
+    DirListing listing = DirListing::of_path(directory.c_str());
+    if (!listing.ok()) return names;
+    size_t length = std::strlen(prefix);
+    while (struct dirent* item = listing.next())
+        if (std::strncmp(item->d_name, prefix, length) == 0) names.push_back(item->d_name);
+    // Versions compare by number: cuda-13.0 > cuda-12.10 > cuda-12.9.
+    std::sort(names.begin(), names.end(), [length](const std::string& a, const std::string& b) {
+        return strverscmp(a.c_str() + length, b.c_str() + length) > 0;
+    });
+    return names;
+}
+
+}  // namespace
+
+std::vector<std::string> toolkit_roots() {
+    std::vector<std::string> roots;
+    auto add = [&roots](const std::string& root) {
+        if (!root.empty() && is_directory(root) && std::find(roots.begin(), roots.end(), root) == roots.end())
+            roots.push_back(root);
+    };
+    for (const char* variable : {"CUDA_HOME", "CUDA_PATH"}) {
+        const char* value = secure_getenv(variable);
+        if (value != nullptr) add(value);
+    }
+    add("/usr/local/cuda");
+    for (const std::string& name : names_starting_with("/usr/local", "cuda-")) add("/usr/local/" + name);
+    add("/opt/cuda");
+    return roots;
+}
+
+std::vector<std::string> pip_nvidia_directories() {
+    // Environments of one user are small: their lib/ is listed. The system's lib/ directories are
+    // large, so there the usual interpreter versions are tried by name instead.
+    std::vector<std::string> pythons;
+    for (const char* variable : {"VIRTUAL_ENV", "CONDA_PREFIX"}) {
+        const char* value = secure_getenv(variable);
+        if (value == nullptr || *value != '/') continue;
+        for (const std::string& python : names_starting_with(std::string(value) + "/lib", "python3"))
+            pythons.push_back(std::string(value) + "/lib/" + python);
+    }
+    const char* home = secure_getenv("HOME");
+    if (home != nullptr && *home == '/') {
+        std::string local = std::string(home) + "/.local/lib";
+        for (const std::string& python : names_starting_with(local, "python3")) pythons.push_back(local + "/" + python);
+    }
+    for (const char* prefix : {"/usr/local/lib/python3.", "/usr/lib/python3."})
+        for (int minor = 14; minor >= 8; --minor) pythons.push_back(prefix + std::to_string(minor));
+    pythons.push_back("/usr/lib/python3");  // Debian's dist-packages for every version
+    std::vector<std::string> found;
+    for (const std::string& python : pythons) {
+        for (const char* packages : {"/site-packages/nvidia", "/dist-packages/nvidia"})
+            if (is_directory(python + packages)) found.push_back(python + packages);
+    }
+    return found;
+}
+
+std::vector<std::string> loader_path_directories() {
+    std::vector<std::string> directories;
+    const char* path = secure_getenv("LD_LIBRARY_PATH");
+    if (path == nullptr) return directories;
+    std::string list = path;
+    for (size_t start = 0; start <= list.size();) {
+        size_t end = list.find_first_of(":;", start);
+        if (end == std::string::npos) end = list.size();
+        directories.push_back(end > start ? list.substr(start, end - start) : ".");  // empty = current dir
+        start = end + 1;
+    }
+    return directories;
+}
+
+bool is_native_elf(const std::string& path) {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return false;
+    Elf64_Ehdr header;
+    struct stat info;
+    bool native = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && read_native_header(fd, &header);
+    close(fd);
+    return native;
+}
+
+std::string find_library_file(const std::string& name) {
+    if (name.empty() || name.find('/') != std::string::npos) return "";
+    for (const std::string& directory : loader_path_directories()) {
+        std::string path = directory + "/" + name;
+        if (regular_file(path) && is_native_elf(path)) return path;
+    }
+    std::string cached = from_loader_cache(name);
+    if (!cached.empty()) return cached;
+    const std::string defaults[] = {std::string("/lib/") + kTriplet, std::string("/usr/lib/") + kTriplet, "/lib64",
+                                    "/usr/lib64", "/lib", "/usr/lib"};
+    for (const std::string& directory : defaults) {
+        std::string path = directory + "/" + name;
+        if (regular_file(path) && is_native_elf(path)) return path;
+    }
+    return "";
+}
+
+std::string read_build_id(const std::string& path) {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) return "";
+    std::string hex;
+    Elf64_Ehdr header;
+    struct stat info;
+    bool usable = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && read_native_header(fd, &header) &&
+                  header.e_phentsize == sizeof(Elf64_Phdr) && header.e_phnum <= kMaxProgramHeaders;
+    for (uint16_t i = 0; usable && hex.empty() && i < header.e_phnum; ++i) {
+        Elf64_Phdr segment;
+        if (!read_at(fd, &segment, sizeof segment, static_cast<off_t>(header.e_phoff + i * sizeof segment))) break;
+        if (segment.p_type != PT_NOTE || segment.p_filesz > kMaxNoteBytes || segment.p_filesz < sizeof(Elf64_Nhdr))
+            continue;
+        std::string notes(segment.p_filesz, '\0');
+        if (!read_at(fd, &notes[0], notes.size(), static_cast<off_t>(segment.p_offset))) continue;
+        auto align4 = [](size_t n) { return (n + 3) & ~size_t{3}; };
+        for (size_t at = 0; at + sizeof(Elf64_Nhdr) <= notes.size();) {
+            Elf64_Nhdr note;
+            std::memcpy(&note, notes.data() + at, sizeof note);
+            size_t name_at = at + sizeof note, desc_at = name_at + align4(note.n_namesz);
+            if (note.n_namesz > notes.size() || note.n_descsz > notes.size() || desc_at + note.n_descsz > notes.size())
+                break;
+            if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(notes.data() + name_at, "GNU", 4) == 0) {
+                char digits[3];
+                for (uint32_t b = 0; b < note.n_descsz; ++b) {
+                    std::snprintf(digits, sizeof digits, "%02x", static_cast<unsigned char>(notes[desc_at + b]));
+                    hex += digits;
+                }
+                break;
+            }
+            at = desc_at + align4(note.n_descsz);
+        }
+    }
+    close(fd);
+    return hex;
+}
+
+}  // namespace cuabi

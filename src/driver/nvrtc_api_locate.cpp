@@ -1,0 +1,209 @@
+#include "driver/nvrtc_api_locate.hpp"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+
+#include "core/error.hpp"
+#include "driver/driver_api.hpp"
+#include "driver/nvrtc_api_files.hpp"
+
+#define XXH_INLINE_ALL
+#include "xxhash.h"
+
+namespace cuabi {
+namespace {
+
+struct Candidate {
+    int major = 0;
+    std::string path;
+    std::string source;
+};
+
+bool regular_file(const std::string& path) {
+    struct stat info;
+    return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+// 13 for ".../libnvrtc.so.13" or "libnvrtc.so.13.0.48"; 0 when the name says no major.
+int major_of(const std::string& path) {
+    size_t slash = path.rfind('/');
+    std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+    const char prefix[] = "libnvrtc.so.";
+    if (name.compare(0, sizeof prefix - 1, prefix) != 0) return 0;
+    return std::atoi(name.c_str() + sizeof prefix - 1);
+}
+
+// Toolkit and pip directories, each listed at most once per search and only when needed.
+struct Places {
+    const std::vector<std::string>& roots() {
+        if (!have_roots) roots_ = toolkit_roots();
+        have_roots = true;
+        return roots_;
+    }
+    const std::vector<std::string>& pip() {
+        if (!have_pip) pip_ = pip_nvidia_directories();
+        have_pip = true;
+        return pip_;
+    }
+
+private:
+    bool have_roots = false, have_pip = false;
+    std::vector<std::string> roots_, pip_;
+};
+
+// The first libnvrtc.so.<major> found: the loader's way, then toolkits, then pip wheels.
+Candidate find_major(int major, Places& places) {
+    Candidate candidate;
+    candidate.major = major;
+    std::string name = "libnvrtc.so." + std::to_string(major);
+    candidate.path = find_library_file(name);
+    if (!candidate.path.empty()) {
+        candidate.source = "the loader's search path";
+        return candidate;
+    }
+    for (const std::string& root : places.roots()) {
+        for (const char* lib : {"/lib64/", "/lib/"}) {
+            if (!regular_file(root + lib + name)) continue;
+            candidate.path = root + lib + name;
+            candidate.source = "the CUDA Toolkit at " + root;
+            return candidate;
+        }
+    }
+    for (const std::string& nvidia : places.pip()) {
+        std::string path = nvidia + (major >= 13 ? "/cu" + std::to_string(major) : std::string("/cuda_nvrtc")) +
+                           "/lib/" + name;
+        if (!regular_file(path)) continue;
+        candidate.path = path;
+        candidate.source = "the pip package in " + nvidia;
+        return candidate;
+    }
+    return candidate;
+}
+
+std::string searched_text(Places& places) {
+    std::string roots;
+    for (const std::string& root : places.roots()) roots += (roots.empty() ? "" : ", ") + root + "/lib64";
+    std::string pip;
+    for (const std::string& nvidia : places.pip()) pip += (pip.empty() ? "" : ", ") + nvidia;
+    std::string names;
+    for (int major : kNvrtcMajors) names += (names.empty() ? "libnvrtc.so." : " and libnvrtc.so.") + std::to_string(major);
+    return names + " in LD_LIBRARY_PATH, /etc/ld.so.cache and the system library directories" +
+           (roots.empty() ? std::string(", no CUDA Toolkit directory") : ", " + roots) +
+           (pip.empty() ? std::string(", no pip nvidia-* packages") : ", " + pip);
+}
+
+// The majors in order of preference: those the driver supports, newest first, then the
+// rest, oldest first (the closest to what the driver supports); newest first without a driver.
+std::vector<int> search_order(int driver_version) {
+    std::vector<int> supported, newer;
+    for (int major : kNvrtcMajors) {
+        if (driver_version == 0 || major <= driver_version / 1000) supported.push_back(major);
+        else newer.insert(newer.begin(), major);
+    }
+    supported.insert(supported.end(), newer.begin(), newer.end());
+    return supported;
+}
+
+NvrtcLocation locate() {
+    NvrtcLocation location;
+    const char* override_path = secure_getenv("CUABI_NVRTC_PATH");
+    if (override_path != nullptr && *override_path != '\0') {
+        std::string named = override_path;
+        std::string path = named.find('/') == std::string::npos ? find_library_file(named) : named;
+        location.path = path.empty() ? named : path;
+        location.found = !path.empty() && regular_file(path);
+        location.source = "CUABI_NVRTC_PATH";
+        location.searched = "CUABI_NVRTC_PATH='" + named + "'";
+        location.major = major_of(location.path);
+    } else {
+        // Every supported major is looked for (cuabi info lists those not chosen); the driver is
+        // asked only when the choice depends on it, since loading libcuda costs milliseconds.
+        Places places;
+        std::vector<Candidate> found;
+        for (int major : kNvrtcMajors) {
+            Candidate candidate = find_major(major, places);
+            if (!candidate.path.empty()) found.push_back(std::move(candidate));
+        }
+        location.searched = searched_text(places);
+        if (found.empty()) return location;
+        if (found.size() > 1) location.driver_version = installed_driver_version();
+        std::vector<int> majors;
+        for (const Candidate& candidate : found) majors.push_back(candidate.major);
+        int major = paired_nvrtc_major(majors, location.driver_version);
+        for (const Candidate& candidate : found) {
+            if (candidate.major != major) {
+                location.others.push_back("libnvrtc.so." + std::to_string(candidate.major) + " at " + candidate.path);
+                continue;
+            }
+            location.found = true;
+            location.path = candidate.path;
+            location.major = candidate.major;
+            location.source = candidate.source;
+        }
+    }
+    if (location.found) {
+        location.build_id = read_build_id(location.path);
+        location.identity = nvrtc_file_identity(location.path, location.build_id);
+    }
+    return location;
+}
+
+}  // namespace
+
+int paired_nvrtc_major(const std::vector<int>& majors, int driver_version) {
+    for (int major : search_order(driver_version))
+        for (int found : majors)
+            if (found == major) return major;
+    return 0;
+}
+
+uint64_t nvrtc_file_identity(const std::string& path, const std::string& build_id) {
+    std::string text;
+    if (!build_id.empty()) {
+        text = "gnu-build-id:" + build_id;
+    } else {
+        // No build-id: the file as the file system knows it. A rebuilt or reinstalled library
+        // changes size or modification time; the path keeps two installations apart.
+        struct stat info;
+        char resolved[4096];
+        const char* real = realpath(path.c_str(), resolved);
+        text = "file:" + std::string(real != nullptr ? real : path.c_str());
+        if (stat(path.c_str(), &info) == 0)
+            text += format(":%lld:%lld.%09ld", static_cast<long long>(info.st_size),
+                           static_cast<long long>(info.st_mtim.tv_sec), info.st_mtim.tv_nsec);
+    }
+    return XXH3_64bits(text.data(), text.size()) | 1;  // never kAnyNvrtc (0)
+}
+
+const NvrtcLocation& nvrtc_location() {
+    static std::once_flag once;
+    static const NvrtcLocation* location = nullptr;  // never destroyed: read from any thread at exit
+    std::call_once(once, [] { location = new NvrtcLocation(locate()); });
+    return *location;
+}
+
+std::string nvrtc_pairing_text(const NvrtcLocation& location, int driver_version) {
+    if (!location.found) return "no NVRTC found";
+    std::string text;
+    int driver_major = driver_version / 1000;
+    if (location.source == "CUABI_NVRTC_PATH") {
+        text = "chosen by CUABI_NVRTC_PATH";
+    } else if (driver_version == 0) {
+        text = format("NVRTC %d, the newest installed (no CUDA driver to pair with)", location.major);
+    } else if (location.major > driver_major) {
+        text = format("NVRTC %d is newer than the CUDA %d.%d driver, which cannot load what it compiles. Fix: "
+                      "install NVRTC %d (CUDA Toolkit or the nvidia-cuda-nvrtc-cu%d wheel) or update the NVIDIA driver",
+                      location.major, driver_major, driver_version % 1000 / 10, driver_major, driver_major);
+    } else {
+        text = format("NVRTC %d for the CUDA %d.%d driver (the newest major it supports)", location.major, driver_major,
+                      driver_version % 1000 / 10);
+    }
+    for (const std::string& other : location.others) text += "; also installed: " + other;
+    return text;
+}
+
+}  // namespace cuabi

@@ -1,0 +1,103 @@
+// cuabi-compile-worker: NVRTC in its own process, so that an NVRTC crash or hang costs the
+// program that uses cuabi a status, not its life (compile/compile_worker.hpp starts and talks to
+// it). Not meant to be run by hand:
+//
+//   cuabi-compile-worker --nvrtc <libnvrtc path> --parent <pid>     socket on descriptor 3
+//
+// It loads that NVRTC, says so (a Hello frame), then compiles one job per frame until its socket
+// closes. It dies with its parent and keeps no descriptor of the parent's but its socket.
+#include <dirent.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "compile/nvrtc_program.hpp"
+#include "compile/worker_protocol.hpp"
+#include "driver/nvrtc_api.hpp"
+
+namespace {
+
+constexpr int kSocket = 3;
+
+// Whatever else the parent left open (its files, sockets, pipes) must not live on in here.
+void close_inherited_descriptors() {
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, kSocket + 1, ~0u, 0) == 0) return;
+#endif
+    DIR* listing = opendir("/proc/self/fd");
+    if (listing == nullptr) return;
+    std::vector<int> open_fds;
+    while (struct dirent* item = readdir(listing)) {
+        int fd = std::atoi(item->d_name);
+        if (fd > kSocket && fd != dirfd(listing)) open_fds.push_back(fd);
+    }
+    closedir(listing);
+    for (int fd : open_fds) close(fd);
+}
+
+cuabi::worker::Outcome compile(const cuabi::NvrtcApi& nvrtc, const std::vector<uint8_t>& frame) {
+    cuabi::worker::Outcome outcome;
+    cuabi::NvrtcJob job;
+    try {
+        if (!cuabi::worker::decode(frame, &job)) {
+            outcome.status = cuabi::fail(CUABI_ERROR_INTERNAL, "report this as a cuabi bug",
+                                         "the compile worker received a malformed job of %zu bytes", frame.size());
+        } else {
+            outcome.status = cuabi::run_nvrtc(nvrtc, job, &outcome.image, &outcome.log);
+        }
+    } catch (const std::bad_alloc&) {
+        outcome.status = cuabi::fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory, or compile a smaller program",
+                                     "the compile worker ran out of memory compiling '%s'", job.program_name.c_str());
+    }
+    if (outcome.status != CUABI_SUCCESS) {
+        outcome.message = cuabi::last_error_message();
+        outcome.nvrtc_result = cuabi::last_nvrtc_result();
+        outcome.image = cuabi::cache::CachedImage();
+    }
+    return outcome;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const char* nvrtc_path = nullptr;
+    long parent = 0;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (std::strcmp(argv[i], "--nvrtc") == 0) nvrtc_path = argv[i + 1];
+        if (std::strcmp(argv[i], "--parent") == 0) parent = std::atol(argv[i + 1]);
+    }
+    if (nvrtc_path == nullptr || parent <= 0) return 2;
+    // No parent-death signal: Linux sends it when the *thread* that started this worker ends, and
+    // workers are shared by all of the parent's threads. The worker ends instead when its socket
+    // reads end of file, which happens when the parent process is gone (idle at once, busy after
+    // the compile in progress, which has its deadline).
+    if (getppid() != parent) return 3;  // the parent died before this worker started
+    close_inherited_descriptors();
+    // This process is single-threaded here: the NVRTC the parent chose is the one loaded.
+    if (*nvrtc_path != '\0') setenv("CUABI_NVRTC_PATH", nvrtc_path, 1);
+
+    cuabi::worker::Hello hello;
+    cuabi::Status status = CUABI_SUCCESS;
+    const cuabi::NvrtcApi* nvrtc = cuabi::nvrtc(&status);
+    hello.status = status;
+    if (nvrtc != nullptr) hello.facts = *nvrtc;
+    else hello.message = cuabi::last_error_message();
+    if (cuabi::worker::send_frame(kSocket, cuabi::worker::encode(hello), cuabi::worker::kNoDeadline) !=
+            cuabi::worker::Io::Ok ||
+        nvrtc == nullptr)
+        return 0;
+    for (;;) {
+        std::vector<uint8_t> frame;
+        if (cuabi::worker::receive_frame(kSocket, &frame, cuabi::worker::kNoDeadline) != cuabi::worker::Io::Ok) return 0;
+        cuabi::worker::Outcome outcome = compile(*nvrtc, frame);
+        if (cuabi::worker::send_frame(kSocket, cuabi::worker::encode(outcome), cuabi::worker::kNoDeadline) !=
+            cuabi::worker::Io::Ok)
+            return 0;
+    }
+}
