@@ -54,7 +54,7 @@ CUABI_API cuabi_status cuabi_host_memory_create(cuabi_context* context, size_t s
     uint32_t flags = 0;
     if ((status = read_host_memory_flags(options, kAllocationFlags, &flags)) != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> parent = acquire<Context>(context, "context");
-    if (!parent) return CUABI_ERROR_INVALID_HANDLE;
+    if (!parent) return refused_handle();
     std::shared_ptr<HostMemory> memory;
     status = HostMemory::allocate(std::move(parent), size, flags, &memory);
     if (status != CUABI_SUCCESS) return status;
@@ -77,7 +77,7 @@ CUABI_API cuabi_status cuabi_host_memory_register(cuabi_context* context, void* 
     uint32_t flags = 0;
     if ((status = read_host_memory_flags(options, kRegistrationFlags, &flags)) != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> parent = acquire<Context>(context, "context");
-    if (!parent) return CUABI_ERROR_INVALID_HANDLE;
+    if (!parent) return refused_handle();
     std::shared_ptr<HostMemory> memory;
     status = HostMemory::register_range(std::move(parent), pointer, size, flags, &memory);
     if (status != CUABI_SUCCESS) return status;
@@ -96,7 +96,7 @@ CUABI_API cuabi_status cuabi_host_memory_get_pointer(cuabi_host_memory* memory, 
     Status status = require_pointer(out_pointer, "out_pointer");
     if (status != CUABI_SUCCESS) return status;
     Pinned<HostMemory> pinned(memory, "memory");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     *out_pointer = pinned->pointer();
     return CUABI_SUCCESS;
 } catch (...) {
@@ -107,7 +107,7 @@ CUABI_API cuabi_status cuabi_host_memory_get_size(cuabi_host_memory* memory, siz
     Status status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
     Pinned<HostMemory> pinned(memory, "memory");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     *out_size = pinned->size();
     return CUABI_SUCCESS;
 } catch (...) {
@@ -118,7 +118,7 @@ CUABI_API cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* m
     Status status = require_pointer(out_address, "out_address");
     if (status != CUABI_SUCCESS) return status;
     Pinned<HostMemory> pinned(memory, "memory");
-    if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
+    if (!pinned.ok()) return refused_handle();
     return pinned->device_address(out_address);
 } catch (...) {
     return guard::failed(__func__);

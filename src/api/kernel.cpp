@@ -28,6 +28,24 @@ CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char*
     return guard::failed(__func__);
 }
 
+CUABI_API cuabi_status cuabi_module_get_global(cuabi_module* module, const char* name_or_expression,
+                                               cuabi_buffer** out_buffer) try {
+    Status status = require_pointer(name_or_expression, "name_or_expression");
+    if (status == CUABI_SUCCESS) status = require_pointer(out_buffer, "out_buffer");
+    if (status != CUABI_SUCCESS) return status;
+    if (name_or_expression[0] == '\0')
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a variable's name or a compiled name expression",
+                    "name_or_expression is an empty string");
+    std::shared_ptr<Module> owner = acquire<Module>(module, "module");
+    if (!owner) return refused_handle();
+    std::shared_ptr<Buffer> global;
+    status = Module::get_global(owner, name_or_expression, &global);
+    if (status != CUABI_SUCCESS) return status;
+    return publish(std::move(global), out_buffer);
+} catch (...) {
+    return guard::failed(__func__);
+}
+
 CUABI_API cuabi_status cuabi_kernel_attributes_init(uint32_t struct_size, cuabi_kernel_attributes* out_attributes) try {
     return init_struct(cuabi_kernel_attributes CUABI_KERNEL_ATTRIBUTES_INIT, struct_size, out_attributes, "cuabi_kernel_attributes", "cuabi_kernel_attributes_init");
 } catch (...) {
