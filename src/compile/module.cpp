@@ -193,7 +193,8 @@ Status Module::get_global(const std::shared_ptr<Module>& module, const char* nam
     CUresult result = CUDA_ERROR_NOT_FOUND;
     if (lowered != nullptr || !looks_like_expression(name))
         result = context.api().cuLibraryGetGlobal(&address, &size, module->library_->get(), symbol);
-    if (result == CUDA_ERROR_NOT_FOUND)
+    // The driver answers INVALID_VALUE for a symbol that exists but is no variable (a kernel's name).
+    if (result == CUDA_ERROR_NOT_FOUND || result == CUDA_ERROR_INVALID_VALUE)
         return fail(CUABI_ERROR_NOT_FOUND,
                     looks_like_expression(name)
                         ? "add the expression to cuabi_compile_options.name_expressions when compiling (the text "

@@ -1,7 +1,6 @@
 #include "driver/driver_log.hpp"
 
-#include <sys/syscall.h>
-#include <unistd.h>
+#include <pthread.h>
 
 #include <cctype>
 #include <mutex>
@@ -79,14 +78,15 @@ Span choose_span(std::string_view what, std::string_view lines, size_t fresh_beg
 
 std::string quote(std::string_view whole) {
     const Line line = parse_line(whole);
-    std::string text = line.entry_point.empty()
-                           ? std::string(whole)
+    std::string text = line.entry_point.empty() || line.text.find(line.entry_point) != std::string_view::npos
+                           ? std::string(line.text)
                            : "[" + std::string(line.entry_point) + "] " + std::string(line.text);
     while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
     return bounded(text.c_str(), kQuoteLimit);
 }
 
-uint64_t this_thread_id() { return static_cast<uint64_t>(syscall(SYS_gettid)); }
+// The driver logs a thread as its pthread_t, printed as a number.
+uint64_t this_thread_id() { return static_cast<uint64_t>(pthread_self()); }
 
 // The reader fail_with_cu_result() calls (core/error.hpp). Never records a failure of its own.
 std::string read_for_failure(int32_t cu_result, const std::string& what) {
@@ -122,7 +122,7 @@ std::string read_for_failure(int32_t cu_result, const std::string& what) {
 Line parse_line(std::string_view text) {
     Line line;
     line.whole = text;
-    // Up to five bracketed fields: time, thread id, source, severity, entry point.
+    // Bracketed fields: time, thread id, source, severity, and in some lines the entry point.
     std::string_view fields[5];
     size_t count = 0, at = 0;
     while (count < 5 && at < text.size() && text[at] == '[') {
@@ -131,7 +131,7 @@ Line parse_line(std::string_view text) {
         fields[count++] = text.substr(at + 1, close - at - 1);
         at = close + 1;
     }
-    if (count < 5) {
+    if (count < 4) {
         line.text = text;
         return line;
     }
@@ -144,9 +144,20 @@ Line parse_line(std::string_view text) {
         id = id * 10 + static_cast<uint64_t>(c - '0');
     }
     line.thread_id = id;
-    line.entry_point = fields[4];
     while (at < text.size() && text[at] == ' ') ++at;
     line.text = text.substr(at);
+    if (count == 5) {
+        line.entry_point = fields[4];
+    } else {
+        // "Returning 2 (CUDA_ERROR_OUT_OF_MEMORY) from cuMemAlloc_v2": the entry point ends the text.
+        const size_t from = line.text.rfind(" from cu");
+        if (from != std::string_view::npos) {
+            std::string_view name = line.text.substr(from + 6);
+            size_t end = 0;
+            while (end < name.size() && is_identifier(name[end])) ++end;
+            line.entry_point = name.substr(0, end);
+        }
+    }
     return line;
 }
 

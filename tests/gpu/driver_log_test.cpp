@@ -1,5 +1,5 @@
 // Messages of driver-caused failures quote the driver's own error log (CUDA 12.9+): "Driver log:
-// [entry point] text" before the fix. Which failures the driver explains is the driver's choice,
+// <the driver's line>" before the fix. Which failures the driver explains is the driver's choice,
 // so this provokes several real ones and requires the log in at least one of them -- and never in a
 // failure cuabi found without the driver.
 #include <sys/mman.h>
@@ -13,7 +13,12 @@ namespace {
 
 class DriverLogTest : public GpuTest {};
 
-bool quotes_the_driver(const std::string& message) { return message.find("Driver log: [cu") != std::string::npos; }
+// "... Driver log: Returning 2 (CUDA_ERROR_OUT_OF_MEMORY) from cuMemAlloc_v2. Fix: ..." -- a quote
+// that names an entry point.
+bool quotes_the_driver(const std::string& message) {
+    const size_t quote = message.find("Driver log: ");
+    return quote != std::string::npos && message.find("cu", quote + 12) < message.find("Fix: ");
+}
 
 TEST_F(DriverLogTest, DriverFailuresQuoteWhatTheDriverLogged) {
     int32_t version = 0;

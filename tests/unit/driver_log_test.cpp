@@ -18,6 +18,19 @@ TEST(DriverLog, ParsesTheBracketedHeader) {
     EXPECT_EQ(line.text, "Allocation of 1 PiB failed");
 }
 
+TEST(DriverLog, ParsesTheDriversOwnLines) {
+    // As a CUDA 13.0 driver (580) logs a failed cuMemAlloc.
+    const driver_log::Line line = driver_log::parse_line(
+        "[01:12:56.144][140377359672832][CUDA][E] Returning 2 (CUDA_ERROR_OUT_OF_MEMORY) from cuMemAlloc_v2");
+    EXPECT_EQ(line.thread_id, 140377359672832u);
+    EXPECT_EQ(line.entry_point, "cuMemAlloc_v2");
+    EXPECT_EQ(line.text, "Returning 2 (CUDA_ERROR_OUT_OF_MEMORY) from cuMemAlloc_v2");
+    EXPECT_EQ(driver_log::choose("cuMemAlloc failed with CUDA_ERROR_OUT_OF_MEMORY", "",
+                                 std::string(line.whole) + "\n", 140377359672832u),
+              "Returning 2 (CUDA_ERROR_OUT_OF_MEMORY) from cuMemAlloc_v2");
+    EXPECT_EQ(driver_log::choose("cuMemHostRegister failed", "", std::string(line.whole) + "\n", 1), "");
+}
+
 TEST(DriverLog, LinesWithoutTheHeaderAreKeptWhole) {
     for (const char* text : {"plain text", "[only][three][fields] text", "[unclosed", ""}) {
         const driver_log::Line line = driver_log::parse_line(text);
