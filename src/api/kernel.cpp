@@ -4,6 +4,7 @@
 #include "compile/kernel_attributes.hpp"
 #include "compile/module.hpp"
 #include "core/options.hpp"
+#include "launch/kernel_settings.hpp"
 #include "cuabi/cuabi.h"
 
 using namespace cuabi;
@@ -42,6 +43,14 @@ CUABI_API cuabi_status cuabi_module_get_global(cuabi_module* module, const char*
     status = Module::get_global(owner, name_or_expression, &global);
     if (status != CUABI_SUCCESS) return status;
     return publish(std::move(global), out_buffer);
+} catch (...) {
+    return guard::failed(__func__);
+}
+
+CUABI_API cuabi_status cuabi_kernel_set_attribute(cuabi_kernel* kernel, int32_t attribute, int32_t value) try {
+    Pinned<Kernel> pinned(kernel, "kernel");
+    if (!pinned.ok()) return refused_handle();
+    return launch::set_kernel_attribute(*pinned, attribute, value);
 } catch (...) {
     return guard::failed(__func__);
 }

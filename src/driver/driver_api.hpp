@@ -72,9 +72,11 @@
     X(cuLaunchKernelEx)                       \
     X(cuFuncGetAttribute)                     \
     X(cuFuncSetAttribute)                     \
+    X(cuFuncSetCacheConfig)                   \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
     X(cuOccupancyMaxPotentialBlockSize)       \
     X(cuOccupancyMaxPotentialClusterSize)     \
+    X(cuOccupancyMaxActiveClusters)           \
     X(cuStreamBeginCapture)                   \
     X(cuStreamEndCapture)                     \
     X(cuStreamIsCapturing)                    \
@@ -91,6 +93,11 @@
     X(cuGraphMemsetNodeGetParams)             \
     X(cuGraphExecKernelNodeSetParams)         \
     X(cuGraphExecMemsetNodeSetParams)         \
+    X(cuGraphMemcpyNodeGetParams)             \
+    X(cuGraphExecMemcpyNodeSetParams)         \
+    X(cuGraphNodeSetEnabled)                  \
+    X(cuGraphNodeGetEnabled)                  \
+    X(cuGraphDebugDotPrint)                   \
     X(cuGraphExecUpdate)                      \
     X(cuGraphDestroy)                         \
     X(cuGraphExecDestroy)
