@@ -83,7 +83,9 @@ mod error;
 mod event;
 mod ffi;
 mod graph;
+mod graph_dot;
 pub mod graph_cache;
+mod host_memory;
 mod kernel;
 mod launch;
 mod library;
@@ -95,13 +97,15 @@ mod stream;
 pub use buffer::{Buffer, DeviceCopy, DevicePtr, FillValue};
 pub use compile::CompileOptions;
 pub use context::{Context, Counters};
-pub use device::{device_count, device_info, DeviceInfo};
+pub use device::{device_attribute, device_count, device_info, DeviceAttribute, DeviceInfo};
 pub use error::{status_name, Error, Result, Status};
 pub use event::{Event, EventOptions};
 pub use graph::{
-    Capture, CaptureMode, CaptureStatus, Graph, GraphOptions, NodeInfo, NodeKind, Reinstantiate, UpdateInfo,
+    Capture, CaptureMode, CaptureStatus, Graph, GraphOptions, MemcpyEnd, NodeInfo, NodeKind, Reinstantiate, UpdateInfo,
 };
-pub use kernel::{BlockSizeSuggestion, Kernel, KernelAttributes};
+pub use graph_dot::DotOptions;
+pub use host_memory::{HostMemory, HostMemoryOptions};
+pub use kernel::{BlockSizeSuggestion, CachePreference, Carveout, Kernel, KernelAttribute, KernelAttributes};
 pub use launch::{Dim3, KernelArg, LaunchConfig, PackedArgs, Param};
 pub use library::{abi_version, driver_version, library_path, load, raw_api, version, Version, BINDING_VERSION};
 pub use module::{last_compile_log, ImageKind, Module, ModuleInfo, Origin};
