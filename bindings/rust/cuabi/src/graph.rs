@@ -348,7 +348,13 @@ impl Graph {
     /// buffer of another device, [`Status::GraphNode`] for a bad index or a node that is not a
     /// memcpy node, [`Status::GraphUpdate`] when the driver refuses (the node keeps its end
     /// points).
-    pub fn update_memcpy(&self, index: usize, destination: MemcpyEnd<'_>, source: MemcpyEnd<'_>, size: usize) -> Result<()> {
+    pub fn update_memcpy(
+        &self,
+        index: usize,
+        destination: MemcpyEnd<'_>,
+        source: MemcpyEnd<'_>,
+        size: usize,
+    ) -> Result<()> {
         let params = memcpy_params(destination, source, size)?;
         call!(cuabi_graph_update_memcpy(self.raw, index, &params))
     }
@@ -402,13 +408,22 @@ impl<'a> MemcpyEnd<'a> {
 }
 
 /// The C params of a memcpy update: exactly one end point per side, as MemcpyEnd guarantees.
-fn memcpy_params(destination: MemcpyEnd<'_>, source: MemcpyEnd<'_>, size: usize) -> Result<sys::cuabi_graph_memcpy_params> {
+fn memcpy_params(
+    destination: MemcpyEnd<'_>,
+    source: MemcpyEnd<'_>,
+    size: usize,
+) -> Result<sys::cuabi_graph_memcpy_params> {
     let mut params: sys::cuabi_graph_memcpy_params = defaults()?;
     set_memcpy_ends(&mut params, destination, source, size);
     Ok(params)
 }
 
-fn set_memcpy_ends(params: &mut sys::cuabi_graph_memcpy_params, destination: MemcpyEnd<'_>, source: MemcpyEnd<'_>, size: usize) {
+fn set_memcpy_ends(
+    params: &mut sys::cuabi_graph_memcpy_params,
+    destination: MemcpyEnd<'_>,
+    source: MemcpyEnd<'_>,
+    size: usize,
+) {
     params.dst_buffer = destination.buffer.map_or(std::ptr::null_mut(), Buffer::as_raw);
     params.dst_host = destination.host;
     params.dst_offset = destination.offset as u64;
@@ -550,7 +565,8 @@ mod tests {
         let source = [1u32, 2, 3];
         let mut destination = [0u32; 3];
         // Safety: the params are only inspected, never given to cuabi.
-        let (host_in, host_out) = unsafe { (MemcpyEnd::host(source.as_ptr()), MemcpyEnd::host(destination.as_mut_ptr())) };
+        let (host_in, host_out) =
+            unsafe { (MemcpyEnd::host(source.as_ptr()), MemcpyEnd::host(destination.as_mut_ptr())) };
         let mut params: sys::cuabi_graph_memcpy_params = unsafe { std::mem::zeroed() };
         set_memcpy_ends(&mut params, host_out, host_in, 12);
         assert!(params.dst_buffer.is_null() && params.src_buffer.is_null());

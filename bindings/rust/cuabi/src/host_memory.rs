@@ -113,6 +113,17 @@ impl<'a, T: DeviceCopy> HostMemory<'a, T> {
     /// # Ok(()) }
     /// ```
     ///
+    /// While registered, the slice is the registration's alone; using or freeing it does not compile:
+    ///
+    /// ```compile_fail
+    /// # fn demo(context: &cuabi::Context) -> cuabi::Result<()> {
+    /// let mut values = vec![0f32; 1024];
+    /// let pinned = cuabi::HostMemory::register(context, &mut values, &cuabi::HostMemoryOptions::new())?;
+    /// drop(values); // error[E0505]: cannot move out of `values` because it is borrowed
+    /// drop(pinned);
+    /// # Ok(()) }
+    /// ```
+    ///
     /// [`Status::InvalidArgument`] for an empty slice, write-combined flags, or memory that is
     /// already registered (also partly, e.g. by other code) or is not ordinary host memory;
     /// [`Status::OutOfHostMemory`] when the system cannot pin that much.
@@ -234,7 +245,9 @@ mod tests {
         let all = HostMemoryOptions::new().portable().device_mapped().write_combined();
         assert_eq!(
             all.flags(),
-            sys::CUABI_HOST_MEMORY_PORTABLE | sys::CUABI_HOST_MEMORY_DEVICE_MAPPED | sys::CUABI_HOST_MEMORY_WRITE_COMBINED
+            sys::CUABI_HOST_MEMORY_PORTABLE
+                | sys::CUABI_HOST_MEMORY_DEVICE_MAPPED
+                | sys::CUABI_HOST_MEMORY_WRITE_COMBINED
         );
     }
 

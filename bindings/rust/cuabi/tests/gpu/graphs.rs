@@ -1,7 +1,9 @@
 //! Graph memcpy updates, turning nodes off and on, and DOT dumps.
 
 use super::{expect_y, Gpu, N};
-use cuabi::{Buffer, CaptureMode, DotOptions, Graph, GraphOptions, HostMemory, HostMemoryOptions, MemcpyEnd, NodeKind, Status};
+use cuabi::{
+    Buffer, CaptureMode, DotOptions, Graph, GraphOptions, HostMemory, HostMemoryOptions, MemcpyEnd, NodeKind, Status,
+};
 
 /// saxpy(1, x, y) then a fill of y's first 4 values with 2.0: node 0 a kernel, node 1 a memset.
 fn saxpy_then_fill(gpu: &Gpu) -> Graph {
@@ -50,7 +52,8 @@ fn device_to_device_memcpy_nodes_take_new_buffers() {
     let error = graph.update_memcpy(1, MemcpyEnd::buffer(&target, 0), MemcpyEnd::buffer(&ones, 0), bytes).unwrap_err();
     assert_eq!(error.status(), Status::GraphNode, "{error}");
     let kernel_graph = saxpy_then_fill(&gpu);
-    let error = kernel_graph.update_memcpy(0, MemcpyEnd::buffer(&target, 0), MemcpyEnd::buffer(&ones, 0), 4).unwrap_err();
+    let error =
+        kernel_graph.update_memcpy(0, MemcpyEnd::buffer(&target, 0), MemcpyEnd::buffer(&ones, 0), 4).unwrap_err();
     assert_eq!(error.status(), Status::GraphNode, "a kernel node: {error}");
     graph.launch(Some(&gpu.stream)).unwrap();
     gpu.stream.synchronize().unwrap();

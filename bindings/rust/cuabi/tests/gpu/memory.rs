@@ -39,7 +39,8 @@ fn write_combined_and_device_mapped_allocations() {
     let device = Buffer::from_slice(&gpu.context, &combined).unwrap();
     assert_eq!(device.to_vec::<u32>().unwrap(), (0..1024).collect::<Vec<u32>>());
 
-    let mut mapped = HostMemory::<f32>::new(&gpu.context, N as usize, &HostMemoryOptions::new().device_mapped()).unwrap();
+    let mut mapped =
+        HostMemory::<f32>::new(&gpu.context, N as usize, &HostMemoryOptions::new().device_mapped()).unwrap();
     mapped.fill(1.0);
     let address = mapped.device_ptr().unwrap();
     assert_ne!(address.0, 0);
@@ -71,7 +72,10 @@ fn registered_memory_stays_borrowed_until_unregistered() {
     let refused = HostMemory::register(&gpu.context, &mut values, &HostMemoryOptions::new().write_combined());
     assert_eq!(refused.unwrap_err().status(), Status::InvalidArgument);
     let empty: &mut [f32] = &mut [];
-    assert_eq!(HostMemory::register(&gpu.context, empty, &HostMemoryOptions::new()).unwrap_err().status(), Status::InvalidArgument);
+    assert_eq!(
+        HostMemory::register(&gpu.context, empty, &HostMemoryOptions::new()).unwrap_err().status(),
+        Status::InvalidArgument
+    );
     let error = HostMemory::<u8>::new(&gpu.context, 0, &HostMemoryOptions::new()).unwrap_err();
     assert_eq!(error.status(), Status::InvalidArgument);
     assert!(error.message().contains("Fix:"), "{error}");
