@@ -69,8 +69,8 @@ impl HostMemoryOptions {
 /// Dropping does not wait for copies still enqueued on streams: synchronize them first (the
 /// `unsafe` transfer functions make the caller promise that).
 ///
-/// `Send + Sync`: the handle's functions are thread-safe and the bytes are plain memory, shared by
-/// Rust's usual rules.
+/// `Send + Sync` as `T` is: the handle's functions are thread-safe and the values are plain memory,
+/// shared by Rust's usual rules.
 pub struct HostMemory<'a, T: DeviceCopy> {
     raw: *mut sys::cuabi_host_memory,
     data: *mut T,
@@ -78,8 +78,8 @@ pub struct HostMemory<'a, T: DeviceCopy> {
     borrowed: PhantomData<&'a mut [T]>,
 }
 
-unsafe impl<T: DeviceCopy> Send for HostMemory<'_, T> {}
-unsafe impl<T: DeviceCopy> Sync for HostMemory<'_, T> {}
+unsafe impl<T: DeviceCopy + Send> Send for HostMemory<'_, T> {}
+unsafe impl<T: DeviceCopy + Sync> Sync for HostMemory<'_, T> {}
 
 impl<T: DeviceCopy> HostMemory<'static, T> {
     /// `len` values of pinned host memory for the context's device, zeroed.
