@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # What the lead runs on the lent H100 (no package archive there). Phases, in order, each logged
-# under $OUT (or ./gpu-out):  build  tests  sanitizer  demo  bench  profile   (default: build tests)
+# under $OUT (or ./gpu-out):  build  tests  sanitizer  demo  bench  profile  bindings
+# (default: build tests). "bindings" runs the binding binaries the test parts built on a machine
+# with the toolchains (the H100 has none) -- build/{rust,go,zig}/bin and build/conformance/bin,
+# carried to the GPU machine -- against this build's library.
 set -uo pipefail
 out="${OUT:-$PWD/gpu-out}"
 mkdir -p "$out"
@@ -57,4 +60,21 @@ if has profile; then
     echo "exit $?" >>"$out/ncu.log"
   done
   grep -E "^---|==PROF==|==WARNING==|exit |NVTX|nvtx" "$out/ncu.log" | head -40
+fi
+if has bindings; then
+  export CUABI_LIBRARY=$b/libcuabi.so.1 CUABI_CACHE_DIR=/tmp/cuabi-bind-cache
+  mkdir -p $b/conformance/bin
+  for lang in rust go zig; do cp -f build/conformance/bin/$lang $b/conformance/bin/ 2>/dev/null || echo "no $lang conformance binary"; done
+  CUABI_CONFORMANCE_REQUIRE="c rust go zig" bash scripts/conformance.sh $b 2>&1 | tee "$out/conformance.log" | tail -8
+  cp -r $b/conformance/transcripts "$out/" 2>/dev/null
+  echo "--- rust"; timeout 300 build/rust/bin/cuabi-tests-gpu >"$out/rust-gpu.log" 2>&1; echo "rust gpu exit $?"
+  grep -E "^test result|FAILED|panicked" "$out/rust-gpu.log" | head -20
+  echo "--- go"; (cd bindings/go && timeout 300 ../../build/go/bin/cuabi.test -test.v -test.count=1) >"$out/go-gpu.log" 2>&1; echo "go gpu exit $?"
+  grep -E "^(--- FAIL|FAIL|ok|PASS)|SKIP" "$out/go-gpu.log" | head -20
+  echo "--- zig"; timeout 300 build/zig/bin/cuabi-tests >"$out/zig-gpu.log" 2>&1; echo "zig gpu exit $?"
+  tail -5 "$out/zig-gpu.log"
+  echo "--- binding launch overhead (one core)"
+  timeout 120 taskset -c 2 build/rust/bin/launch_overhead >"$out/rust-overhead.txt" 2>&1; tail -6 "$out/rust-overhead.txt"
+  timeout 120 taskset -c 2 build/go/bin/overhead >"$out/go-overhead.txt" 2>&1; tail -6 "$out/go-overhead.txt"
+  timeout 120 taskset -c 2 build/zig/bin/cuabi-bench-overhead --json "$out/zig-overhead.json" >"$out/zig-overhead.txt" 2>&1; tail -6 "$out/zig-overhead.txt"
 fi

@@ -5,8 +5,8 @@
  * each group opens with the lifetime and thread-safety rules of its object, then its constants and
  * structs, then its functions; each function says what it does, which statuses it returns beyond
  * the common ones, and who owns what it returns. The longer documents installed with the library
- * (share/doc/cuabi/: errors.md, compile.md, cache.md, device.md, profiling.md, abi-policy.md,
- * performance.md) add background; nothing a caller needs is only there.
+ * (share/doc/cuabi/: errors.md, safety.md, compile.md, cache.md, device.md, profiling.md,
+ * abi-policy.md, performance.md) add background; nothing a caller needs is only there.
  *
  * Conventions that hold for every function (so they are not repeated below):
  *   - Names: cuabi_<object>_<verb> (cuabi_stream_create, cuabi_graph_launch); a getter is
@@ -41,7 +41,8 @@
  *     CUABI_ERROR_BUFFER_TOO_SMALL and still sets *out_size. Text counts its terminating NUL.
  *   - Every handle may be used from any thread unless its group says otherwise; cuabi makes the
  *     right CUDA context current itself. A handle value is never valid twice: once destroyed it
- *     stays invalid however many objects are created later, also across dlclose and reloading.
+ *     stays invalid however many objects are created later, also across dlclose and reloading
+ *     (where a handle kept from the earlier load is refused except with a chance of 1 in 2^31).
  *   - Every destroy function accepts NULL and any invalid handle, returns nothing and leaves the
  *     thread's last error untouched. Objects keep what they depend on alive, so handles may be
  *     destroyed in any order.
@@ -1022,6 +1023,10 @@ CUABI_API cuabi_status cuabi_kernel_get_max_active_clusters(cuabi_kernel* kernel
  * cuabi_graph_retain_buffer(). A buffer reached only through a kernel argument (a raw device
  * address) is not known to cuabi: retain it explicitly, or keep it alive yourself, for as long as
  * the graph may replay. Kernels and memory from other libraries stay their owner's responsibility.
+ * A captured transfer's buffer is handed to the CUDA graph being captured (a CUDA user object),
+ * also when other code began the capture: it then lives as long as that graph and every graph
+ * cloned or instantiated from it, replays in flight included, and its memory is freed at cuabi's
+ * next call that allocates or destroys after the last of them dies.
  * Thread safety: any thread may use a graph; calls on one graph are serialized by a per-graph
  * lock (uncontended unless threads really share it).
  * ========================================================================================== */

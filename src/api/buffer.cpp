@@ -1,20 +1,38 @@
 // Entry points of the "Buffer" group of cuabi.h.
 #include "api/arguments.hpp"
+#include "api/enqueue.hpp"
+#include "api/guard.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/buffer.hpp"
 #include "graph/capture.hpp"
+#include "graph/retention.hpp"
 
 using namespace cuabi;
 
+namespace {
+
+// The buffer of a transfer. When the transfer `enqueues` work on a stream that captures, the graph
+// being captured keeps the buffer alive from now on (graph/retention.hpp).
+Status transfer_buffer(const void* handle, const char* parameter_name, const Stream* stream, bool enqueues,
+                       std::shared_ptr<Buffer>* out) {
+    *out = acquire<Buffer>(handle, parameter_name);
+    if (!*out) return CUABI_ERROR_INVALID_HANDLE;
+    return enqueues ? graph::retain_for_capture(stream, *out) : CUABI_SUCCESS;
+}
+
+}  // namespace
+
 extern "C" {
 
-CUABI_API cuabi_status cuabi_buffer_options_init(uint32_t struct_size, cuabi_buffer_options* out_options) {
+CUABI_API cuabi_status cuabi_buffer_options_init(uint32_t struct_size, cuabi_buffer_options* out_options) try {
     return init_struct(cuabi_buffer_options CUABI_BUFFER_OPTIONS_INIT, struct_size, out_options, "cuabi_buffer_options", "cuabi_buffer_options_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, const cuabi_buffer_options* options,
-                                           cuabi_buffer** out_buffer) {
+                                           cuabi_buffer** out_buffer) try {
     Status status = require_pointer(out_buffer, "out_buffer");
     if (status != CUABI_SUCCESS) return status;
     if (size == 0)
@@ -33,10 +51,12 @@ CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, 
     status = Buffer::create(std::move(parent), size, read.flags, &buffer);
     if (status != CUABI_SUCCESS) return status;
     return publish(std::move(buffer), out_buffer);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_buffer_wrap(cuabi_context* context, uint64_t device_address, size_t size,
-                                         cuabi_buffer** out_buffer) {
+                                         cuabi_buffer** out_buffer) try {
     Status status = require_pointer(out_buffer, "out_buffer");
     if (status != CUABI_SUCCESS) return status;
     if (device_address == 0)
@@ -54,85 +74,96 @@ CUABI_API cuabi_status cuabi_buffer_wrap(cuabi_context* context, uint64_t device
     status = Buffer::wrap(std::move(parent), static_cast<CUdeviceptr>(device_address), size, &buffer);
     if (status != CUABI_SUCCESS) return status;
     return publish(std::move(buffer), out_buffer);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_buffer_destroy(cuabi_buffer* buffer) { destroy_handle<Buffer>(buffer); }
+CUABI_API void cuabi_buffer_destroy(cuabi_buffer* buffer) try {
+    destroy_handle<Buffer>(buffer);
+} catch (...) {
+    guard::swallowed();
+}
 
-CUABI_API cuabi_status cuabi_buffer_get_size(cuabi_buffer* buffer, size_t* out_size) {
+CUABI_API cuabi_status cuabi_buffer_get_size(cuabi_buffer* buffer, size_t* out_size) try {
     Status status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Buffer> pinned(buffer, "buffer");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     *out_size = pinned->size();
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, uint64_t* out_address) {
+CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, uint64_t* out_address) try {
     Status status = require_pointer(out_address, "out_address");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Buffer> pinned(buffer, "buffer");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     *out_address = pinned->address();
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-// The transfers below pin the stream first: whatever then fails, a stream that was capturing has
-// its capture ended (graph/capture.hpp), so it never stays capturing. Success pays one comparison.
+// The transfers below pin the stream first: whatever then fails, a capture cuabi began on the
+// stream is ended (api/enqueue.hpp), so it never stays capturing. Success pays one comparison,
+// plus one driver query on a stream (whether it captures, for graph/retention.hpp).
 
 CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, const void* src, size_t size,
-                                          cuabi_stream* stream) {
+                                          cuabi_stream* stream) try {
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    Status status = size == 0 ? CUABI_SUCCESS : require_pointer(src, "src");
-    if (status == CUABI_SUCCESS) {
-        Pinned<Buffer> pinned(buffer, "buffer");
-        status = pinned.ok() ? pinned->write(offset, src, size, pinned_stream.get()) : CUABI_ERROR_INVALID_HANDLE;
-    }
-    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
-    return CUABI_SUCCESS;
+    return enqueue_on(pinned_stream.get(), __func__, [&] {
+        Status status = size == 0 ? CUABI_SUCCESS : require_pointer(src, "src");
+        std::shared_ptr<Buffer> target;
+        if (status == CUABI_SUCCESS) status = transfer_buffer(buffer, "buffer", pinned_stream.get(), size != 0, &target);
+        return status == CUABI_SUCCESS ? target->write(offset, src, size, pinned_stream.get()) : status;
+    });
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, void* dst, size_t size,
-                                         cuabi_stream* stream) {
+                                         cuabi_stream* stream) try {
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    Status status = size == 0 ? CUABI_SUCCESS : require_pointer(dst, "dst");
-    if (status == CUABI_SUCCESS) {
-        Pinned<Buffer> pinned(buffer, "buffer");
-        status = pinned.ok() ? pinned->read(offset, dst, size, pinned_stream.get()) : CUABI_ERROR_INVALID_HANDLE;
-    }
-    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
-    return CUABI_SUCCESS;
+    return enqueue_on(pinned_stream.get(), __func__, [&] {
+        Status status = size == 0 ? CUABI_SUCCESS : require_pointer(dst, "dst");
+        std::shared_ptr<Buffer> source;
+        if (status == CUABI_SUCCESS) status = transfer_buffer(buffer, "buffer", pinned_stream.get(), size != 0, &source);
+        return status == CUABI_SUCCESS ? source->read(offset, dst, size, pinned_stream.get()) : status;
+    });
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset,
-                                         size_t size, cuabi_stream* stream) {
+                                         size_t size, cuabi_stream* stream) try {
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    Status status = CUABI_ERROR_INVALID_HANDLE;
-    {
-        Pinned<Buffer> pinned_dst(dst, "dst");
-        if (pinned_dst.ok()) {
-            Pinned<Buffer> pinned_src(src, "src");
-            if (pinned_src.ok())
-                status = Buffer::copy(*pinned_dst, dst_offset, *pinned_src, src_offset, size, pinned_stream.get());
-        }
-    }
-    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
-    return CUABI_SUCCESS;
+    return enqueue_on(pinned_stream.get(), __func__, [&] {
+        std::shared_ptr<Buffer> to, from;
+        Status status = transfer_buffer(dst, "dst", pinned_stream.get(), size != 0, &to);
+        if (status == CUABI_SUCCESS) status = transfer_buffer(src, "src", pinned_stream.get(), size != 0, &from);
+        if (status != CUABI_SUCCESS) return status;
+        return Buffer::copy(*to, dst_offset, *from, src_offset, size, pinned_stream.get());
+    });
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size,
-                                         size_t count, cuabi_stream* stream) {
+                                         size_t count, cuabi_stream* stream) try {
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    Status status = CUABI_ERROR_INVALID_HANDLE;
-    {
-        Pinned<Buffer> pinned(buffer, "buffer");
-        if (pinned.ok()) status = pinned->fill(offset, value, element_size, count, pinned_stream.get());
-    }
-    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
-    return CUABI_SUCCESS;
+    return enqueue_on(pinned_stream.get(), __func__, [&] {
+        std::shared_ptr<Buffer> target;
+        Status status = transfer_buffer(buffer, "buffer", pinned_stream.get(), count != 0, &target);
+        return status == CUABI_SUCCESS ? target->fill(offset, value, element_size, count, pinned_stream.get()) : status;
+    });
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 }  // extern "C"

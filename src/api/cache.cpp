@@ -2,9 +2,11 @@
 #include <string>
 
 #include "api/arguments.hpp"
+#include "api/guard.hpp"
 #include "api/two_call.hpp"
 #include "cache/driver_jit_cache.hpp"
 #include "cache/kernel_cache.hpp"
+#include "core/fork.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 
@@ -30,20 +32,28 @@ Status report(Status status, uint64_t first, uint64_t* out_first, uint64_t secon
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_cache_stats_init(uint32_t struct_size, cuabi_cache_stats* out_stats) {
+CUABI_API cuabi_status cuabi_cache_stats_init(uint32_t struct_size, cuabi_cache_stats* out_stats) try {
     return init_struct(cuabi_cache_stats CUABI_CACHE_STATS_INIT, struct_size, out_stats, "cuabi_cache_stats", "cuabi_cache_stats_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_driver_jit_cache_info_init(uint32_t struct_size, cuabi_driver_jit_cache_info* out_info) {
+CUABI_API cuabi_status cuabi_driver_jit_cache_info_init(uint32_t struct_size, cuabi_driver_jit_cache_info* out_info) try {
     return init_struct(cuabi_driver_jit_cache_info CUABI_DRIVER_JIT_CACHE_INFO_INIT, struct_size, out_info, "cuabi_driver_jit_cache_info", "cuabi_driver_jit_cache_info_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_configure_driver_jit(void) {
+CUABI_API cuabi_status cuabi_cache_configure_driver_jit(void) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     cache::configure_driver_jit_cache(nullptr);
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* stats) {
+CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* stats) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(stats, "stats");
     if (status == CUABI_SUCCESS) status = require_output_struct(stats->struct_size, "cuabi_cache_stats", "cuabi_cache_stats_init");
     if (status != CUABI_SUCCESS) return status;
@@ -68,35 +78,53 @@ CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* stats) {
     out.disk_corrupt_recovered = s.disk_corrupt_recovered;
     out.disk_evictions = s.disk_evictions;
     return write_output(out, stats, "cuabi_cache_stats", "cuabi_cache_stats_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_get_directory(char* buffer, size_t capacity, size_t* out_size) {
+CUABI_API cuabi_status cuabi_cache_get_directory(char* buffer, size_t capacity, size_t* out_size) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     return copy_text_out(cache::KernelCache::instance().directory(), buffer, capacity, out_size);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_get_degradation_reason(char* buffer, size_t capacity, size_t* out_size) {
+CUABI_API cuabi_status cuabi_cache_get_degradation_reason(char* buffer, size_t capacity, size_t* out_size) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     return copy_text_out(cache::KernelCache::instance().degradation_reason(), buffer, capacity, out_size);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_prune(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes) {
+CUABI_API cuabi_status cuabi_cache_prune(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     cache::Removal removal;
     Status status = cache::KernelCache::instance().prune(max_bytes, &removal);
     return report(status, removal.removed_entries, out_removed_entries, removal.removed_bytes, out_removed_bytes);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_clear(uint64_t* out_removed_entries, uint64_t* out_removed_bytes) {
+CUABI_API cuabi_status cuabi_cache_clear(uint64_t* out_removed_entries, uint64_t* out_removed_bytes) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     cache::Removal removal;
     Status status = cache::KernelCache::instance().clear(&removal);
     return report(status, removal.removed_entries, out_removed_entries, removal.removed_bytes, out_removed_bytes);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_verify(uint64_t* out_checked_entries, uint64_t* out_removed_entries) {
+CUABI_API cuabi_status cuabi_cache_verify(uint64_t* out_checked_entries, uint64_t* out_removed_entries) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     cache::Removal removal;
     Status status = cache::KernelCache::instance().verify(&removal);
     return report(status, removal.checked_entries, out_checked_entries, removal.removed_entries, out_removed_entries);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_get_driver_jit_info(cuabi_driver_jit_cache_info* info) {
+CUABI_API cuabi_status cuabi_cache_get_driver_jit_info(cuabi_driver_jit_cache_info* info) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(info, "info");
     if (status == CUABI_SUCCESS)
         status = require_output_struct(info->struct_size, "cuabi_driver_jit_cache_info", "cuabi_driver_jit_cache_info_init");
@@ -110,11 +138,16 @@ CUABI_API cuabi_status cuabi_cache_get_driver_jit_info(cuabi_driver_jit_cache_in
     out.max_bytes = settings.max_bytes;
     out.driver_started_first = settings.driver_started_first;
     return write_output(out, info, "cuabi_driver_jit_cache_info", "cuabi_driver_jit_cache_info_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_get_driver_jit_path(char* buffer, size_t capacity, size_t* out_size) {
+CUABI_API cuabi_status cuabi_cache_get_driver_jit_path(char* buffer, size_t capacity, size_t* out_size) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     if (out_size == nullptr) return require_pointer(out_size, "out_size");
     return copy_text_out(cache::driver_jit_settings().path, buffer, capacity, out_size);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 }  // extern "C"

@@ -1,5 +1,7 @@
 // Entry points of the "Context" group of cuabi.h.
 #include "api/arguments.hpp"
+#include "api/guard.hpp"
+#include "core/fork.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/context.hpp"
@@ -9,15 +11,20 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_context_options_init(uint32_t struct_size, cuabi_context_options* out_options) {
+CUABI_API cuabi_status cuabi_context_options_init(uint32_t struct_size, cuabi_context_options* out_options) try {
     return init_struct(cuabi_context_options CUABI_CONTEXT_OPTIONS_INIT, struct_size, out_options, "cuabi_context_options", "cuabi_context_options_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_counters_init(uint32_t struct_size, cuabi_counters* out_counters) {
+CUABI_API cuabi_status cuabi_counters_init(uint32_t struct_size, cuabi_counters* out_counters) try {
     return init_struct(cuabi_counters CUABI_COUNTERS_INIT, struct_size, out_counters, "cuabi_counters", "cuabi_counters_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options, cuabi_context** out_context) {
+CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options, cuabi_context** out_context) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_context, "out_context");
     if (status != CUABI_SUCCESS) return status;
     cuabi_context_options read{};
@@ -37,20 +44,26 @@ CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options
     status = Context::create(read.device_ordinal, &context);
     if (status != CUABI_SUCCESS) return status;
     return publish(std::move(context), out_context);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_context_destroy(cuabi_context* context) {
+CUABI_API void cuabi_context_destroy(cuabi_context* context) try {
     if (context == nullptr) return;
     {
         // Graph-cache entries keyed by this context go with its handle. The pin keeps the object,
-        // whose address is the entries' key, from being reused while they are dropped.
-        Pinned<Context> pinned(context, "context");
+        // whose address is the entries' key, from being reused while they are dropped. Quiet, and
+        // the last error kept: a destroy reports nothing.
+        PreserveLastError keep;
+        Pinned<Context> pinned(context, nullptr);
         if (pinned.ok()) graph::GraphCache::instance().clear(pinned.get());
     }
     destroy_handle<Context>(context);
+} catch (...) {
+    guard::swallowed();
 }
 
-CUABI_API cuabi_status cuabi_context_get_device_info(cuabi_context* context, cuabi_device_info* info) {
+CUABI_API cuabi_status cuabi_context_get_device_info(cuabi_context* context, cuabi_device_info* info) try {
     Status status = require_pointer(info, "info");
     if (status != CUABI_SUCCESS) return status;
     status = require_output_struct(info->struct_size, "cuabi_device_info", "cuabi_device_info_init");
@@ -58,24 +71,30 @@ CUABI_API cuabi_status cuabi_context_get_device_info(cuabi_context* context, cua
     Pinned<Context> pinned(context, "context");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return write_output(pinned->info(), info, "cuabi_device_info", "cuabi_device_info_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_context_synchronize(cuabi_context* context) {
+CUABI_API cuabi_status cuabi_context_synchronize(cuabi_context* context) try {
     Pinned<Context> pinned(context, "context");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->synchronize();
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_context_get_native(cuabi_context* context, void** out_cu_context) {
+CUABI_API cuabi_status cuabi_context_get_native(cuabi_context* context, void** out_cu_context) try {
     Status status = require_pointer(out_cu_context, "out_cu_context");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Context> pinned(context, "context");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     *out_cu_context = pinned->cu_context();
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, cuabi_counters* counters) {
+CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, cuabi_counters* counters) try {
     Status status = require_pointer(counters, "counters");
     if (status != CUABI_SUCCESS) return status;
     status = require_output_struct(counters->struct_size, "cuabi_counters", "cuabi_counters_init");
@@ -86,6 +105,8 @@ CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, cuabi_
     snapshot.struct_size = sizeof snapshot;
     pinned->counters().snapshot(&snapshot);
     return write_output(snapshot, counters, "cuabi_counters", "cuabi_counters_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 }  // extern "C"

@@ -1,5 +1,7 @@
 // Entry points of the driver/device part of the "Library" group of cuabi.h.
 #include "api/arguments.hpp"
+#include "api/guard.hpp"
+#include "core/fork.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/context.hpp"
@@ -9,20 +11,26 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_device_info_init(uint32_t struct_size, cuabi_device_info* out_info) {
+CUABI_API cuabi_status cuabi_device_info_init(uint32_t struct_size, cuabi_device_info* out_info) try {
     return init_struct(cuabi_device_info CUABI_DEVICE_INFO_INIT, struct_size, out_info, "cuabi_device_info", "cuabi_device_info_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_driver_get_version(int32_t* out_version) {
+CUABI_API cuabi_status cuabi_driver_get_version(int32_t* out_version) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_version, "out_version");
     if (status != CUABI_SUCCESS) return status;
     const DriverApi* api = driver(&status);
     if (api == nullptr) return status;
     *out_version = api->version;
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_device_get_count(int32_t* out_count) {
+CUABI_API cuabi_status cuabi_device_get_count(int32_t* out_count) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_count, "out_count");
     if (status != CUABI_SUCCESS) return status;
     const DriverApi* api = driver(&status);
@@ -36,9 +44,12 @@ CUABI_API cuabi_status cuabi_device_get_count(int32_t* out_count) {
                     "the CUDA driver (version %d) loaded but reports no CUDA device", api->version);
     *out_count = count;
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info* info) {
+CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info* info) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(info, "info");
     if (status != CUABI_SUCCESS) return status;
     status = require_output_struct(info->struct_size, "cuabi_device_info", "cuabi_device_info_init");
@@ -52,6 +63,8 @@ CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info*
     status = query_device_info(*api, ordinal, &facts);
     if (status != CUABI_SUCCESS) return status;
     return write_output(facts, info, "cuabi_device_info", "cuabi_device_info_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 }  // extern "C"

@@ -1,20 +1,23 @@
 // Entry points of the "Event" group of cuabi.h.
 #include "api/arguments.hpp"
+#include "api/enqueue.hpp"
+#include "api/guard.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/event.hpp"
-#include "graph/capture.hpp"
 
 using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_event_options_init(uint32_t struct_size, cuabi_event_options* out_options) {
+CUABI_API cuabi_status cuabi_event_options_init(uint32_t struct_size, cuabi_event_options* out_options) try {
     return init_struct(cuabi_event_options CUABI_EVENT_OPTIONS_INIT, struct_size, out_options, "cuabi_event_options", "cuabi_event_options_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_event_options* options,
-                                          cuabi_event** out_event) {
+                                          cuabi_event** out_event) try {
     Status status = require_pointer(out_event, "out_event");
     if (status != CUABI_SUCCESS) return status;
     cuabi_event_options read{};
@@ -30,36 +33,45 @@ CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_ev
     status = Event::create(std::move(parent), read.flags, &event);
     if (status != CUABI_SUCCESS) return status;
     return publish(std::move(event), out_event);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_event_destroy(cuabi_event* event) { destroy_handle<Event>(event); }
+CUABI_API void cuabi_event_destroy(cuabi_event* event) try {
+    destroy_handle<Event>(event);
+} catch (...) {
+    guard::swallowed();
+}
 
-CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stream) {
+CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stream) try {
     // The stream first: whatever then fails, a capturing stream has its capture ended.
     OptionalPinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    Status status = CUABI_ERROR_INVALID_HANDLE;
-    {
+    return enqueue_on(pinned_stream.get(), __func__, [&] {
         Pinned<Event> pinned(event, "event");
-        if (pinned.ok()) status = pinned->record(pinned_stream.get());
-    }
-    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
-    return CUABI_SUCCESS;
+        return pinned.ok() ? pinned->record(pinned_stream.get()) : CUABI_ERROR_INVALID_HANDLE;
+    });
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_event_synchronize(cuabi_event* event) {
+CUABI_API cuabi_status cuabi_event_synchronize(cuabi_event* event) try {
     Pinned<Event> pinned(event, "event");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->synchronize();
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_event_query(cuabi_event* event) {
+CUABI_API cuabi_status cuabi_event_query(cuabi_event* event) try {
     Pinned<Event> pinned(event, "event");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->query();
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_event_get_elapsed_ms(cuabi_event* start, cuabi_event* end, float* out_ms) {
+CUABI_API cuabi_status cuabi_event_get_elapsed_ms(cuabi_event* start, cuabi_event* end, float* out_ms) try {
     Status status = require_pointer(out_ms, "out_ms");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Event> pinned_start(start, "start");
@@ -67,6 +79,8 @@ CUABI_API cuabi_status cuabi_event_get_elapsed_ms(cuabi_event* start, cuabi_even
     Pinned<Event> pinned_end(end, "end");
     if (!pinned_end.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return Event::elapsed_ms(*pinned_start, *pinned_end, out_ms);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 }  // extern "C"

@@ -3,7 +3,9 @@
 #include <string>
 
 #include "api/arguments.hpp"
+#include "api/guard.hpp"
 #include "api/two_call.hpp"
+#include "core/fork.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/stream.hpp"
@@ -38,30 +40,40 @@ void fill_update_info(const graph::UpdateOutcome& outcome, cuabi_graph_update_in
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_graph_options_init(uint32_t struct_size, cuabi_graph_options* out_options) {
+CUABI_API cuabi_status cuabi_graph_options_init(uint32_t struct_size, cuabi_graph_options* out_options) try {
     return init_struct(cuabi_graph_options CUABI_GRAPH_OPTIONS_INIT, struct_size, out_options, "cuabi_graph_options", "cuabi_graph_options_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_node_info_init(uint32_t struct_size, cuabi_graph_node_info* out_info) {
+CUABI_API cuabi_status cuabi_graph_node_info_init(uint32_t struct_size, cuabi_graph_node_info* out_info) try {
     return init_struct(cuabi_graph_node_info CUABI_GRAPH_NODE_INFO_INIT, struct_size, out_info, "cuabi_graph_node_info", "cuabi_graph_node_info_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info) {
+CUABI_API cuabi_status cuabi_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info) try {
     return init_struct(cuabi_graph_update_info CUABI_GRAPH_UPDATE_INFO_INIT, struct_size, out_info, "cuabi_graph_update_info", "cuabi_graph_update_info_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_cache_stats_init(uint32_t struct_size, cuabi_graph_cache_stats* out_stats) {
+CUABI_API cuabi_status cuabi_graph_cache_stats_init(uint32_t struct_size, cuabi_graph_cache_stats* out_stats) try {
     return init_struct(cuabi_graph_cache_stats CUABI_GRAPH_CACHE_STATS_INIT, struct_size, out_stats, "cuabi_graph_cache_stats", "cuabi_graph_cache_stats_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_capture_begin(cuabi_stream* stream, int32_t mode) {
+CUABI_API cuabi_status cuabi_graph_capture_begin(cuabi_stream* stream, int32_t mode) try {
     Pinned<Stream> pinned(stream, "stream");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return graph::begin_capture(*pinned, mode);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi_graph_options* options,
-                                               cuabi_graph** out_graph) {
+                                               cuabi_graph** out_graph) try {
     std::shared_ptr<Stream> held = acquire<Stream>(stream, "stream");
     if (!held) return CUABI_ERROR_INVALID_HANDLE;
     cuabi_graph_options read{};
@@ -77,10 +89,12 @@ CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi
     if ((status = Graph::create(held->context_ref(), captured, read.flags, *held, &created)) != CUABI_SUCCESS)
         return status;
     return publish(std::move(created), out_graph);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuabi_graph* graph, uint32_t flags,
-                                                      cuabi_graph_update_info* out_info) {
+                                                      cuabi_graph_update_info* out_info) try {
     std::shared_ptr<Stream> held = acquire<Stream>(stream, "stream");
     if (!held) return CUABI_ERROR_INVALID_HANDLE;
     Pinned<Graph> pinned(graph, "graph");
@@ -103,51 +117,67 @@ CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuab
         write_output(info, out_info, "cuabi_graph_update_info", "cuabi_graph_update_info_init");
     }
     return status;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_capture_abort(cuabi_stream* stream) {
+CUABI_API cuabi_status cuabi_graph_capture_abort(cuabi_stream* stream) try {
     Pinned<Stream> pinned(stream, "stream");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return graph::abort_capture(*pinned);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_capture_get_status(cuabi_stream* stream, int32_t* out_status) {
+CUABI_API cuabi_status cuabi_graph_capture_get_status(cuabi_stream* stream, int32_t* out_status) try {
     Status status = require_pointer(out_status, "out_status");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Stream> pinned(stream, "stream");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return graph::capture_status(*pinned, out_status);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_graph_destroy(cuabi_graph* graph) { destroy_handle<Graph>(graph); }
+CUABI_API void cuabi_graph_destroy(cuabi_graph* graph) try {
+    destroy_handle<Graph>(graph);
+} catch (...) {
+    guard::swallowed();
+}
 
-CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, cuabi_stream* stream) {
+CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, cuabi_stream* stream) try {
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     if (stream == nullptr) return pinned->launch_synchronously();
     Pinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->launch(*pinned_stream);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_upload(cuabi_graph* graph, cuabi_stream* stream) {
+CUABI_API cuabi_status cuabi_graph_upload(cuabi_graph* graph, cuabi_stream* stream) try {
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     if (stream == nullptr) return pinned->upload_synchronously();
     Pinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->upload(*pinned_stream);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_retain_buffer(cuabi_graph* graph, cuabi_buffer* buffer) {
+CUABI_API cuabi_status cuabi_graph_retain_buffer(cuabi_graph* graph, cuabi_buffer* buffer) try {
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     std::shared_ptr<Buffer> held = acquire<Buffer>(buffer, "buffer");
     if (!held) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->retain_buffer(std::move(held));
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_get_native(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec) {
+CUABI_API cuabi_status cuabi_graph_get_native(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec) try {
     Status status = require_pointer(out_cu_graph_exec, "out_cu_graph_exec");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
@@ -155,18 +185,22 @@ CUABI_API cuabi_status cuabi_graph_get_native(cuabi_graph* graph, void** out_cu_
     if (out_cu_graph != nullptr) *out_cu_graph = pinned->native_graph();
     *out_cu_graph_exec = pinned->native_exec();
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_get_node_count(cuabi_graph* graph, size_t* out_count) {
+CUABI_API cuabi_status cuabi_graph_get_node_count(cuabi_graph* graph, size_t* out_count) try {
     Status status = require_pointer(out_count, "out_count");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     *out_count = pinned->node_count();
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t index, cuabi_graph_node_info* info) {
+CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t index, cuabi_graph_node_info* info) try {
     Status status = require_pointer(info, "info");
     if (status == CUABI_SUCCESS)
         status = require_output_struct(info->struct_size, "cuabi_graph_node_info", "cuabi_graph_node_info_init");
@@ -176,10 +210,12 @@ CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t inde
     cuabi_graph_node_info read{};
     if ((status = pinned->node_info(index, &read)) != CUABI_SUCCESS) return status;
     return write_output(read, info, "cuabi_graph_node_info", "cuabi_graph_node_info_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_get_node_kernel_name(cuabi_graph* graph, size_t index, char* buffer, size_t capacity,
-                                                    size_t* out_size) {
+                                                    size_t* out_size) try {
     Status status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
@@ -187,52 +223,69 @@ CUABI_API cuabi_status cuabi_graph_get_node_kernel_name(cuabi_graph* graph, size
     std::string name;
     if ((status = pinned->node_kernel_name(index, &name)) != CUABI_SUCCESS) return status;
     return copy_text_out(name, buffer, capacity, out_size);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_get_node_param_info(cuabi_graph* graph, size_t index, size_t param_index,
-                                                   size_t* out_offset, size_t* out_size) {
+                                                   size_t* out_offset, size_t* out_size) try {
     Status status = require_pointer(out_offset, "out_offset");
     if (status == CUABI_SUCCESS) status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->node_param_info(index, param_index, out_offset, out_size);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_update_kernel_args(cuabi_graph* graph, size_t index, const cuabi_kernel_arg* args,
-                                                      size_t arg_count) {
+                                                      size_t arg_count) try {
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->update_kernel_args(index, args, arg_count);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_update_kernel_args_packed(cuabi_graph* graph, size_t index, const void* packed,
-                                                             size_t packed_size) {
+                                                             size_t packed_size) try {
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->update_kernel_args_packed(index, packed, packed_size);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_update_kernel_geometry(cuabi_graph* graph, size_t index, const uint32_t* grid,
-                                                          const uint32_t* block, uint32_t shared_memory_bytes) {
+                                                          const uint32_t* block, uint32_t shared_memory_bytes) try {
     Status status = require_pointer(grid, "grid");
     if (status == CUABI_SUCCESS) status = require_pointer(block, "block");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->update_kernel_geometry(index, grid, block, shared_memory_bytes);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_update_memset_value(cuabi_graph* graph, size_t index, uint32_t value) {
+CUABI_API cuabi_status cuabi_graph_update_memset_value(cuabi_graph* graph, size_t index, uint32_t value) try {
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->update_memset_value(index, value);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API uint64_t cuabi_graph_cache_get_capacity_class(uint64_t size) { return graph::capacity_class(size); }
+CUABI_API uint64_t cuabi_graph_cache_get_capacity_class(uint64_t size) try {
+    return graph::capacity_class(size);
+} catch (...) {
+    guard::swallowed();
+    return 0;
+}
 
 CUABI_API cuabi_status cuabi_graph_cache_lookup(cuabi_context* context, const void* key, size_t key_size, uint64_t size,
-                                                cuabi_graph** out_graph) {
+                                                cuabi_graph** out_graph) try {
     Status status = require_pointer(out_graph, "out_graph");
     if (status == CUABI_SUCCESS) status = require_key(key, key_size);
     if (status != CUABI_SUCCESS) return status;
@@ -245,10 +298,12 @@ CUABI_API cuabi_status cuabi_graph_cache_lookup(cuabi_context* context, const vo
                     key_size, static_cast<unsigned long long>(graph::capacity_class(size)),
                     static_cast<unsigned long long>(size));
     return publish(std::static_pointer_cast<Graph>(std::move(found)), out_graph);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_cache_insert(cuabi_context* context, const void* key, size_t key_size, uint64_t size,
-                                                cuabi_graph* graph) {
+                                                cuabi_graph* graph) try {
     Status status = require_key(key, key_size);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> scope = acquire<Context>(context, "context");
@@ -260,13 +315,19 @@ CUABI_API cuabi_status cuabi_graph_cache_insert(cuabi_context* context, const vo
                     "the graph belongs to device %d but the context is on device %d", value->context().ordinal(),
                     scope->ordinal());
     return graph::GraphCache::instance().insert(std::move(scope), key, key_size, size, std::move(value));
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_graph_cache_set_capacity(size_t max_entries) {
+CUABI_API void cuabi_graph_cache_set_capacity(size_t max_entries) try {
+    if (fork_state::forked_child()) return;  // its lock may be held by a thread that did not survive fork()
     graph::GraphCache::instance().set_capacity(max_entries);
+} catch (...) {
+    guard::swallowed();
 }
 
-CUABI_API cuabi_status cuabi_graph_cache_clear(cuabi_context* context) {
+CUABI_API cuabi_status cuabi_graph_cache_clear(cuabi_context* context) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     if (context == nullptr) {
         graph::GraphCache::instance().clear(nullptr);
         return CUABI_SUCCESS;
@@ -275,9 +336,12 @@ CUABI_API cuabi_status cuabi_graph_cache_clear(cuabi_context* context) {
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     graph::GraphCache::instance().clear(pinned.get());
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* stats) {
+CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* stats) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(stats, "stats");
     if (status == CUABI_SUCCESS)
         status = require_output_struct(stats->struct_size, "cuabi_graph_cache_stats", "cuabi_graph_cache_stats_init");
@@ -292,6 +356,8 @@ CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* stat
     out.insertions = read.insertions;
     out.evictions = read.evictions;
     return write_output(out, stats, "cuabi_graph_cache_stats", "cuabi_graph_cache_stats_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 }  // extern "C"

@@ -1,5 +1,6 @@
 // Entry points of the "Kernel" group of cuabi.h: argument checks, then compile/module.hpp.
 #include "api/arguments.hpp"
+#include "api/guard.hpp"
 #include "compile/kernel_attributes.hpp"
 #include "compile/module.hpp"
 #include "core/options.hpp"
@@ -10,7 +11,7 @@ using namespace cuabi;
 extern "C" {
 
 CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char* name_or_expression,
-                                               cuabi_kernel** out_kernel) {
+                                               cuabi_kernel** out_kernel) try {
     Status status = require_pointer(name_or_expression, "name_or_expression");
     if (status == CUABI_SUCCESS) status = require_pointer(out_kernel, "out_kernel");
     if (status != CUABI_SUCCESS) return status;
@@ -23,15 +24,23 @@ CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char*
     status = Module::get_kernel(owner, name_or_expression, &kernel);
     if (status != CUABI_SUCCESS) return status;
     return publish(std::move(kernel), out_kernel);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_kernel_attributes_init(uint32_t struct_size, cuabi_kernel_attributes* out_attributes) {
+CUABI_API cuabi_status cuabi_kernel_attributes_init(uint32_t struct_size, cuabi_kernel_attributes* out_attributes) try {
     return init_struct(cuabi_kernel_attributes CUABI_KERNEL_ATTRIBUTES_INIT, struct_size, out_attributes, "cuabi_kernel_attributes", "cuabi_kernel_attributes_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_kernel_destroy(cuabi_kernel* kernel) { destroy_handle<Kernel>(kernel); }
+CUABI_API void cuabi_kernel_destroy(cuabi_kernel* kernel) try {
+    destroy_handle<Kernel>(kernel);
+} catch (...) {
+    guard::swallowed();
+}
 
-CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_kernel_attributes* attributes) {
+CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_kernel_attributes* attributes) try {
     Status status = require_pointer(attributes, "attributes");
     if (status == CUABI_SUCCESS)
         status = require_output_struct(attributes->struct_size, "cuabi_kernel_attributes",
@@ -43,15 +52,19 @@ CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_k
     status = read_kernel_attributes(*pinned, &facts);
     if (status != CUABI_SUCCESS) return status;
     return write_output(facts, attributes, "cuabi_kernel_attributes", "cuabi_kernel_attributes_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_kernel_get_native(cuabi_kernel* kernel, void** out_cu_function) {
+CUABI_API cuabi_status cuabi_kernel_get_native(cuabi_kernel* kernel, void** out_cu_function) try {
     Status status = require_pointer(out_cu_function, "out_cu_function");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     *out_cu_function = pinned->function();
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 }  // extern "C"

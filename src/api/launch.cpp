@@ -1,10 +1,11 @@
 // Entry points of the "Launch" group of cuabi.h: launches, parameter layout, occupancy.
 #include "api/arguments.hpp"
+#include "api/enqueue.hpp"
+#include "api/guard.hpp"
 #include "compile/kernel.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/stream.hpp"
-#include "graph/capture.hpp"
 #include "launch/kernel_facts.hpp"
 #include "launch/launcher.hpp"
 #include "launch/occupancy.hpp"
@@ -28,10 +29,8 @@ Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, cons
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     OptionalPinned<Stream> stream(read.stream, "cuabi_launch_config.stream");
     if (!stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    status = launch::launch(*pinned, read, stream.get(), arguments);
-    // A refused launch on a capturing stream ends the capture, so the stream never stays capturing.
-    if (status != CUABI_SUCCESS && stream.get() != nullptr) return graph::end_capture_after_failure(stream.get(), status);
-    return status;
+    // A refused launch on a capturing stream ends cuabi's capture, so the stream never stays capturing.
+    return enqueue_on(stream.get(), "cuabi_launch", [&] { return launch::launch(*pinned, read, stream.get(), arguments); });
 }
 
 // The kernel's parameter layout, or UNSUPPORTED when the driver cannot tell it.
@@ -54,30 +53,36 @@ Status layout_of(Kernel& kernel, const launch::ParamLayout** out) {
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config) {
+CUABI_API cuabi_status cuabi_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config) try {
     return init_struct(cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT, struct_size, out_config, "cuabi_launch_config", "cuabi_launch_config_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config,
-                                    const cuabi_kernel_arg* args, size_t arg_count) {
+                                    const cuabi_kernel_arg* args, size_t arg_count) try {
     if (launch::launch_fast(kernel, config, args, arg_count)) return CUABI_SUCCESS;
     launch::Arguments arguments;
     arguments.table = args;
     arguments.count = arg_count;
     return launch_with(kernel, config, arguments);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_launch_config* config,
-                                           const void* packed, size_t packed_size) {
+                                           const void* packed, size_t packed_size) try {
     if (launch::launch_fast_packed(kernel, config, packed, packed_size)) return CUABI_SUCCESS;
     launch::Arguments arguments;
     arguments.packed_form = true;
     arguments.packed = packed;
     arguments.packed_size = packed_size;
     return launch_with(kernel, config, arguments);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_kernel_get_param_count(cuabi_kernel* kernel, size_t* out_count) {
+CUABI_API cuabi_status cuabi_kernel_get_param_count(cuabi_kernel* kernel, size_t* out_count) try {
     Status status = require_pointer(out_count, "out_count");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
@@ -86,10 +91,12 @@ CUABI_API cuabi_status cuabi_kernel_get_param_count(cuabi_kernel* kernel, size_t
     if ((status = layout_of(*pinned, &layout)) != CUABI_SUCCESS) return status;
     *out_count = layout->count;
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_kernel_get_param_info(cuabi_kernel* kernel, size_t index, size_t* out_offset,
-                                               size_t* out_size) {
+                                               size_t* out_size) try {
     Status status = require_pointer(out_offset, "out_offset");
     if (status == CUABI_SUCCESS) status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
@@ -104,25 +111,31 @@ CUABI_API cuabi_status cuabi_kernel_get_param_info(cuabi_kernel* kernel, size_t 
     *out_offset = layout->slots[index].offset;
     *out_size = layout->slots[index].size;
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_kernel_get_max_active_blocks_per_sm(cuabi_kernel* kernel, uint32_t block_threads,
-                                                             uint32_t shared_memory_bytes, uint32_t* out_blocks) {
+                                                             uint32_t shared_memory_bytes, uint32_t* out_blocks) try {
     Status status = require_pointer(out_blocks, "out_blocks");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return launch::max_active_blocks(*pinned, block_threads, shared_memory_bytes, out_blocks);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uint32_t shared_memory_bytes,
-                                                       uint32_t* out_block_threads, uint32_t* out_min_grid_blocks) {
+                                                       uint32_t* out_block_threads, uint32_t* out_min_grid_blocks) try {
     Status status = require_pointer(out_block_threads, "out_block_threads");
     if (status == CUABI_SUCCESS) status = require_pointer(out_min_grid_blocks, "out_min_grid_blocks");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return launch::suggest_block_size(*pinned, shared_memory_bytes, out_block_threads, out_min_grid_blocks);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 }  // extern "C"

@@ -1,9 +1,11 @@
 // Entry points of the "Module" group of cuabi.h: argument checks, then compile/module.hpp.
 #include "api/arguments.hpp"
+#include "api/guard.hpp"
 #include "api/two_call.hpp"
 #include "compile/compile_log.hpp"
 #include "compile/compile_options.hpp"
 #include "compile/module.hpp"
+#include "core/fork.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 
@@ -11,16 +13,20 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options) {
+CUABI_API cuabi_status cuabi_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options) try {
     return init_struct(cuabi_compile_options CUABI_COMPILE_OPTIONS_INIT, struct_size, out_options, "cuabi_compile_options", "cuabi_compile_options_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_module_info_init(uint32_t struct_size, cuabi_module_info* out_info) {
+CUABI_API cuabi_status cuabi_module_info_init(uint32_t struct_size, cuabi_module_info* out_info) try {
     return init_struct(cuabi_module_info CUABI_MODULE_INFO_INIT, struct_size, out_info, "cuabi_module_info", "cuabi_module_info_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* source,
-                                            const cuabi_compile_options* options, cuabi_module** out_module) {
+                                            const cuabi_compile_options* options, cuabi_module** out_module) try {
     Status status = require_pointer(source, "source");
     if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
     cuabi_compile_options read{};
@@ -32,10 +38,13 @@ CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* 
     status = Module::compile(std::move(owner), source, read, &module);
     if (status != CUABI_SUCCESS) return status;
     return publish(std::move(module), out_module);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cuabi_compile_options* options,
-                                                    cuabi_module** out_module) {
+                                                    cuabi_module** out_module) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(source, "source");
     if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
     cuabi_compile_options read{};
@@ -45,10 +54,12 @@ CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cu
     status = Module::compile_offline(source, read, &module);
     if (status != CUABI_SUCCESS) return status;
     return publish(std::move(module), out_module);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_module_load_image(cuabi_context* context, const void* image, size_t size,
-                                               cuabi_module** out_module) {
+                                               cuabi_module** out_module) try {
     Status status = require_pointer(image, "image");
     if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
     if (status != CUABI_SUCCESS) return status;
@@ -58,11 +69,17 @@ CUABI_API cuabi_status cuabi_module_load_image(cuabi_context* context, const voi
     status = Module::load_image(std::move(owner), image, size, &module);
     if (status != CUABI_SUCCESS) return status;
     return publish(std::move(module), out_module);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_module_destroy(cuabi_module* module) { destroy_handle<Module>(module); }
+CUABI_API void cuabi_module_destroy(cuabi_module* module) try {
+    destroy_handle<Module>(module);
+} catch (...) {
+    guard::swallowed();
+}
 
-CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_info* info) {
+CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_info* info) try {
     Status status = require_pointer(info, "info");
     if (status == CUABI_SUCCESS)
         status = require_output_struct(info->struct_size, "cuabi_module_info", "cuabi_module_info_init");
@@ -72,23 +89,29 @@ CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_
     cuabi_module_info facts{};
     pinned->info(&facts);
     return write_output(facts, info, "cuabi_module_info", "cuabi_module_info_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* buffer, size_t capacity, size_t* out_size) {
+CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* buffer, size_t capacity, size_t* out_size) try {
     Pinned<Module> pinned(module, "module");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     const std::vector<uint8_t>& image = pinned->image().image;
     return copy_bytes_out(image.data(), image.size(), buffer, capacity, out_size);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_module_get_log(cuabi_module* module, char* buffer, size_t capacity, size_t* out_size) {
+CUABI_API cuabi_status cuabi_module_get_log(cuabi_module* module, char* buffer, size_t capacity, size_t* out_size) try {
     Pinned<Module> pinned(module, "module");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return copy_text_out(pinned->image().log, buffer, capacity, out_size);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const char* expression, char* buffer,
-                                                     size_t capacity, size_t* out_size) {
+                                                     size_t capacity, size_t* out_size) try {
     Status status = require_pointer(expression, "expression");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Module> pinned(module, "module");
@@ -99,13 +122,17 @@ CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const
                     "add the expression to cuabi_compile_options.name_expressions when compiling (the text must match "
                     "exactly)",
                     "name expression \"%s\" was not compiled into this module, which has %zu name expression%s",
-                    expression, pinned->image().lowered_names.size(),
+                    bounded(expression).c_str(), pinned->image().lowered_names.size(),
                     pinned->image().lowered_names.size() == 1 ? "" : "s");
     return copy_text_out(*lowered, buffer, capacity, out_size);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_last_compile_log(char* buffer, size_t capacity, size_t* out_size) {
+CUABI_API cuabi_status cuabi_last_compile_log(char* buffer, size_t capacity, size_t* out_size) try {
     return copy_text_out(last_compile_log(), buffer, capacity, out_size);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 }  // extern "C"

@@ -1,6 +1,8 @@
 // Entry points for NVRTC facts (the "Module" group of cuabi.h): what `cuabi info` shows.
 #include "api/arguments.hpp"
+#include "api/guard.hpp"
 #include "api/two_call.hpp"
+#include "core/fork.hpp"
 #include "cuabi/cuabi.h"
 #include "driver/nvrtc_api.hpp"
 
@@ -8,7 +10,8 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_nvrtc_get_version(int32_t* out_major, int32_t* out_minor) {
+CUABI_API cuabi_status cuabi_nvrtc_get_version(int32_t* out_major, int32_t* out_minor) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_major, "out_major");
     if (status == CUABI_SUCCESS) status = require_pointer(out_minor, "out_minor");
     if (status != CUABI_SUCCESS) return status;
@@ -17,9 +20,12 @@ CUABI_API cuabi_status cuabi_nvrtc_get_version(int32_t* out_major, int32_t* out_
     *out_major = api->major;
     *out_minor = api->minor;
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_nvrtc_get_supported_archs(int32_t* archs, size_t capacity, size_t* out_count) {
+CUABI_API cuabi_status cuabi_nvrtc_get_supported_archs(int32_t* archs, size_t capacity, size_t* out_count) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_count, "out_count");
     if (status != CUABI_SUCCESS) return status;
     const NvrtcApi* api = nvrtc(&status);
@@ -35,18 +41,26 @@ CUABI_API cuabi_status cuabi_nvrtc_get_supported_archs(int32_t* archs, size_t ca
                     "the array holds %zu elements; NVRTC supports %zu architectures", capacity, count);
     for (size_t i = 0; i < count; ++i) archs[i] = api->supported_archs[i];
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_nvrtc_get_path(char* out_text, size_t capacity, size_t* out_size) {
+CUABI_API cuabi_status cuabi_nvrtc_get_path(char* out_text, size_t capacity, size_t* out_size) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
     const NvrtcApi* api = nvrtc(&status);
     if (api == nullptr) return status;
     return copy_text_out(api->path, out_text, capacity, out_size);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_nvrtc_get_include_dirs(char* out_text, size_t capacity, size_t* out_size) {
+CUABI_API cuabi_status cuabi_nvrtc_get_include_dirs(char* out_text, size_t capacity, size_t* out_size) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
     return copy_text_out(std::string(), out_text, capacity, out_size);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 }  // extern "C"

@@ -1,5 +1,7 @@
 // Entry points of the "Stream" group of cuabi.h.
 #include "api/arguments.hpp"
+#include "api/enqueue.hpp"
+#include "api/guard.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/event.hpp"
@@ -10,12 +12,14 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_stream_options_init(uint32_t struct_size, cuabi_stream_options* out_options) {
+CUABI_API cuabi_status cuabi_stream_options_init(uint32_t struct_size, cuabi_stream_options* out_options) try {
     return init_struct(cuabi_stream_options CUABI_STREAM_OPTIONS_INIT, struct_size, out_options, "cuabi_stream_options", "cuabi_stream_options_init");
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, const cuabi_stream_options* options,
-                                           cuabi_stream** out_stream) {
+                                           cuabi_stream** out_stream) try {
     Status status = require_pointer(out_stream, "out_stream");
     if (status != CUABI_SUCCESS) return status;
     cuabi_stream_options read{};
@@ -34,9 +38,11 @@ CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, const cuabi_s
     status = Stream::create(std::move(parent), read.priority, &stream);
     if (status != CUABI_SUCCESS) return status;
     return publish(std::move(stream), out_stream);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_stream_wrap(cuabi_context* context, void* cu_stream, cuabi_stream** out_stream) {
+CUABI_API cuabi_status cuabi_stream_wrap(cuabi_context* context, void* cu_stream, cuabi_stream** out_stream) try {
     Status status = require_pointer(out_stream, "out_stream");
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> parent = acquire<Context>(context, "context");
@@ -45,42 +51,56 @@ CUABI_API cuabi_status cuabi_stream_wrap(cuabi_context* context, void* cu_stream
     status = Stream::wrap(std::move(parent), static_cast<CUstream>(cu_stream), &stream);
     if (status != CUABI_SUCCESS) return status;
     return publish(std::move(stream), out_stream);
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_stream_destroy(cuabi_stream* stream) { destroy_handle<Stream>(stream); }
+CUABI_API void cuabi_stream_destroy(cuabi_stream* stream) try {
+    {
+        Pinned<Stream> pinned(stream, nullptr);  // quiet: a destroy reports nothing
+        if (pinned.ok()) graph::discard_own_capture(*pinned);
+    }
+    destroy_handle<Stream>(stream);
+} catch (...) {
+    guard::swallowed();
+}
 
-CUABI_API cuabi_status cuabi_stream_synchronize(cuabi_stream* stream) {
+CUABI_API cuabi_status cuabi_stream_synchronize(cuabi_stream* stream) try {
     Pinned<Stream> pinned(stream, "stream");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->synchronize();
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_stream_query(cuabi_stream* stream) {
+CUABI_API cuabi_status cuabi_stream_query(cuabi_stream* stream) try {
     Pinned<Stream> pinned(stream, "stream");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     return pinned->query();
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_stream_wait_event(cuabi_stream* stream, cuabi_event* event) {
+CUABI_API cuabi_status cuabi_stream_wait_event(cuabi_stream* stream, cuabi_event* event) try {
     Pinned<Stream> pinned_stream(stream, "stream");
     if (!pinned_stream.ok()) return CUABI_ERROR_INVALID_HANDLE;
-    Status status = CUABI_ERROR_INVALID_HANDLE;
-    {
+    return enqueue_on(pinned_stream.get(), __func__, [&] {
         Pinned<Event> pinned_event(event, "event");
-        if (pinned_event.ok()) status = stream_wait_event(*pinned_stream, *pinned_event);
-    }
-    // A failed wait on a capturing stream ends the capture, so the stream never stays capturing.
-    if (status != CUABI_SUCCESS) return graph::end_capture_after_failure(pinned_stream.get(), status);
-    return CUABI_SUCCESS;
+        return pinned_event.ok() ? stream_wait_event(*pinned_stream, *pinned_event) : CUABI_ERROR_INVALID_HANDLE;
+    });
+} catch (...) {
+    return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_stream_get_native(cuabi_stream* stream, void** out_cu_stream) {
+CUABI_API cuabi_status cuabi_stream_get_native(cuabi_stream* stream, void** out_cu_stream) try {
     Status status = require_pointer(out_cu_stream, "out_cu_stream");
     if (status != CUABI_SUCCESS) return status;
     Pinned<Stream> pinned(stream, "stream");
     if (!pinned.ok()) return CUABI_ERROR_INVALID_HANDLE;
     *out_cu_stream = pinned->cu_stream();
     return CUABI_SUCCESS;
+} catch (...) {
+    return guard::failed(__func__);
 }
 
 }  // extern "C"

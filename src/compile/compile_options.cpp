@@ -140,7 +140,8 @@ Status check_cpp_standard(const char* standard) {
         std::isdigit(static_cast<unsigned char>(digits[1])))
         return CUABI_SUCCESS;
     return fail(CUABI_ERROR_INVALID_ARGUMENT, "spell it \"c++17\" or \"c++20\" (or \"17\", \"20\"), or pass NULL",
-                "cuabi_compile_options.cpp_standard is \"%s\", which is not a C++ standard", standard);
+                "cuabi_compile_options.cpp_standard is \"%s\", which is not a C++ standard",
+                bounded(standard).c_str());
 }
 
 Status check_defines(const cuabi_compile_options& options) {
@@ -151,8 +152,8 @@ Status check_defines(const cuabi_compile_options& options) {
         if (!valid)
             return fail(CUABI_ERROR_INVALID_ARGUMENT,
                         "write defines as \"NAME\" or \"NAME=VALUE\" with a C identifier as NAME (no leading -D)",
-                        "cuabi_compile_options.defines[%zu] is \"%s\"; \"%.*s\" is not a macro name", i,
-                        options.defines[i], static_cast<int>(name.size()), name.data());
+                        "cuabi_compile_options.defines[%zu] is \"%s\"; \"%s\" is not a macro name", i,
+                        bounded(options.defines[i]).c_str(), bounded(std::string(name).c_str()).c_str());
     }
     return CUABI_SUCCESS;
 }
@@ -168,7 +169,7 @@ Status check_headers(const cuabi_compile_options& options) {
         if (std::strcmp(previous, options.header_names[order[i]]) == 0)
             return fail(CUABI_ERROR_INVALID_ARGUMENT, "give each in-memory header a distinct name",
                         "cuabi_compile_options.header_names[%u] and [%u] are both \"%s\"", order[i - 1], order[i],
-                        previous);
+                        bounded(previous).c_str());
     }
     return CUABI_SUCCESS;
 }
@@ -187,7 +188,7 @@ Status check_extra_flags(const cuabi_compile_options& options) {
                             "cuabi loads PTX, CUBIN and fatbin images, not LTO IR",
                             "cuabi_compile_options.extra_flags[%zu] is \"%s\", which would change the target or the "
                             "kind of image",
-                            i, flag);
+                            i, bounded(flag).c_str());
         }
     }
     return CUABI_SUCCESS;

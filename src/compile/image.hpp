@@ -1,6 +1,7 @@
 // What an image given by a caller is, without a GPU: PTX text, a CUBIN (a CUDA ELF file) or a
 // fatbin, and for which architecture. Junk is refused here, with the bytes that gave it away,
-// rather than by the driver with CUDA_ERROR_INVALID_IMAGE.
+// and damaged images with what is wrong in them (image/check.hpp), rather than by the driver with
+// CUDA_ERROR_INVALID_IMAGE -- or a crash inside it.
 #pragma once
 
 #include <cstddef>
@@ -20,7 +21,7 @@ struct ImageFacts {
     char target[32] = {};  // "sm_90" for a CUBIN, "compute_90" for PTX, "" for a fatbin
 };
 
-// Fails with CUABI_ERROR_INVALID_IMAGE when the bytes are none of the three kinds.
+// Fails with CUABI_ERROR_INVALID_IMAGE when the bytes are none of the three kinds, or damaged.
 Status inspect_image(const void* data, size_t size, ImageFacts* out);
 
 // Fails with CUABI_ERROR_INVALID_IMAGE when `image` cannot run on a device of compute capability

@@ -156,7 +156,7 @@ Status Module::get_kernel(const std::shared_ptr<Module>& module, const char* nam
                     "cuabi_module_compile()",
                     "the module was compiled offline for %s and is not loaded in any context, so kernel '%s' "
                     "cannot be looked up",
-                    module->image_->target.c_str(), name);
+                    module->image_->target.c_str(), bounded(name).c_str());
     const std::string* lowered = module->lowered_name(name);
     const char* symbol = lowered != nullptr ? lowered->c_str() : name;
     const DriverApi& api = module->context_->api();
@@ -171,9 +171,10 @@ Status Module::get_kernel(const std::shared_ptr<Module>& module, const char* nam
                           "must match exactly)"
                         : "use the name of an extern \"C\" __global__ function, or compile the C++ name as a name "
                           "expression",
-                    "the module (%s) has no kernel '%s'; %s", describe_image(*module->image_).c_str(), name,
-                    module->available_names().c_str());
-    if (result != CUDA_SUCCESS) return fail_image(result, "cuLibraryGetKernel", format("kernel '%s'", name));
+                    "the module (%s) has no kernel '%s'; %s", describe_image(*module->image_).c_str(),
+                    bounded(name).c_str(), module->available_names().c_str());
+    if (result != CUDA_SUCCESS)
+        return fail_image(result, "cuLibraryGetKernel", format("kernel '%s'", bounded(name).c_str()));
 
     Status status = module->context_->make_current();
     if (status != CUABI_SUCCESS) return status;
@@ -185,7 +186,7 @@ Status Module::get_kernel(const std::shared_ptr<Module>& module, const char* nam
     }
     if (result != CUDA_SUCCESS)
         return fail_image(result, "cuKernelGetFunction",
-                          format("kernel '%s' of the %s on %s", name, describe_image(*module->image_).c_str(),
+                          format("kernel '%s' of the %s on %s", bounded(name).c_str(), describe_image(*module->image_).c_str(),
                                  module->context_->info().name));
     *out = std::make_shared<Kernel>(module, module->context_, function, name, symbol);
     graph::register_kernel(*out);  // so a graph's inventory can name the kernel behind a node

@@ -28,7 +28,7 @@ Status parse_target(const char* text, const char* field, Target* out) {
         return fail(CUABI_ERROR_INVALID_ARGUMENT,
                     "spell the target as sm_XY (a CUBIN, e.g. \"sm_90\") or compute_XY (PTX, e.g. \"compute_90\"), "
                     "optionally with an 'a' or 'f' suffix, or leave it NULL for the context device",
-                    "%s is \"%s\", which is not a GPU architecture", field, text);
+                    "%s is \"%s\", which is not a GPU architecture", field, bounded(text).c_str());
     for (const char* digit = digits; digit < end && std::isdigit(static_cast<unsigned char>(*digit)); ++digit)
         target.arch = target.arch * 10 + (*digit - '0');
     target.set_name();

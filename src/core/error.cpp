@@ -2,12 +2,18 @@
 
 #include <cstdarg>
 #include <cstdio>
+#include <cstring>
 
 namespace cuabi {
 namespace {
 
+// What the thread's last error reads when its message could not be allocated.
+const char* const kMessageUnallocated =
+    "cuabi could not allocate host memory for the message of a failure. Fix: free host memory, then retry the call.";
+
 struct LastError {
-    std::string message = "no error";
+    std::string message = "no error";     // short enough to need no allocation
+    const char* fixed_message = nullptr;  // when set, the message (static text)
     int32_t cu_result = 0;
     int32_t nvrtc_result = 0;
 };
@@ -31,14 +37,24 @@ std::string vformat(const char* format_string, va_list args) {
     return big;
 }
 
+// Sets the message, or the fixed text when the host cannot allocate it.
+void set_message(LastError& error, const char* fix, const char* what_format, va_list args) noexcept {
+    try {
+        std::string message = vformat(what_format, args);
+        if (!message.empty() && message.back() != '.') message += '.';
+        message += " Fix: ";
+        message += fix;
+        error.message.swap(message);
+        error.fixed_message = nullptr;
+    } catch (...) {
+        error.fixed_message = kMessageUnallocated;
+    }
+}
+
 Status record(Status status, int32_t cu_result, int32_t nvrtc_result, const char* fix, const char* what_format,
-              va_list args) {
+              va_list args) noexcept {
     LastError& error = last_error();
-    std::string message = vformat(what_format, args);
-    if (!message.empty() && message.back() != '.') message += '.';
-    message += " Fix: ";
-    message += fix;
-    error.message = std::move(message);
+    set_message(error, fix, what_format, args);
     error.cu_result = cu_result;
     error.nvrtc_result = nvrtc_result;
     return status;
@@ -72,15 +88,49 @@ Status fail_with_nvrtc_result(Status status, int32_t nvrtc_result, const char* f
 
 Status fail_again(Status status, const std::string& message, int32_t cu_result) {
     LastError& error = last_error();
-    error.message = message;
+    try {
+        error.message = message;
+        error.fixed_message = nullptr;
+    } catch (...) {
+        error.fixed_message = kMessageUnallocated;
+    }
     error.cu_result = cu_result;
     error.nvrtc_result = 0;
     return status;
 }
 
-const char* last_error_message() { return last_error().message.c_str(); }
+const char* last_error_message() {
+    const LastError& error = last_error();
+    return error.fixed_message != nullptr ? error.fixed_message : error.message.c_str();
+}
 int32_t last_cu_result() { return last_error().cu_result; }
 int32_t last_nvrtc_result() { return last_error().nvrtc_result; }
+
+PreserveLastError::PreserveLastError() noexcept {
+    LastError& error = last_error();
+    message_.swap(error.message);
+    fixed_message_ = error.fixed_message;
+    cu_result_ = error.cu_result;
+    nvrtc_result_ = error.nvrtc_result;
+}
+
+PreserveLastError::~PreserveLastError() {
+    LastError& error = last_error();
+    error.message.swap(message_);
+    error.fixed_message = fixed_message_;
+    error.cu_result = cu_result_;
+    error.nvrtc_result = nvrtc_result_;
+}
+
+std::string bounded(const char* text, size_t limit) {
+    if (text == nullptr) return "(null)";
+    const size_t length = std::strlen(text);
+    if (length <= limit) return text;
+    size_t cut = limit;
+    // Back up over UTF-8 continuation bytes (10xxxxxx) so no character is split.
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    return std::string(text, cut) + format("\xe2\x80\xa6(%zu bytes)", length);
+}
 
 std::string format(const char* format_string, ...) {
     va_list args;

@@ -3,6 +3,7 @@
 // returns the status so call sites read `return fail(...)`.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -29,6 +30,32 @@ Status fail_with_nvrtc_result(Status status, int32_t nvrtc_result, const char* f
 // Re-raises a failure recorded earlier (e.g. the cached outcome of loading the driver) with its
 // original message.
 Status fail_again(Status status, const std::string& message, int32_t cu_result = 0);
+
+// Recording never throws: when the host cannot allocate the message, the thread's last error
+// becomes a fixed text that says so (and the status is returned as usual).
+//
+// Keeps the thread's last error as it was for the life of the object, whatever is recorded
+// meanwhile: destroys report nothing, so the message of an earlier failure must survive them.
+// Moves the message out and back, so it allocates nothing.
+class PreserveLastError {
+public:
+    PreserveLastError() noexcept;
+    ~PreserveLastError();
+    PreserveLastError(const PreserveLastError&) = delete;
+    PreserveLastError& operator=(const PreserveLastError&) = delete;
+
+private:
+    std::string message_;
+    const char* fixed_message_;
+    int32_t cu_result_;
+    int32_t nvrtc_result_;
+};
+
+// Caller text for a message, bounded: at most `limit` bytes (cut at a UTF-8 character boundary),
+// then "…(N bytes)" (N the whole length) when longer, so that a caller-sized string never makes a
+// message (and its allocation) as large as itself.
+constexpr size_t kQuoteLimit = 200;
+std::string bounded(const char* text, size_t limit = kQuoteLimit);
 
 // The thread's last message, status and underlying results.
 const char* last_error_message();

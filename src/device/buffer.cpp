@@ -1,5 +1,7 @@
 #include "device/buffer.hpp"
 
+#include "core/deferred_release.hpp"
+
 namespace cuabi {
 namespace {
 
@@ -29,6 +31,8 @@ Status check_fill(size_t offset, uint32_t element_size, size_t count, size_t buf
 }
 
 Status Buffer::create(std::shared_ptr<Context> context, size_t size, uint32_t flags, std::shared_ptr<Buffer>* out) {
+    // Memory that graphs no longer retain is freed first, so that it can be reused right away.
+    DeferredRelease::release_queued();
     const DriverApi& api = context->api();
     // A size the device can never hold is the caller's mistake, not a transient shortage: say so
     // without asking the driver (which may answer with a less telling error for absurd sizes).

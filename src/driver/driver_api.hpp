@@ -72,6 +72,10 @@
     X(cuStreamBeginCapture)                   \
     X(cuStreamEndCapture)                     \
     X(cuStreamIsCapturing)                    \
+    X(cuStreamGetCaptureInfo)                 \
+    X(cuUserObjectCreate)                     \
+    X(cuUserObjectRelease)                    \
+    X(cuGraphRetainUserObject)                \
     X(cuGraphInstantiateWithFlags)            \
     X(cuGraphLaunch)                          \
     X(cuGraphUpload)                          \

@@ -1,6 +1,7 @@
 #include "driver/driver_api.hpp"
 
 #include "cache/driver_jit_cache.hpp"
+#include "core/fork.hpp"
 #include "range/ranges.hpp"
 
 #include <dlfcn.h>
@@ -128,6 +129,13 @@ LoadOutcome& outcome() {
 }  // namespace
 
 const DriverApi* driver(Status* out_status) {
+    // A fork() child of a process that had used cuabi may not touch the driver (core/fork.hpp);
+    // one that had not starts CUDA afresh.
+    Status entered = fork_state::enter("GPU work");
+    if (entered != CUABI_SUCCESS) {
+        if (out_status != nullptr) *out_status = entered;
+        return nullptr;
+    }
     static std::once_flag once;
     std::call_once(once, [] { load(&outcome()); });
     const LoadOutcome& result = outcome();

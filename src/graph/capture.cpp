@@ -1,7 +1,12 @@
 #include "graph/capture.hpp"
 
+#include <algorithm>
+#include <mutex>
+#include <new>
 #include <string>
+#include <vector>
 
+#include "core/deferred_release.hpp"
 #include "range/ranges.hpp"
 
 namespace cuabi {
@@ -10,28 +15,70 @@ namespace {
 
 const char* mode_name(int32_t mode) {
     switch (mode) {
-        case CUABI_CAPTURE_MODE_GLOBAL: return "global";
-        case CUABI_CAPTURE_MODE_THREAD_LOCAL: return "thread-local";
-        case CUABI_CAPTURE_MODE_RELAXED: return "relaxed";
+        case CUABI_CAPTURE_MODE_GLOBAL:
+            return "global";
+        case CUABI_CAPTURE_MODE_THREAD_LOCAL:
+            return "thread-local";
+        case CUABI_CAPTURE_MODE_RELAXED:
+            return "relaxed";
     }
     return "unknown";
 }
 
-CUresult is_capturing(const Stream& stream, bool* out_active) {
-    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-    CUresult result = stream.context().api().cuStreamIsCapturing(stream.cu_stream(), &capture);
-    *out_active = result == CUDA_SUCCESS && capture != CU_STREAM_CAPTURE_STATUS_NONE;
-    return result;
+// The ids of the captures cuabi began and has not ended. A handful at a time; never destroyed, so
+// that streams destroyed from static destructors can still ask.
+class OwnedCaptures {
+public:
+    void add(uint64_t id) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ids_.push_back(id);
+    }
+    bool contains(uint64_t id) const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return std::find(ids_.begin(), ids_.end(), id) != ids_.end();
+    }
+    void remove(uint64_t id) noexcept {
+        std::lock_guard<std::mutex> lock(mutex_);
+        ids_.erase(std::remove(ids_.begin(), ids_.end(), id), ids_.end());
+    }
+
+private:
+    mutable std::mutex mutex_;
+    std::vector<uint64_t> ids_;
+};
+
+OwnedCaptures& owned() {
+    static OwnedCaptures* captures = new OwnedCaptures();
+    return *captures;
 }
 
-// Ends whatever capture the stream has and destroys what it produced.
-CUresult discard_capture(const Stream& stream) {
+struct Capture {
+    CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+    cuuint64_t id = 0;
+    bool active() const { return status != CU_STREAM_CAPTURE_STATUS_NONE; }
+    bool cuabis() const { return active() && owned().contains(id); }
+};
+
+CUresult capture_of(const Stream& stream, Capture* out) {
+    return stream.context().api().cuStreamGetCaptureInfo(stream.cu_stream(), &out->status, &out->id, nullptr, nullptr,
+                                                         nullptr, nullptr);
+}
+
+// Ends whatever capture the stream has and destroys what it produced. Releases the buffers the
+// discarded capture held (its user objects die with it).
+CUresult discard_capture(const Stream& stream, uint64_t id) {
     const DriverApi& api = stream.context().api();
     CUgraph graph = nullptr;
     CUresult result = api.cuStreamEndCapture(stream.cu_stream(), &graph);
     if (graph != nullptr) api.cuGraphDestroy(graph);
+    if (result != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD) owned().remove(id);
+    DeferredRelease::release_queued();
     return result;
 }
+
+const char* const kFixForeignCapture =
+    "end or abort the capture with the driver (cuStreamEndCapture) in the code that began it, or begin captures "
+    "with cuabi_graph_capture_begin";
 
 }  // namespace
 
@@ -39,9 +86,15 @@ Status begin_capture(const Stream& stream, int32_t mode) {
     range::Scope scope(range::Phase::GraphCapture);
     CUstreamCaptureMode cu_mode;
     switch (mode) {
-        case CUABI_CAPTURE_MODE_GLOBAL: cu_mode = CU_STREAM_CAPTURE_MODE_GLOBAL; break;
-        case CUABI_CAPTURE_MODE_THREAD_LOCAL: cu_mode = CU_STREAM_CAPTURE_MODE_THREAD_LOCAL; break;
-        case CUABI_CAPTURE_MODE_RELAXED: cu_mode = CU_STREAM_CAPTURE_MODE_RELAXED; break;
+        case CUABI_CAPTURE_MODE_GLOBAL:
+            cu_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+            break;
+        case CUABI_CAPTURE_MODE_THREAD_LOCAL:
+            cu_mode = CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+            break;
+        case CUABI_CAPTURE_MODE_RELAXED:
+            cu_mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+            break;
         default:
             return fail(CUABI_ERROR_INVALID_ARGUMENT,
                         "pass CUABI_CAPTURE_MODE_GLOBAL, CUABI_CAPTURE_MODE_THREAD_LOCAL or CUABI_CAPTURE_MODE_RELAXED",
@@ -59,6 +112,19 @@ Status begin_capture(const Stream& stream, int32_t mode) {
     if (result != CUDA_SUCCESS)
         return fail_cu(result, "cuStreamBeginCapture", "check that the stream is usable (cuabi_stream_query)",
                        "(%s mode) on device %d", mode_name(mode), stream.context().ordinal());
+    Capture capture;
+    if ((result = capture_of(stream, &capture)) != CUDA_SUCCESS) {
+        discard_capture(stream, 0);
+        return fail_cu(result, "cuStreamGetCaptureInfo", "check that the stream is usable (cuabi_stream_query)",
+                       "right after beginning a capture on device %d; the capture was ended",
+                       stream.context().ordinal());
+    }
+    try {
+        owned().add(capture.id);
+    } catch (...) {
+        discard_capture(stream, capture.id);  // a capture cuabi could not remember would never be ended
+        throw;
+    }
     return CUABI_SUCCESS;
 }
 
@@ -67,14 +133,28 @@ Status end_capture(const Stream& stream, CUgraph* out_graph) {
     const DriverApi& api = stream.context().api();
     Status status = stream.context().make_current();
     if (status != CUABI_SUCCESS) return status;
+    const int device = stream.context().ordinal();
+    Capture capture;
+    CUresult result = capture_of(stream, &capture);
+    if (result != CUDA_SUCCESS)
+        return fail_cu(result, "cuStreamGetCaptureInfo", "check that the stream is usable (cuabi_stream_query)",
+                       "on device %d", device);
+    if (!capture.active())
+        return fail(CUABI_ERROR_CAPTURE, "call cuabi_graph_capture_begin on the stream first",
+                    "the stream on device %d is not capturing, so there is no capture to end", device);
+    if (!capture.cuabis())
+        return fail(CUABI_ERROR_CAPTURE, kFixForeignCapture,
+                    "the stream on device %d is capturing a graph that other code began (not "
+                    "cuabi_graph_capture_begin); cuabi leaves that capture to its owner, and it still captures",
+                    device);
     CUgraph graph = nullptr;
-    CUresult result = api.cuStreamEndCapture(stream.cu_stream(), &graph);
+    result = api.cuStreamEndCapture(stream.cu_stream(), &graph);
     if (result == CUDA_SUCCESS && graph != nullptr) {
+        owned().remove(capture.id);
         *out_graph = graph;
         return CUABI_SUCCESS;
     }
     if (graph != nullptr) api.cuGraphDestroy(graph);
-    const int device = stream.context().ordinal();
     if (result == CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD)
         return fail_with_cu_result(CUABI_ERROR_CAPTURE, result,
                                    "end a global or thread-local capture on the thread that began it, or begin it "
@@ -82,12 +162,13 @@ Status end_capture(const Stream& stream, CUgraph* out_graph) {
                                    "the stream on device %d is capturing, but the capture was begun on another "
                                    "thread; it is still capturing",
                                    device);
-    if (result == CUDA_ERROR_ILLEGAL_STATE)
-        return fail_with_cu_result(CUABI_ERROR_CAPTURE, result, "call cuabi_graph_capture_begin on the stream first",
-                                   "the stream on device %d is not capturing, so there is no capture to end", device);
     // Invalidated, unjoined or otherwise failed: make sure the capture is really over.
-    bool active = false;
-    if (is_capturing(stream, &active) == CUDA_SUCCESS && active) discard_capture(stream);
+    Capture after;
+    if (capture_of(stream, &after) == CUDA_SUCCESS && after.active())
+        discard_capture(stream, capture.id);
+    else
+        owned().remove(capture.id);
+    DeferredRelease::release_queued();
     if (result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED || result == CUDA_SUCCESS)
         return fail_with_cu_result(CUABI_ERROR_CAPTURE, result,
                                    "avoid calls that are unsafe during capture (synchronizing, synchronous "
@@ -110,13 +191,18 @@ Status end_capture(const Stream& stream, CUgraph* out_graph) {
 Status abort_capture(const Stream& stream) {
     Status status = stream.context().make_current();
     if (status != CUABI_SUCCESS) return status;
-    bool active = false;
-    CUresult result = is_capturing(stream, &active);
+    Capture capture;
+    CUresult result = capture_of(stream, &capture);
     if (result != CUDA_SUCCESS)
-        return fail_cu(result, "cuStreamIsCapturing", "check that the stream is usable (cuabi_stream_query)",
+        return fail_cu(result, "cuStreamGetCaptureInfo", "check that the stream is usable (cuabi_stream_query)",
                        "on device %d", stream.context().ordinal());
-    if (!active) return CUABI_SUCCESS;
-    result = discard_capture(stream);
+    if (!capture.active()) return CUABI_SUCCESS;
+    if (!capture.cuabis())
+        return fail(CUABI_ERROR_CAPTURE, kFixForeignCapture,
+                    "the stream on device %d is capturing a graph that other code began (not "
+                    "cuabi_graph_capture_begin); cuabi aborts only its own captures, so that one still captures",
+                    stream.context().ordinal());
+    result = discard_capture(stream, capture.id);
     if (result == CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD)
         return fail_with_cu_result(CUABI_ERROR_CAPTURE, result,
                                    "abort a global or thread-local capture on the thread that began it",
@@ -126,23 +212,36 @@ Status abort_capture(const Stream& stream) {
     return CUABI_SUCCESS;
 }
 
+void discard_own_capture(const Stream& stream) noexcept {
+    PreserveLastError keep;
+    Capture capture;
+    if (stream.context().make_current() != CUABI_SUCCESS || capture_of(stream, &capture) != CUDA_SUCCESS) return;
+    if (capture.cuabis()) discard_capture(stream, capture.id);
+}
+
 Status capture_status(const Stream& stream, int32_t* out_status) {
     Status status = stream.context().make_current();
     if (status != CUABI_SUCCESS) return status;
-    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
-    CUresult result = stream.context().api().cuStreamIsCapturing(stream.cu_stream(), &capture);
+    Capture capture;
+    CUresult result = capture_of(stream, &capture);
     if (result != CUDA_SUCCESS)
-        return fail_cu(result, "cuStreamIsCapturing", "check that the stream is usable (cuabi_stream_query)",
+        return fail_cu(result, "cuStreamGetCaptureInfo", "check that the stream is usable (cuabi_stream_query)",
                        "on device %d", stream.context().ordinal());
-    switch (capture) {
-        case CU_STREAM_CAPTURE_STATUS_NONE: *out_status = CUABI_CAPTURE_STATUS_NONE; break;
-        case CU_STREAM_CAPTURE_STATUS_ACTIVE: *out_status = CUABI_CAPTURE_STATUS_ACTIVE; break;
-        default: *out_status = CUABI_CAPTURE_STATUS_INVALIDATED; break;
+    switch (capture.status) {
+        case CU_STREAM_CAPTURE_STATUS_NONE:
+            *out_status = CUABI_CAPTURE_STATUS_NONE;
+            break;
+        case CU_STREAM_CAPTURE_STATUS_ACTIVE:
+            *out_status = CUABI_CAPTURE_STATUS_ACTIVE;
+            break;
+        default:
+            *out_status = CUABI_CAPTURE_STATUS_INVALIDATED;
+            break;
     }
     return CUABI_SUCCESS;
 }
 
-std::string discarded_capture_message(const std::string& original, bool ended) {
+std::string discarded_capture_message(const std::string& original, CaptureFate fate) {
     std::string what = original, fix = "retry";
     const std::string::size_type at = original.rfind(" Fix: ");
     if (at != std::string::npos) {
@@ -150,26 +249,46 @@ std::string discarded_capture_message(const std::string& original, bool ended) {
         fix = original.substr(at + 6);
     }
     if (!fix.empty() && fix.back() == '.') fix.pop_back();
-    if (ended) {
-        what += " The stream was capturing a graph: cuabi ended the capture and discarded it, so the stream no "
-                "longer captures.";
-    } else {
-        what += " The stream was capturing a graph begun on another thread; cuabi could not end that capture, "
-                "so the stream still captures.";
-        fix += ", and abort the capture (cuabi_graph_capture_abort) on the thread that began it";
+    // What became of the capture, and what the caller adds to the original fix.
+    const char* fate_text = "";
+    const char* fix_more = ", then capture again";
+    switch (fate) {
+        case CaptureFate::Ended:
+            fate_text = " The stream was capturing a graph: cuabi ended the capture and discarded it, so the stream no "
+                        "longer captures.";
+            break;
+        case CaptureFate::OtherThread:
+            fate_text = " The stream was capturing a graph begun on another thread; cuabi could not end that capture, "
+                        "so the stream still captures.";
+            fix_more = ", and abort the capture (cuabi_graph_capture_abort) on the thread that began it, then capture "
+                       "again";
+            break;
+        case CaptureFate::NotCuabis:
+            fate_text = " The stream is capturing a graph that other code began (not cuabi_graph_capture_begin); "
+                        "cuabi left that capture to its owner, so the stream still captures.";
+            fix_more = "; the code that began the capture decides whether to end or keep it";
+            break;
     }
-    return what + " Fix: " + fix + ", then capture again.";
+    return what + fate_text + " Fix: " + fix + fix_more + ".";
 }
 
 Status end_capture_after_failure(const Stream* stream, Status status) {
     if (stream == nullptr) return status;
-    bool active = false;
-    if (is_capturing(*stream, &active) != CUDA_SUCCESS || !active) return status;
+    Capture capture;
+    if (capture_of(*stream, &capture) != CUDA_SUCCESS || !capture.active()) return status;
+    CaptureFate fate = CaptureFate::NotCuabis;
+    if (capture.cuabis()) {
+        const bool ended = discard_capture(*stream, capture.id) != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
+        fate = ended ? CaptureFate::Ended : CaptureFate::OtherThread;
+    }
     // Keep the original explanation, fix and CUresult; say in between what happened to the capture.
-    const std::string original = last_error_message();
-    const int32_t cu_result = last_cu_result();
-    const bool ended = discard_capture(*stream) != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD;
-    return fail_again(status, discarded_capture_message(original, ended), cu_result);
+    // Without memory for that, the original message stands alone.
+    try {
+        const std::string original = last_error_message();
+        return fail_again(status, discarded_capture_message(original, fate), last_cu_result());
+    } catch (const std::bad_alloc&) {
+        return status;
+    }
 }
 
 }  // namespace graph

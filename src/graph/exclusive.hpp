@@ -1,15 +1,17 @@
 // The guard that serializes the operations on one graph's executable.
 //
 // CUDA requires callers to serialize their uses of one CUgraphExec; cuabi does it for them, and
-// replay is the hot path. Taking this guard uncontended is one atomic exchange and releasing it
-// one release store (a plain store on x86 and a store-release on Arm), where a std::mutex costs
-// two locked read-modify-writes plus two calls into libc. Contention only happens when a caller
-// really uses one graph from several threads at the same instant; waiters then yield the CPU,
-// because some holders (re-instantiation after a whole-graph update) take milliseconds.
+// replay is the hot path. Taking this guard uncontended is one compare-and-swap and releasing it
+// one exchange, where a std::mutex costs the same read-modify-writes plus two calls into libc.
+// Contention only happens when a caller really uses one graph from several threads at the same
+// instant. Some holders take milliseconds (re-instantiation after a whole-graph update), so a
+// waiter spins only briefly and then sleeps until the holder wakes it (core/wait.hpp).
 #pragma once
 
 #include <atomic>
-#include <thread>
+#include <cstdint>
+
+#include "core/wait.hpp"
 
 namespace cuabi {
 namespace graph {
@@ -18,13 +20,31 @@ namespace graph {
 class Exclusive {
 public:
     void lock() noexcept {
-        while (held_.exchange(true, std::memory_order_acquire))
-            while (held_.load(std::memory_order_relaxed)) std::this_thread::yield();
+        uint32_t expected = kFree;
+        if (!state_.compare_exchange_strong(expected, kHeld, std::memory_order_acquire, std::memory_order_relaxed))
+            lock_contended();
     }
-    void unlock() noexcept { held_.store(false, std::memory_order_release); }
+    void unlock() noexcept {
+        if (state_.exchange(kFree, std::memory_order_release) == kHeldWithSleepers) wake_one(state_);
+    }
 
 private:
-    std::atomic<bool> held_{false};
+    static constexpr uint32_t kFree = 0, kHeld = 1, kHeldWithSleepers = 2;
+    void lock_contended() noexcept {
+        SpinBudget budget;
+        while (budget.spin()) {
+            uint32_t expected = kFree;
+            if (state_.load(std::memory_order_relaxed) == kFree &&
+                state_.compare_exchange_weak(expected, kHeld, std::memory_order_acquire, std::memory_order_relaxed))
+                return;
+        }
+        // Announce a sleeper; whoever unlocks then wakes one. A thread that takes the guard this way
+        // keeps the mark, so the next unlock wakes the next sleeper (at worst one wake too many).
+        while (state_.exchange(kHeldWithSleepers, std::memory_order_acquire) != kFree)
+            wait_while_equal(state_, kHeldWithSleepers);
+    }
+
+    std::atomic<uint32_t> state_{kFree};
 };
 
 }  // namespace graph

@@ -7,6 +7,7 @@
 // The executable keeps identifying its nodes by the nodes of the graph it was instantiated from,
 // so after an in-place update the records take the new capture's parameters but keep the original
 // node handles; after a re-instantiation the new capture becomes the graph.
+#include "core/deferred_release.hpp"
 #include "graph/graph.hpp"
 #include "graph/node_kind.hpp"
 #include "range/ranges.hpp"
@@ -66,6 +67,8 @@ Status Graph::update_from(CUgraph captured, bool allow_reinstantiate, UpdateOutc
         CUgraph graph;
         ~Owned() {
             if (graph != nullptr) api.cuGraphDestroy(graph);
+            // Whatever the update destroyed may have handed back retained buffers.
+            DeferredRelease::release_queued();
         }
     } owned{api, captured};
 
@@ -82,6 +85,10 @@ Status Graph::update_from(CUgraph captured, bool allow_reinstantiate, UpdateOutc
         if (result == CUDA_SUCCESS) {
             for (size_t i = 0; i < new_nodes.size(); ++i) new_nodes[i].handle = nodes_[i].handle;
             adopt(std::move(new_nodes));
+            // The buffers the new capture's transfers touch are retained by it: keep it.
+            if (update_source_ != nullptr) api.cuGraphDestroy(update_source_);
+            update_source_ = captured;
+            owned.graph = nullptr;
             Counters::bump(context_->counters().graph_updates);
             *out = outcome;
             return CUABI_SUCCESS;
@@ -107,8 +114,10 @@ Status Graph::update_from(CUgraph captured, bool allow_reinstantiate, UpdateOutc
     // Launches of the old executable still in flight finish; the driver frees it afterwards.
     api.cuGraphExecDestroy(exec_);
     api.cuGraphDestroy(graph_);
+    if (update_source_ != nullptr) api.cuGraphDestroy(update_source_);
     exec_ = exec;
     graph_ = captured;
+    update_source_ = nullptr;
     owned.graph = nullptr;
     adopt(std::move(new_nodes));
     Counters::bump(context_->counters().graph_reinstantiations);

@@ -2,6 +2,7 @@
 
 #include <new>
 
+#include "core/deferred_release.hpp"
 #include "graph/capture.hpp"
 #include "graph/node_kind.hpp"
 #include "range/ranges.hpp"
@@ -41,15 +42,16 @@ Status Graph::create(std::shared_ptr<Context> context, CUgraph captured, uint32_
 
 Graph::~Graph() {
     // Destroying handles must not disturb the thread's last error (a destroy reports nothing).
-    const std::string message = last_error_message();
-    const int32_t cu_result = last_cu_result();
+    PreserveLastError keep;
     release_kernel_handles();
     if (context_->make_current() == CUABI_SUCCESS) {
         // An executable still running on the GPU is freed by the driver when it completes.
         if (exec_ != nullptr) context_->api().cuGraphExecDestroy(exec_);
         if (graph_ != nullptr) context_->api().cuGraphDestroy(graph_);
+        if (update_source_ != nullptr) context_->api().cuGraphDestroy(update_source_);
     }
-    fail_again(CUABI_SUCCESS, message, cu_result);
+    // The buffers the graphs retained come back once no executable in flight needs them.
+    DeferredRelease::release_queued();
 }
 
 Status Graph::instantiate(CUgraph graph, CUgraphExec* out) const {

@@ -70,7 +70,9 @@ public:
     // left as it was and GRAPH_UPDATE returned.
     Status update_from(CUgraph captured, bool allow_reinstantiate, UpdateOutcome* out);
 
-    // Keeps `buffer`'s memory alive for the graph's life (CONTEXT_MISMATCH for another context's).
+    // Keeps `buffer`'s memory alive for the graph's life (CONTEXT_MISMATCH for another context's):
+    // for buffers its kernels reach through arguments. Those of captured cuabi transfers are kept
+    // by the captured CUgraph itself (graph/retention.hpp).
     Status retain_buffer(std::shared_ptr<const Buffer> buffer);
 
     const Context& context() const { return *context_; }
@@ -119,11 +121,15 @@ private:
     std::shared_ptr<Context> context_;
     const uint32_t flags_;
     CUgraph graph_ = nullptr;
+    // The capture the executable was last updated from in place (update_from). Kept, because the
+    // buffers its transfers touch are retained by it (graph/retention.hpp) and the executable now
+    // uses them; replaced by the next update.
+    CUgraph update_source_ = nullptr;
     std::vector<Node> nodes_;
     // Public handles of the cuabi kernels in the graph, one per kernel, handed out by the
     // inventory and destroyed with the graph (or when a rebuild replaces the nodes).
     std::vector<std::pair<const Kernel*, uint64_t>> kernel_handles_;
-    // Buffers the graph keeps alive because its nodes may touch their memory.
+    // Buffers the caller asked the graph to keep alive (cuabi_graph_retain_buffer).
     std::vector<std::shared_ptr<const Buffer>> retained_buffers_;
 };
 

@@ -200,7 +200,8 @@ TEST(GraphNodeKinds, NodeTypesNewerThanCuabiAreOther) {
 
 TEST(GraphCaptureMessages, AFailureThatEndsACaptureKeepsItsExplanationAndFix) {
     std::string message = graph::discarded_capture_message(
-        "block (2048,1,1) has 2048 threads; kernel 'k' allows at most 1024. Fix: reduce the block size.", true);
+        "block (2048,1,1) has 2048 threads; kernel 'k' allows at most 1024. Fix: reduce the block size.",
+        graph::CaptureFate::Ended);
     EXPECT_EQ(message.find("block (2048,1,1) has 2048 threads"), 0u) << message;
     EXPECT_NE(message.find("ended the capture and discarded it"), std::string::npos) << message;
     EXPECT_NE(message.find("Fix: reduce the block size, then capture again."), std::string::npos) << message;
@@ -208,9 +209,21 @@ TEST(GraphCaptureMessages, AFailureThatEndsACaptureKeepsItsExplanationAndFix) {
 }
 
 TEST(GraphCaptureMessages, ACaptureOfAnotherThreadIsSaidToContinue) {
-    std::string message = graph::discarded_capture_message("bad value. Fix: pass a good one.", false);
+    std::string message =
+        graph::discarded_capture_message("bad value. Fix: pass a good one.", graph::CaptureFate::OtherThread);
     EXPECT_NE(message.find("still captures"), std::string::npos) << message;
     EXPECT_NE(message.find("cuabi_graph_capture_abort"), std::string::npos) << message;
+}
+
+TEST(GraphCaptureMessages, ACaptureOtherCodeBeganIsLeftToIt) {
+    std::string message =
+        graph::discarded_capture_message("bad value. Fix: pass a good one.", graph::CaptureFate::NotCuabis);
+    EXPECT_EQ(message.find("bad value."), 0u) << message;
+    EXPECT_NE(message.find("other code began"), std::string::npos) << message;
+    EXPECT_NE(message.find("still captures"), std::string::npos) << message;
+    EXPECT_EQ(message.find("ended the capture"), std::string::npos) << message;
+    EXPECT_NE(message.find("Fix: pass a good one;"), std::string::npos) << message;
+    EXPECT_EQ(message.find("Fix: "), message.rfind("Fix: ")) << "one fix, at the end: " << message;
 }
 
 TEST(GraphCaptureMessages, TheFailureHookLeavesCallsWithoutAStreamAlone) {

@@ -1,0 +1,160 @@
+// Graphs keep alive the buffers they use (graph/retention.hpp). The repro: capture a fill
+// of buffer B, destroy B, create C of the same size (the allocator hands it B's address), replay:
+// every element of C was overwritten. Now B's memory stays the graph's until the graph dies.
+#include <thread>
+
+#include "graph_test_support.hpp"
+#include "raw_driver.hpp"
+
+namespace {
+
+constexpr size_t kWords = 1 << 20;  // 4 MiB
+constexpr size_t kBytes = kWords * sizeof(uint32_t);
+
+class GraphRetention : public GraphTest {
+protected:
+    cuabi_buffer* create(size_t bytes, uint64_t* out_address = nullptr) {
+        cuabi_buffer* made = nullptr;
+        EXPECT_OK(cuabi_buffer_create(context, bytes, nullptr, &made));
+        if (out_address != nullptr && made != nullptr) EXPECT_OK(cuabi_buffer_get_device_address(made, out_address));
+        return made;
+    }
+    static std::vector<uint32_t> pattern(size_t count, uint32_t seed) {
+        std::vector<uint32_t> values(count);
+        for (size_t i = 0; i < count; ++i) values[i] = seed + 7u * static_cast<uint32_t>(i);
+        return values;
+    }
+    // Expects `buffer` to still hold `expected`, untouched by a replay that ran meanwhile.
+    void expect_untouched(cuabi_buffer* buffer, const std::vector<uint32_t>& expected) {
+        std::vector<uint32_t> now = read<uint32_t>(buffer, expected.size());
+        for (size_t i = 0; i < expected.size(); ++i)
+            ASSERT_EQ(now[i], expected[i]) << "word " << i << " was written by a replay of a destroyed buffer's graph";
+    }
+    // Free device memory, as the driver reports it.
+    size_t free_bytes() {
+        void* native = nullptr;
+        EXPECT_OK(cuabi_context_get_native(context, &native));
+        EXPECT_EQ(driver.ctx_set_current(static_cast<CUcontext>(native)), CUDA_SUCCESS);
+        size_t free = 0, total = 0;
+        EXPECT_EQ(driver.mem_get_info(&free, &total), CUDA_SUCCESS);
+        return free;
+    }
+    RawDriver driver;
+};
+
+TEST_F(GraphRetention, ACapturedFillKeepsItsBufferAliveAfterTheHandleIsDestroyed) {
+    uint64_t b_address = 0;
+    cuabi_buffer* b = create(kBytes, &b_address);
+    ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
+    ASSERT_OK(cuabi_buffer_fill(b, 0, 0xB0B0B0B0u, 4, kWords, capturing));
+    cuabi_graph* graph = end_capture(capturing);
+    ASSERT_NE(graph, nullptr);
+    cuabi_buffer_destroy(b);
+
+    uint64_t c_address = 0;
+    cuabi_buffer* c = create(kBytes, &c_address);
+    const std::vector<uint32_t> values = pattern(kWords, 11);
+    write(c, values);
+    replay(graph, capturing);
+    expect_untouched(c, values);
+    EXPECT_NE(c_address, b_address) << "B's memory was handed out again while the graph uses it";
+    cuabi_buffer_destroy(c);
+}
+
+TEST_F(GraphRetention, ACapturedCopyKeepsBothBuffersAlive) {
+    cuabi_buffer* from = create(kBytes);
+    cuabi_buffer* to = create(kBytes);
+    write(from, pattern(kWords, 5));
+    ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
+    ASSERT_OK(cuabi_buffer_copy(to, 0, from, 0, kBytes, capturing));
+    cuabi_graph* graph = end_capture(capturing);
+    ASSERT_NE(graph, nullptr);
+    cuabi_buffer_destroy(from);
+    cuabi_buffer_destroy(to);
+    cuabi_buffer* c = create(kBytes);
+    cuabi_buffer* d = create(kBytes);
+    const std::vector<uint32_t> c_values = pattern(kWords, 100), d_values = pattern(kWords, 200);
+    write(c, c_values);
+    write(d, d_values);
+    replay(graph, capturing);
+    expect_untouched(c, c_values);
+    expect_untouched(d, d_values);
+    cuabi_buffer_destroy(c);
+    cuabi_buffer_destroy(d);
+}
+
+TEST_F(GraphRetention, RetainBufferKeepsABufferReachedThroughAKernelArgumentAlive) {
+    uint64_t address = 0;
+    cuabi_buffer* out = create(kBytes, &address);
+    uint32_t n = static_cast<uint32_t>(kWords);
+    cuabi_kernel_arg args[] = {{&address, sizeof address}, {&n, sizeof n}};
+    cuabi_launch_config launch = config(static_cast<uint32_t>(kWords / 256), 256);
+    launch.stream = capturing;
+    ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
+    ASSERT_OK(cuabi_launch(write_index, &launch, args, 2));
+    cuabi_graph* graph = end_capture(capturing);
+    ASSERT_NE(graph, nullptr);
+    ASSERT_OK(cuabi_graph_retain_buffer(graph, out));
+    ASSERT_OK(cuabi_graph_retain_buffer(graph, out)) << "retaining twice is harmless";
+    cuabi_buffer_destroy(out);
+
+    cuabi_buffer* other = create(kBytes);
+    const std::vector<uint32_t> values = pattern(kWords, 3);
+    write(other, values);
+    replay(graph, capturing);
+    expect_untouched(other, values);
+    cuabi_buffer_destroy(other);
+}
+
+TEST_F(GraphRetention, TheGraphGivesItsBuffersBackWhenItDies) {
+    ASSERT_TRUE(driver.ok()) << "libcuda.so.1 lacks an entry point these tests use";
+    constexpr size_t kLarge = size_t{512} << 20;
+    cuabi_buffer* large = create(kLarge);
+    ASSERT_NE(large, nullptr);
+    ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
+    ASSERT_OK(cuabi_buffer_fill(large, 0, 0, 1, kLarge, capturing));
+    cuabi_graph* graph = nullptr;
+    ASSERT_OK(cuabi_graph_capture_end(capturing, nullptr, &graph));
+    replay(graph, capturing);
+    const size_t held = free_bytes();
+    cuabi_buffer_destroy(large);
+    EXPECT_LT(free_bytes(), held + (kLarge / 2)) << "the buffer was freed while its graph still uses it";
+
+    cuabi_graph_destroy(graph);
+    // The driver may hand the reference back on its own thread a little later; any cuabi call that
+    // allocates or destroys releases what it handed back.
+    bool released = false;
+    for (int attempt = 0; attempt < 200 && !released; ++attempt) {
+        cuabi_buffer_destroy(create(256));
+        released = free_bytes() >= held + kLarge / 2;
+        if (!released) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    EXPECT_TRUE(released) << "the graph's buffer was not freed after the graph died";
+}
+
+TEST_F(GraphRetention, ACaptureAnotherLibraryBeganKeepsCuabisBuffersAliveToo) {
+    ASSERT_TRUE(driver.ok()) << "libcuda.so.1 lacks an entry point these tests use";
+    void* native = nullptr;
+    ASSERT_OK(cuabi_stream_get_native(capturing, &native));
+    CUstream stream = static_cast<CUstream>(native);
+    cuabi_buffer* b = create(kBytes);
+    ASSERT_EQ(driver.stream_begin_capture(stream, CU_STREAM_CAPTURE_MODE_RELAXED), CUDA_SUCCESS);
+    ASSERT_OK(cuabi_buffer_fill(b, 0, 0xDEADu, 4, kWords, capturing));
+    CUgraph captured = nullptr;
+    ASSERT_EQ(driver.stream_end_capture(stream, &captured), CUDA_SUCCESS);
+    cuabi_buffer_destroy(b);
+
+    cuabi_buffer* c = create(kBytes);
+    const std::vector<uint32_t> values = pattern(kWords, 9);
+    write(c, values);
+    CUgraphExec exec = nullptr;
+    ASSERT_EQ(driver.graph_instantiate(&exec, captured, 0), CUDA_SUCCESS);
+    ASSERT_EQ(driver.graph_launch(exec, stream), CUDA_SUCCESS);
+    ASSERT_EQ(driver.stream_synchronize(stream), CUDA_SUCCESS);
+    expect_untouched(c, values);
+    driver.graph_exec_destroy(exec);
+    driver.graph_destroy(captured);
+    cuabi_buffer_destroy(c);
+}
+
+}  // namespace
