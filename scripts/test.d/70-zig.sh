@@ -5,8 +5,12 @@
 #   cuabi-tests            the unit tests (GPU tests skip, saying why, without a GPU)
 #   cuabi-conformance      the conformance scenario, also copied to conformance/bin/zig for the runner
 #   cuabi-bench-overhead   Kernel.launch against cuabi_launch through its function pointer (GPU only)
-# Without a GPU the tests print cuabi's reason once on stderr, which `zig build` shows under a
-# "failed command:" line even when every test passed (its summary line is the verdict).
+# Without a GPU the tests print cuabi's reason once on stderr ("note: the GPU tests skip ...").
+# `zig build` shows any stderr of a step, and in its default (verbose) error style follows it with
+# a "failed command:" line even when every test passed; --error-style minimal leaves that line out
+# and keeps everything else a real failure prints (the failing step, its stderr, the error return
+# traces) and the non-zero exit. --summary line ends with the verdict: steps and tests passed,
+# skipped and failed.
 # Zig keeps its work in $CUABI_BUILD_DIR/zig/cache and its global cache (compiler_rt, libc stubs)
 # in ~/.cache/zig. The header's translation is committed (bindings/zig/src/c.zig), so this builds
 # no translate-C tool.
@@ -24,7 +28,7 @@ fi
 
 out="$CUABI_BUILD_DIR/zig"
 cd "$CUABI_ROOT/bindings/zig"
-"${zig[@]}" build test install -j"$CUABI_JOBS" --prefix "$out" --cache-dir "$out/cache" \
+"${zig[@]}" build test install -j"$CUABI_JOBS" --error-style minimal --summary line --prefix "$out" --cache-dir "$out/cache" \
   -Dtarget=x86_64-linux-gnu -Dcpu=baseline -Dstrip -Dlibrary="$CUABI_BUILD_DIR/libcuabi.so.1"
 mkdir -p "$CUABI_BUILD_DIR/conformance/bin"
 cp "$out/bin/cuabi-conformance" "$CUABI_BUILD_DIR/conformance/bin/zig"
