@@ -307,12 +307,17 @@ pub const flag_sets = .{ StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, 
 
 /// The header's name of a flag or enumeration value: prefix ++ the field name in capitals.
 pub fn headerName(comptime T: type, comptime field: []const u8) []const u8 {
+    return prefixedName(T.header_prefix, field);
+}
+
+/// `prefix` ++ `field` in capitals ("CUABI_LAUNCH_" ++ "cooperative" -> "CUABI_LAUNCH_COOPERATIVE").
+pub fn prefixedName(comptime prefix: []const u8, comptime field: []const u8) []const u8 {
     return comptime name: {
         @setEvalBranchQuota(10_000);
         var upper: [field.len]u8 = undefined;
         _ = std.ascii.upperString(&upper, field);
         const frozen = upper;
-        break :name T.header_prefix ++ &frozen;
+        break :name prefix ++ &frozen;
     };
 }
 
