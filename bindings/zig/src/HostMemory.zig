@@ -46,7 +46,7 @@ pub fn alloc(context: Context, byte_count: usize, options: types.HostMemoryOptio
 /// registered (also partly) or that is not ordinary host memory: `error.InvalidArgument`.
 pub fn register(context: Context, memory: anytype, options: types.HostMemoryOptions) Error!HostMemory {
     const bytes = std.mem.sliceAsBytes(slices.asSlice(memory));
-    if (@TypeOf(bytes) != []u8) @compileError("registerHostMemory takes mutable memory (the GPU may write into it), not " ++ @typeName(@TypeOf(memory)));
+    if (@typeInfo(@TypeOf(bytes)).pointer.attrs.@"const") @compileError("registerHostMemory takes mutable memory (the GPU may write into it), not " ++ @typeName(@TypeOf(memory)));
     const raw = options.toC();
     var handle: ?*c.cuabi_host_memory = null;
     try context.lib.call("cuabi_host_memory_register", .{ context.handle, @as(?*anyopaque, @ptrCast(bytes.ptr)), bytes.len, &raw, &handle });
