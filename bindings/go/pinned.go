@@ -21,8 +21,13 @@ const (
 	HostMemoryWriteCombined HostMemoryFlags = C.CUABI_HOST_MEMORY_WRITE_COMBINED
 )
 
-func hostMemoryOptions(flags HostMemoryFlags) *C.cuabi_host_memory_options {
-	return &C.cuabi_host_memory_options{struct_size: C.sizeof_cuabi_host_memory_options, flags: C.uint32_t(flags)}
+func hostMemoryOptions(flags HostMemoryFlags) (*C.cuabi_host_memory_options, error) {
+	o := new(C.cuabi_host_memory_options)
+	if err := takeFailure(C.cuabi_go_host_memory_options_init(C.sizeof_cuabi_host_memory_options, o)); err != nil {
+		return nil, err
+	}
+	o.flags = C.uint32_t(flags)
+	return o, nil
 }
 
 // NewPinnedHostMemory allocates size bytes of page-locked host memory (cuMemHostAlloc) for
@@ -36,18 +41,27 @@ func (c *Context) NewPinnedHostMemory(size int, flags HostMemoryFlags) (*HostMem
 	if size <= 0 {
 		return nil, newError(ErrInvalidArgument, "host memory size %d is not positive. Fix: pass at least 1 byte.", size)
 	}
+	options, err := hostMemoryOptions(flags)
+	if err != nil {
+		return nil, err
+	}
 	var bits C.uintptr_t
-	err = takeFailure(C.cuabi_go_host_memory_create(ctx, C.size_t(size), hostMemoryOptions(flags), &bits))
+	err = takeFailure(C.cuabi_go_host_memory_create(ctx, C.size_t(size), options, &bits))
 	runtime.KeepAlive(c)
 	if err != nil {
 		return nil, err
 	}
 	var p unsafe.Pointer
-	if err := takeFailure(C.cuabi_go_host_memory_get_pointer(bits, &p)); err != nil {
+	var allocated C.size_t
+	err = takeFailure(C.cuabi_go_host_memory_get_pointer(bits, &p))
+	if err == nil {
+		err = takeFailure(C.cuabi_go_host_memory_get_size(bits, &allocated))
+	}
+	if err != nil {
 		C.cuabi_go_host_memory_destroy(bits)
 		return nil, err
 	}
-	m := &HostMemory{size: size, owned: true}
+	m := &HostMemory{size: int(allocated), owned: true}
 	m.p.Store((*byte)(p))
 	m.pin.set(bits)
 	runtime.SetFinalizer(m, (*HostMemory).Close)
@@ -69,8 +83,12 @@ func (m *HostMemory) Pin(c *Context, flags HostMemoryFlags) error {
 	if m.Pinned() {
 		return newError(ErrInvalidArgument, "the HostMemory is page-locked already. Fix: pin it once.")
 	}
+	options, err := hostMemoryOptions(flags)
+	if err != nil {
+		return err
+	}
 	var bits C.uintptr_t
-	err = takeFailure(C.cuabi_go_host_memory_register(ctx, p, C.size_t(m.size), hostMemoryOptions(flags), &bits))
+	err = takeFailure(C.cuabi_go_host_memory_register(ctx, p, C.size_t(m.size), options, &bits))
 	runtime.KeepAlive(c)
 	runtime.KeepAlive(m)
 	if err != nil {

@@ -179,6 +179,8 @@ cuabi_go_failure* cuabi_go_kernel_max_active_clusters(uintptr_t kernel, cuabi_go
 cuabi_go_failure* cuabi_go_graph_update_memcpy(uintptr_t graph, size_t index, cuabi_go_memcpy_update update) {
     if (cuabi_go_fn.graph_update_memcpy == NULL) return cuabi_go_missing("cuabi_graph_update_memcpy");
     cuabi_graph_memcpy_params params = CUABI_GRAPH_MEMCPY_PARAMS_INIT;
+    if (cuabi_go_fn.graph_memcpy_params_init != NULL)  /* the library's defaults, for its version */
+        cuabi_go_fn.graph_memcpy_params_init((uint32_t)sizeof params, &params);
     params.dst_buffer = (cuabi_buffer*)update.dst_buffer;
     params.dst_host = (void*)update.dst_host;
     params.dst_offset = update.dst_offset;
