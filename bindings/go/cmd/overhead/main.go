@@ -87,6 +87,7 @@ func run(reps, launches, batch int) error {
 		{"C cuabi_launch_packed", cLoop(func(n C.int, e *C.char, c C.size_t) C.double { return C.baseline_packed(n, e, c) })},
 		{"Go Kernel.Launch", goLoop(func() error { return b.saxpy.Launch(cfg, a, x, y, n) })},
 		{"Go Kernel.LaunchTable", goLoop(func() error { return b.saxpy.LaunchTable(cfg, a, x, y, n) })},
+		{"C cuabi_launch, 1 cgo call each", goLoop(launchOnce)},
 	}
 	samples, err := measure(variants, reps, launches, batch, b.stream)
 	if err != nil {
@@ -212,7 +213,11 @@ func report(info cuabi.DeviceInfo, variants []variant, samples [][]float64, allo
 	if diff[1] > 100 || allocs != 0 {
 		verdict = "NOT met"
 	}
-	fmt.Printf("\nGo heap allocations per Kernel.Launch: %v\n", allocs)
+	crossing, _ := paired(samples[4], samples[0])
+	package_, _ := paired(samples[2], samples[4])
+	fmt.Printf("\none cgo crossing around the C call adds %+.1f ns [%+.1f, %+.1f]; the package's own work over that: %+.1f ns [%+.1f, %+.1f]\n",
+		crossing[1], crossing[0], crossing[2], package_[1], package_[0], package_[2])
+	fmt.Printf("Go heap allocations per Kernel.Launch: %v\n", allocs)
 	fmt.Printf("target (at most 100 ns over C cuabi_launch, no allocation): %s (%+.1f ns, %v allocations)\n", verdict, diff[1], allocs)
 }
 
@@ -226,6 +231,15 @@ func openBaseline(stream unsafe.Pointer, address cuabi.DevicePtr) error {
 	var reason [1024]C.char
 	if C.baseline_open(library, src, name, stream, C.uint64_t(address), C.uint64_t(address), 0, &reason[0], C.size_t(len(reason))) != 0 {
 		return fmt.Errorf("the C baseline: %s", C.GoString(&reason[0]))
+	}
+	return nil
+}
+
+// launchOnce is one C cuabi_launch behind one cgo crossing and nothing else: the floor for any
+// Go binding that makes one crossing per launch.
+func launchOnce() error {
+	if status := C.baseline_launch_once(); status != 0 {
+		return fmt.Errorf("cuabi_launch: status %d", int(status))
 	}
 	return nil
 }
