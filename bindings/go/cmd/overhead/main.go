@@ -21,8 +21,10 @@ package main
 import "C"
 
 import (
+	"encoding/binary"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"testing"
@@ -82,12 +84,17 @@ func run(reps, launches, batch int) error {
 
 	cfg := cuabi.LaunchConfig{Grid: cuabi.Dim3{X: 1}, Block: cuabi.Dim3{X: 32}, Stream: b.stream}
 	a, x, y, n := float32(1), b.scratch.Address(), b.scratch.Address(), uint32(0)
+	packed, err := pack(b.saxpy, a, x, y, n)
+	if err != nil {
+		return err
+	}
 	variants := []variant{
 		{"C cuabi_launch (baseline)", cLoop(func(n C.int, e *C.char, c C.size_t) C.double { return C.baseline_table(n, e, c) })},
 		{"C cuabi_launch_packed", cLoop(func(n C.int, e *C.char, c C.size_t) C.double { return C.baseline_packed(n, e, c) })},
 		{"Go Kernel.Launch", goLoop(func() error { return b.saxpy.Launch(cfg, a, x, y, n) })},
 		{"Go Kernel.LaunchTable", goLoop(func() error { return b.saxpy.LaunchTable(cfg, a, x, y, n) })},
 		{"C cuabi_launch, 1 cgo call each", goLoop(launchOnce)},
+		{"Go Kernel.LaunchPacked", goLoop(func() error { return b.saxpy.LaunchPacked(cfg, packed) })},
 	}
 	samples, err := measure(variants, reps, launches, batch, b.stream)
 	if err != nil {
@@ -233,6 +240,32 @@ func openBaseline(stream unsafe.Pointer, address cuabi.DevicePtr) error {
 		return fmt.Errorf("the C baseline: %s", C.GoString(&reason[0]))
 	}
 	return nil
+}
+
+// pack lays saxpy's arguments out at the offsets the kernel reports, as a caller of LaunchPacked does
+// once before a hot loop.
+func pack(k *cuabi.Kernel, a float32, x, y cuabi.DevicePtr, n uint32) ([]byte, error) {
+	values := [][]byte{
+		binary.LittleEndian.AppendUint32(nil, math.Float32bits(a)),
+		binary.LittleEndian.AppendUint64(nil, uint64(x)),
+		binary.LittleEndian.AppendUint64(nil, uint64(y)),
+		binary.LittleEndian.AppendUint32(nil, n),
+	}
+	var packed []byte
+	for i, value := range values {
+		offset, size, err := k.ParamInfo(i)
+		if err != nil {
+			return nil, err
+		}
+		if size != len(value) {
+			return nil, fmt.Errorf("saxpy parameter %d is %d bytes, not %d", i, size, len(value))
+		}
+		for len(packed) < offset+size {
+			packed = append(packed, 0)
+		}
+		copy(packed[offset:], value)
+	}
+	return packed, nil
 }
 
 // launchOnce is one C cuabi_launch behind one cgo crossing and nothing else: the floor for any
