@@ -132,6 +132,7 @@ TEST_F(LaunchAttributesTest, ClustersOf16NeedTheNonPortableAttribute) {
     ASSERT_NE(rank, nullptr);
     cuabi_launch_config launch = config(32, 32);
     launch.cluster[0] = 2;
+    launch.cluster[1] = launch.cluster[2] = 1;
     uint32_t clusters = 0;
     if (!hopper()) {
         EXPECT_STATUS_WITH_FIX(cuabi_kernel_get_max_active_clusters(rank, &launch, &clusters), CUABI_ERROR_LAUNCH_CLUSTER);
