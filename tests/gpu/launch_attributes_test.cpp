@@ -142,7 +142,9 @@ TEST_F(LaunchAttributesTest, ClustersOf16NeedTheNonPortableAttribute) {
     }
     ASSERT_OK(cuabi_kernel_get_max_active_clusters(rank, &launch, &clusters));
     EXPECT_GT(clusters, 0u);
-    EXPECT_LE(clusters, static_cast<uint32_t>(info.multiprocessor_count));
+    // Each cluster holds two blocks; an SM holds at most max_threads_per_multiprocessor / 32 of these.
+    EXPECT_LE(uint64_t{clusters} * 2,
+              uint64_t(info.multiprocessor_count) * uint64_t(info.max_threads_per_multiprocessor) / 32);
     cuabi_launch_config no_cluster = config(32, 32);
     EXPECT_STATUS_WITH_FIX(cuabi_kernel_get_max_active_clusters(rank, &no_cluster, &clusters),
                            CUABI_ERROR_LAUNCH_CLUSTER);
