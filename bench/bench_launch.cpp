@@ -193,6 +193,45 @@ int main(int argc, char** argv) {
             }
     }
 
+    // A launch with an attribute (priority) goes cuLaunchKernelEx in both: what cuabi's general path
+    // adds to the driver's extended launch.
+    {
+        Case& c = cases[1];  // 4 arguments
+        const std::string name = "launch with priority, 4 args";
+        cuabi_launch_config prioritized = config;
+        prioritized.flags = CUABI_LAUNCH_PRIORITY;
+        prioritized.priority = -1;
+        int least = 0, greatest = 0;
+        bench::check_cu(cuCtxGetStreamPriorityRange(&least, &greatest), "cuCtxGetStreamPriorityRange");
+        CUlaunchAttribute priority{};
+        priority.id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+        priority.value.priority = -1 < greatest ? greatest : -1;
+        CUlaunchConfig ex{};
+        ex.gridDimX = ex.gridDimY = ex.gridDimZ = 1;
+        ex.blockDimX = 32;
+        ex.blockDimY = ex.blockDimZ = 1;
+        ex.hStream = cu_stream;
+        ex.attrs = &priority;
+        ex.numAttrs = 1;
+        auto run_ex = [&](int variant, const Options& how) {
+            if (variant == 0)
+                return per_launch_ns(
+                    [&] { return cuLaunchKernelEx(&ex, c.function, c.params.data(), nullptr) == CUDA_SUCCESS; }, how,
+                    cu_stream);
+            return per_launch_ns(
+                [&] { return cuabi_launch(c.kernel, &prioritized, c.table.data(), c.table.size()) == CUABI_SUCCESS; },
+                how, cu_stream);
+        };
+        const char* const ex_variants[] = {"cuLaunchKernelEx", "cuabi_launch"};
+        for (int v = 0; v < 2; ++v) report.values(name, ex_variants[v]);
+        for (int v = 0; v < 2; ++v) run_ex(v, warm);
+        for (int rep = 0; rep < options.reps; ++rep)
+            for (int i = 0; i < 2; ++i) {
+                int v = (i + rep) % 2;
+                report.values(name, ex_variants[v]).push_back(run_ex(v, options));
+            }
+    }
+
     report.print();
     if (!report.write_json(options.json)) std::fprintf(stderr, "could not write %s\n", options.json);
     else std::printf("\nresults: %s\n", options.json);

@@ -285,15 +285,22 @@ func Fill[T ~int8 | ~uint8 | ~int16 | ~uint16 | ~int32 | ~uint32 | ~float32](b *
 }
 
 // HostMemory is host memory outside the Go heap, for stream-ordered copies (WriteAsync,
-// ReadAsync): the GPU may use it after the call that enqueued the copy returns, which Go memory
-// does not allow. It must stay open until the stream has passed every copy that uses it. (It is
-// ordinary pageable memory: the driver decides how asynchronous a copy from it really is.)
+// ReadAsync) and graph memcpy nodes: the GPU may use it after the call that enqueued the copy
+// returns, which Go memory does not allow. It must stay open until the stream has passed every
+// copy that uses it.
+//
+// NewHostMemory's memory is ordinary pageable memory: the driver stages copies from it, so they
+// do not overlap with kernels. Page-locked memory -- Context.NewPinnedHostMemory, or Pin on
+// NewHostMemory's -- is reached by the copy engines directly: copies return at once and overlap
+// with other streams' work. (Go heap memory cannot be pinned: cgo forbids C keeping a Go pointer.)
 //
 // Bytes and HostSlice view the memory; the views are invalid after Close. Safe for concurrent use
 // as plain memory is: concurrent writes to the same bytes race.
 type HostMemory struct {
-	p    atomic.Pointer[byte] // C memory (the garbage collector ignores it); nil once closed
-	size int
+	p     atomic.Pointer[byte] // C memory (the garbage collector ignores it); nil once closed
+	size  int
+	pin   handle // the cuabi_host_memory while page-locked
+	owned bool   // allocated by cuabi_host_memory_create, freed by its destroy (not by C.free)
 }
 
 // NewHostMemory allocates size bytes of zeroed host memory outside the Go heap.
@@ -318,7 +325,12 @@ func (m *HostMemory) Close() error {
 	}
 	if p := m.p.Swap(nil); p != nil {
 		runtime.SetFinalizer(m, nil)
-		C.free(unsafe.Pointer(p))
+		if bits := m.pin.take(); bits != 0 {
+			C.cuabi_go_host_memory_destroy(bits) // unregisters, or frees cuabi's allocation
+		}
+		if !m.owned {
+			C.free(unsafe.Pointer(p))
+		}
 	}
 	return nil
 }

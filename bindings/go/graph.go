@@ -415,3 +415,101 @@ func (g *Graph) nodeCall(index int, f func(graph C.uintptr_t, node C.size_t) *C.
 	}
 	return call(g, func(bits C.uintptr_t) *C.cuabi_go_failure { return f(bits, C.size_t(index)) })
 }
+
+// MemcpyEnd is one end of a memcpy node (Graph.UpdateMemcpy): a range of a Buffer starting at
+// Offset, or HostMemory starting at Offset. Set exactly one of Buffer and Host.
+type MemcpyEnd struct {
+	Buffer *Buffer
+	Host   *HostMemory
+	Offset int
+}
+
+func (e MemcpyEnd) c(size int) (buffer, host C.uintptr_t, offset C.uint64_t, err error) {
+	if err := checkOffset(e.Offset); err != nil {
+		return 0, 0, 0, err
+	}
+	switch {
+	case e.Buffer != nil && e.Host == nil:
+		buffer, err = e.Buffer.ref()
+		return buffer, 0, C.uint64_t(e.Offset), err
+	case e.Host != nil && e.Buffer == nil:
+		p, err := e.Host.hostRange(e.Offset, size)
+		return 0, C.uintptr_t(uintptr(p)), 0, err
+	}
+	return 0, 0, 0, newError(ErrInvalidArgument, "a MemcpyEnd sets both or neither of Buffer and Host. Fix: set exactly one.")
+}
+
+// UpdateMemcpy points memcpy node index at new end points for the following replays, each checked
+// against its bounds (ErrOutOfBounds); the graph keeps the new buffers alive, and host memory must
+// stay open while the graph may replay. ErrInvalidArgument for a direction other than the node's,
+// ErrGraphNode for a node that is not a memcpy node, ErrGraphUpdate when the driver refuses.
+func (g *Graph) UpdateMemcpy(index int, dst, src MemcpyEnd, size int) error {
+	if size <= 0 {
+		return newError(ErrInvalidArgument, "memcpy size %d is not positive. Fix: copy at least 1 byte.", size)
+	}
+	var u C.cuabi_go_memcpy_update
+	var err error
+	if u.dst_buffer, u.dst_host, u.dst_offset, err = dst.c(size); err != nil {
+		return err
+	}
+	if u.src_buffer, u.src_host, u.src_offset, err = src.c(size); err != nil {
+		return err
+	}
+	u.size = C.uint64_t(size)
+	err = g.nodeCall(index, func(bits C.uintptr_t, node C.size_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_update_memcpy(bits, node, u)
+	})
+	runtime.KeepAlive(dst.Buffer)
+	runtime.KeepAlive(src.Buffer)
+	return err
+}
+
+// SetNodeEnabled turns node index of the executable off (replays skip it; its dependencies still
+// order the nodes around it) or back on. Kernel, memcpy and memset nodes only (ErrGraphNode).
+func (g *Graph) SetNodeEnabled(index int, enabled bool) error {
+	return g.nodeCall(index, func(bits C.uintptr_t, node C.size_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_set_node_enabled(bits, node, boolC(enabled))
+	})
+}
+
+// NodeEnabled says whether node index runs on replay.
+func (g *Graph) NodeEnabled(index int) (bool, error) {
+	var enabled C.uint32_t
+	err := g.nodeCall(index, func(bits C.uintptr_t, node C.size_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_get_node_enabled(bits, node, &enabled)
+	})
+	return enabled != 0, err
+}
+
+func dotFlags(verbose bool) C.uint32_t {
+	if verbose {
+		return C.CUABI_GRAPH_DOT_VERBOSE
+	}
+	return C.CUABI_GRAPH_DOT_DEFAULT
+}
+
+// WriteDOT writes the graph as Graphviz DOT text to the file at path (created or replaced);
+// verbose adds every parameter the driver knows of every node. ErrCUDA when the file cannot be
+// written.
+func (g *Graph) WriteDOT(path string, verbose bool) error {
+	p, err := text("the DOT path", path)
+	if err != nil {
+		return err
+	}
+	return call(g, func(bits C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_write_dot(bits, p, dotFlags(verbose))
+	})
+}
+
+// DOT is the graph as Graphviz DOT text, as WriteDOT writes it, without touching the file system.
+func (g *Graph) DOT(verbose bool) (string, error) {
+	bits, err := g.ref()
+	if err != nil {
+		return "", err
+	}
+	text, err := twoCallText(func(out unsafe.Pointer, capacity C.size_t, size *C.size_t) *C.cuabi_go_failure {
+		return C.cuabi_go_graph_get_dot(bits, dotFlags(verbose), (*C.char)(out), capacity, size)
+	})
+	runtime.KeepAlive(g)
+	return text, err
+}

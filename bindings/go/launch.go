@@ -38,6 +38,12 @@ const (
 	LaunchCooperative LaunchFlags = C.CUABI_LAUNCH_COOPERATIVE
 	// LaunchSynchronize waits until the kernel has finished before the launch returns.
 	LaunchSynchronize LaunchFlags = C.CUABI_LAUNCH_SYNCHRONIZE
+	// LaunchPriority runs the kernel at LaunchConfig.Priority instead of its stream's priority.
+	LaunchPriority LaunchFlags = C.CUABI_LAUNCH_PRIORITY
+	// LaunchProgrammaticDependent lets the kernel start before the previous kernel on its stream
+	// has finished (sm_90+); it must wait for that kernel's results (griddepcontrol.wait, or
+	// cudaGridDependencySynchronize) before reading them.
+	LaunchProgrammaticDependent LaunchFlags = C.CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT
 )
 
 // LaunchConfig is how to launch a kernel: geometry, dynamic shared memory, stream and flags.
@@ -47,6 +53,7 @@ type LaunchConfig struct {
 	SharedMemoryBytes uint32 // dynamic shared memory per block; above 48 KiB cuabi opts the kernel in
 	Stream            *Stream
 	Flags             LaunchFlags
+	Priority          int32 // with LaunchPriority: lower runs first; clamped to the device's range
 }
 
 // fill writes the config as the shim takes it into cfg (zeroed by the caller). A closed Stream is
@@ -57,6 +64,7 @@ func (l *LaunchConfig) fill(cfg *C.cuabi_go_launch_config) error {
 		return err
 	}
 	cfg.flags, cfg.shared_memory_bytes, cfg.stream = C.uint32_t(l.Flags), C.uint32_t(l.SharedMemoryBytes), stream
+	cfg.priority = C.int32_t(l.Priority)
 	cfg.grid, cfg.block = l.Grid.c(), l.Block.c()
 	if l.Cluster.X|l.Cluster.Y|l.Cluster.Z != 0 {
 		cfg.cluster = l.Cluster.c()

@@ -154,6 +154,7 @@ static void make_config(const cuabi_go_launch_config* in, cuabi_launch_config* o
     memcpy(out->block, in->block, sizeof out->block);
     memcpy(out->cluster, in->cluster, sizeof out->cluster);
     out->shared_memory_bytes = in->shared_memory_bytes;
+    out->priority = in->priority;
     out->stream = (cuabi_stream*)in->stream;
 }
 
@@ -163,6 +164,31 @@ static cuabi_go_failure* launch_packed(uintptr_t kernel, const cuabi_go_launch_c
     cuabi_launch_config c;
     make_config(config, &c);
     cuabi_status status = cuabi_go_fn.launch_packed((cuabi_kernel*)kernel, &c, packed, packed_size);
+    return status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 0);
+}
+
+cuabi_go_failure* cuabi_go_kernel_max_active_clusters(uintptr_t kernel, cuabi_go_launch_config config,
+                                                      uint32_t* out_clusters) {
+    if (cuabi_go_fn.kernel_get_max_active_clusters == NULL) return cuabi_go_missing("cuabi_kernel_get_max_active_clusters");
+    cuabi_launch_config c;
+    make_config(&config, &c);
+    cuabi_status status = cuabi_go_fn.kernel_get_max_active_clusters((cuabi_kernel*)kernel, &c, out_clusters);
+    return status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 0);
+}
+
+cuabi_go_failure* cuabi_go_graph_update_memcpy(uintptr_t graph, size_t index, cuabi_go_memcpy_update update) {
+    if (cuabi_go_fn.graph_update_memcpy == NULL) return cuabi_go_missing("cuabi_graph_update_memcpy");
+    cuabi_graph_memcpy_params params = CUABI_GRAPH_MEMCPY_PARAMS_INIT;
+    if (cuabi_go_fn.graph_memcpy_params_init != NULL)  /* the library's defaults, for its version */
+        cuabi_go_fn.graph_memcpy_params_init((uint32_t)sizeof params, &params);
+    params.dst_buffer = (cuabi_buffer*)update.dst_buffer;
+    params.dst_host = (void*)update.dst_host;
+    params.dst_offset = update.dst_offset;
+    params.src_buffer = (cuabi_buffer*)update.src_buffer;
+    params.src_host = (const void*)update.src_host;
+    params.src_offset = update.src_offset;
+    params.size = update.size;
+    cuabi_status status = cuabi_go_fn.graph_update_memcpy((cuabi_graph*)graph, index, &params);
     return status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 0);
 }
 

@@ -59,9 +59,19 @@ typedef struct cuabi_go_launch_config {
     uint32_t block[3];
     uint32_t cluster[3];
     uint32_t shared_memory_bytes;
-    uint32_t reserved;
+    int32_t priority; /* with CUABI_LAUNCH_PRIORITY */
     uintptr_t stream;
 } cuabi_go_launch_config;
+
+/* New end points of a memcpy node: handles and host addresses as integers (host memory is C
+ * memory, never Go's: the graph keeps using it after the call). */
+typedef struct cuabi_go_memcpy_update {
+    uintptr_t dst_buffer, dst_host;
+    uint64_t dst_offset;
+    uintptr_t src_buffer, src_host;
+    uint64_t src_offset;
+    uint64_t size;
+} cuabi_go_memcpy_update;
 
 /* Packed launches small enough to travel by value, config and arguments together, in two sizes:
  * every byte crosses twice (into cgo's argument frame, then onto the C stack), so most kernels (up
@@ -79,6 +89,8 @@ typedef struct cuabi_go_large_launch {
     unsigned char bytes[CUABI_GO_LARGE_ARGS];
 } cuabi_go_large_launch;
 
+cuabi_go_failure* cuabi_go_kernel_max_active_clusters(uintptr_t kernel, cuabi_go_launch_config config, uint32_t* out_clusters);
+cuabi_go_failure* cuabi_go_graph_update_memcpy(uintptr_t graph, size_t index, cuabi_go_memcpy_update update);
 cuabi_go_failure* cuabi_go_launch_small(uintptr_t kernel, cuabi_go_small_launch launch);
 cuabi_go_failure* cuabi_go_launch_large(uintptr_t kernel, cuabi_go_large_launch launch);
 cuabi_go_failure* cuabi_go_launch_packed(uintptr_t kernel, cuabi_go_launch_config config, const void* packed, size_t packed_size);

@@ -16,6 +16,7 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_driver_get_version",
     "cuabi_device_get_count",
     "cuabi_device_get_info",
+    "cuabi_device_get_attribute",
     "cuabi_context_options_init",
     "cuabi_counters_init",
     "cuabi_context_create",
@@ -49,6 +50,13 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_buffer_read",
     "cuabi_buffer_copy",
     "cuabi_buffer_fill",
+    "cuabi_host_memory_options_init",
+    "cuabi_host_memory_create",
+    "cuabi_host_memory_register",
+    "cuabi_host_memory_destroy",
+    "cuabi_host_memory_get_pointer",
+    "cuabi_host_memory_get_size",
+    "cuabi_host_memory_get_device_address",
     "cuabi_compile_options_init",
     "cuabi_module_info_init",
     "cuabi_module_compile",
@@ -60,6 +68,7 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_module_get_log",
     "cuabi_module_get_lowered_name",
     "cuabi_module_get_kernel",
+    "cuabi_module_get_global",
     "cuabi_nvrtc_get_version",
     "cuabi_nvrtc_get_supported_archs",
     "cuabi_nvrtc_get_path",
@@ -72,12 +81,15 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_kernel_get_param_info",
     "cuabi_kernel_get_max_active_blocks_per_sm",
     "cuabi_kernel_suggest_block_size",
+    "cuabi_kernel_set_attribute",
     "cuabi_launch_config_init",
     "cuabi_launch",
     "cuabi_launch_packed",
+    "cuabi_kernel_get_max_active_clusters",
     "cuabi_graph_options_init",
     "cuabi_graph_node_info_init",
     "cuabi_graph_update_info_init",
+    "cuabi_graph_memcpy_params_init",
     "cuabi_graph_capture_begin",
     "cuabi_graph_capture_end",
     "cuabi_graph_capture_end_update",
@@ -96,6 +108,11 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_graph_update_kernel_args_packed",
     "cuabi_graph_update_kernel_geometry",
     "cuabi_graph_update_memset_value",
+    "cuabi_graph_update_memcpy",
+    "cuabi_graph_set_node_enabled",
+    "cuabi_graph_get_node_enabled",
+    "cuabi_graph_write_dot",
+    "cuabi_graph_get_dot",
     "cuabi_graph_cache_stats_init",
     "cuabi_graph_cache_get_capacity_class",
     "cuabi_graph_cache_lookup",
@@ -137,6 +154,7 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.driver_get_version = (PFN_cuabi_driver_get_version)get("cuabi_driver_get_version");
     cuabi_go_fn.device_get_count = (PFN_cuabi_device_get_count)get("cuabi_device_get_count");
     cuabi_go_fn.device_get_info = (PFN_cuabi_device_get_info)get("cuabi_device_get_info");
+    cuabi_go_fn.device_get_attribute = (PFN_cuabi_device_get_attribute)get("cuabi_device_get_attribute");
     cuabi_go_fn.context_options_init = (PFN_cuabi_context_options_init)get("cuabi_context_options_init");
     cuabi_go_fn.counters_init = (PFN_cuabi_counters_init)get("cuabi_counters_init");
     cuabi_go_fn.context_create = (PFN_cuabi_context_create)get("cuabi_context_create");
@@ -170,6 +188,13 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.buffer_read = (PFN_cuabi_buffer_read)get("cuabi_buffer_read");
     cuabi_go_fn.buffer_copy = (PFN_cuabi_buffer_copy)get("cuabi_buffer_copy");
     cuabi_go_fn.buffer_fill = (PFN_cuabi_buffer_fill)get("cuabi_buffer_fill");
+    cuabi_go_fn.host_memory_options_init = (PFN_cuabi_host_memory_options_init)get("cuabi_host_memory_options_init");
+    cuabi_go_fn.host_memory_create = (PFN_cuabi_host_memory_create)get("cuabi_host_memory_create");
+    cuabi_go_fn.host_memory_register = (PFN_cuabi_host_memory_register)get("cuabi_host_memory_register");
+    cuabi_go_fn.host_memory_destroy = (PFN_cuabi_host_memory_destroy)get("cuabi_host_memory_destroy");
+    cuabi_go_fn.host_memory_get_pointer = (PFN_cuabi_host_memory_get_pointer)get("cuabi_host_memory_get_pointer");
+    cuabi_go_fn.host_memory_get_size = (PFN_cuabi_host_memory_get_size)get("cuabi_host_memory_get_size");
+    cuabi_go_fn.host_memory_get_device_address = (PFN_cuabi_host_memory_get_device_address)get("cuabi_host_memory_get_device_address");
     cuabi_go_fn.compile_options_init = (PFN_cuabi_compile_options_init)get("cuabi_compile_options_init");
     cuabi_go_fn.module_info_init = (PFN_cuabi_module_info_init)get("cuabi_module_info_init");
     cuabi_go_fn.module_compile = (PFN_cuabi_module_compile)get("cuabi_module_compile");
@@ -181,6 +206,7 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.module_get_log = (PFN_cuabi_module_get_log)get("cuabi_module_get_log");
     cuabi_go_fn.module_get_lowered_name = (PFN_cuabi_module_get_lowered_name)get("cuabi_module_get_lowered_name");
     cuabi_go_fn.module_get_kernel = (PFN_cuabi_module_get_kernel)get("cuabi_module_get_kernel");
+    cuabi_go_fn.module_get_global = (PFN_cuabi_module_get_global)get("cuabi_module_get_global");
     cuabi_go_fn.nvrtc_get_version = (PFN_cuabi_nvrtc_get_version)get("cuabi_nvrtc_get_version");
     cuabi_go_fn.nvrtc_get_supported_archs = (PFN_cuabi_nvrtc_get_supported_archs)get("cuabi_nvrtc_get_supported_archs");
     cuabi_go_fn.nvrtc_get_path = (PFN_cuabi_nvrtc_get_path)get("cuabi_nvrtc_get_path");
@@ -193,12 +219,15 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.kernel_get_param_info = (PFN_cuabi_kernel_get_param_info)get("cuabi_kernel_get_param_info");
     cuabi_go_fn.kernel_get_max_active_blocks_per_sm = (PFN_cuabi_kernel_get_max_active_blocks_per_sm)get("cuabi_kernel_get_max_active_blocks_per_sm");
     cuabi_go_fn.kernel_suggest_block_size = (PFN_cuabi_kernel_suggest_block_size)get("cuabi_kernel_suggest_block_size");
+    cuabi_go_fn.kernel_set_attribute = (PFN_cuabi_kernel_set_attribute)get("cuabi_kernel_set_attribute");
     cuabi_go_fn.launch_config_init = (PFN_cuabi_launch_config_init)get("cuabi_launch_config_init");
     cuabi_go_fn.launch = (PFN_cuabi_launch)get("cuabi_launch");
     cuabi_go_fn.launch_packed = (PFN_cuabi_launch_packed)get("cuabi_launch_packed");
+    cuabi_go_fn.kernel_get_max_active_clusters = (PFN_cuabi_kernel_get_max_active_clusters)get("cuabi_kernel_get_max_active_clusters");
     cuabi_go_fn.graph_options_init = (PFN_cuabi_graph_options_init)get("cuabi_graph_options_init");
     cuabi_go_fn.graph_node_info_init = (PFN_cuabi_graph_node_info_init)get("cuabi_graph_node_info_init");
     cuabi_go_fn.graph_update_info_init = (PFN_cuabi_graph_update_info_init)get("cuabi_graph_update_info_init");
+    cuabi_go_fn.graph_memcpy_params_init = (PFN_cuabi_graph_memcpy_params_init)get("cuabi_graph_memcpy_params_init");
     cuabi_go_fn.graph_capture_begin = (PFN_cuabi_graph_capture_begin)get("cuabi_graph_capture_begin");
     cuabi_go_fn.graph_capture_end = (PFN_cuabi_graph_capture_end)get("cuabi_graph_capture_end");
     cuabi_go_fn.graph_capture_end_update = (PFN_cuabi_graph_capture_end_update)get("cuabi_graph_capture_end_update");
@@ -217,6 +246,11 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.graph_update_kernel_args_packed = (PFN_cuabi_graph_update_kernel_args_packed)get("cuabi_graph_update_kernel_args_packed");
     cuabi_go_fn.graph_update_kernel_geometry = (PFN_cuabi_graph_update_kernel_geometry)get("cuabi_graph_update_kernel_geometry");
     cuabi_go_fn.graph_update_memset_value = (PFN_cuabi_graph_update_memset_value)get("cuabi_graph_update_memset_value");
+    cuabi_go_fn.graph_update_memcpy = (PFN_cuabi_graph_update_memcpy)get("cuabi_graph_update_memcpy");
+    cuabi_go_fn.graph_set_node_enabled = (PFN_cuabi_graph_set_node_enabled)get("cuabi_graph_set_node_enabled");
+    cuabi_go_fn.graph_get_node_enabled = (PFN_cuabi_graph_get_node_enabled)get("cuabi_graph_get_node_enabled");
+    cuabi_go_fn.graph_write_dot = (PFN_cuabi_graph_write_dot)get("cuabi_graph_write_dot");
+    cuabi_go_fn.graph_get_dot = (PFN_cuabi_graph_get_dot)get("cuabi_graph_get_dot");
     cuabi_go_fn.graph_cache_stats_init = (PFN_cuabi_graph_cache_stats_init)get("cuabi_graph_cache_stats_init");
     cuabi_go_fn.graph_cache_get_capacity_class = (PFN_cuabi_graph_cache_get_capacity_class)get("cuabi_graph_cache_get_capacity_class");
     cuabi_go_fn.graph_cache_lookup = (PFN_cuabi_graph_cache_lookup)get("cuabi_graph_cache_lookup");
@@ -259,112 +293,129 @@ int cuabi_go_function_present(size_t index) {
     case 9: return cuabi_go_fn.driver_get_version != NULL;
     case 10: return cuabi_go_fn.device_get_count != NULL;
     case 11: return cuabi_go_fn.device_get_info != NULL;
-    case 12: return cuabi_go_fn.context_options_init != NULL;
-    case 13: return cuabi_go_fn.counters_init != NULL;
-    case 14: return cuabi_go_fn.context_create != NULL;
-    case 15: return cuabi_go_fn.context_destroy != NULL;
-    case 16: return cuabi_go_fn.context_get_device_info != NULL;
-    case 17: return cuabi_go_fn.context_synchronize != NULL;
-    case 18: return cuabi_go_fn.context_get_native != NULL;
-    case 19: return cuabi_go_fn.context_get_counters != NULL;
-    case 20: return cuabi_go_fn.stream_options_init != NULL;
-    case 21: return cuabi_go_fn.stream_create != NULL;
-    case 22: return cuabi_go_fn.stream_wrap != NULL;
-    case 23: return cuabi_go_fn.stream_destroy != NULL;
-    case 24: return cuabi_go_fn.stream_synchronize != NULL;
-    case 25: return cuabi_go_fn.stream_query != NULL;
-    case 26: return cuabi_go_fn.stream_wait_event != NULL;
-    case 27: return cuabi_go_fn.stream_get_native != NULL;
-    case 28: return cuabi_go_fn.event_options_init != NULL;
-    case 29: return cuabi_go_fn.event_create != NULL;
-    case 30: return cuabi_go_fn.event_destroy != NULL;
-    case 31: return cuabi_go_fn.event_record != NULL;
-    case 32: return cuabi_go_fn.event_synchronize != NULL;
-    case 33: return cuabi_go_fn.event_query != NULL;
-    case 34: return cuabi_go_fn.event_get_elapsed_ms != NULL;
-    case 35: return cuabi_go_fn.buffer_options_init != NULL;
-    case 36: return cuabi_go_fn.buffer_create != NULL;
-    case 37: return cuabi_go_fn.buffer_wrap != NULL;
-    case 38: return cuabi_go_fn.buffer_destroy != NULL;
-    case 39: return cuabi_go_fn.buffer_get_size != NULL;
-    case 40: return cuabi_go_fn.buffer_get_device_address != NULL;
-    case 41: return cuabi_go_fn.buffer_write != NULL;
-    case 42: return cuabi_go_fn.buffer_read != NULL;
-    case 43: return cuabi_go_fn.buffer_copy != NULL;
-    case 44: return cuabi_go_fn.buffer_fill != NULL;
-    case 45: return cuabi_go_fn.compile_options_init != NULL;
-    case 46: return cuabi_go_fn.module_info_init != NULL;
-    case 47: return cuabi_go_fn.module_compile != NULL;
-    case 48: return cuabi_go_fn.module_compile_offline != NULL;
-    case 49: return cuabi_go_fn.module_load_image != NULL;
-    case 50: return cuabi_go_fn.module_destroy != NULL;
-    case 51: return cuabi_go_fn.module_get_info != NULL;
-    case 52: return cuabi_go_fn.module_get_image != NULL;
-    case 53: return cuabi_go_fn.module_get_log != NULL;
-    case 54: return cuabi_go_fn.module_get_lowered_name != NULL;
-    case 55: return cuabi_go_fn.module_get_kernel != NULL;
-    case 56: return cuabi_go_fn.nvrtc_get_version != NULL;
-    case 57: return cuabi_go_fn.nvrtc_get_supported_archs != NULL;
-    case 58: return cuabi_go_fn.nvrtc_get_path != NULL;
-    case 59: return cuabi_go_fn.nvrtc_get_include_dirs != NULL;
-    case 60: return cuabi_go_fn.kernel_attributes_init != NULL;
-    case 61: return cuabi_go_fn.kernel_destroy != NULL;
-    case 62: return cuabi_go_fn.kernel_get_attributes != NULL;
-    case 63: return cuabi_go_fn.kernel_get_native != NULL;
-    case 64: return cuabi_go_fn.kernel_get_param_count != NULL;
-    case 65: return cuabi_go_fn.kernel_get_param_info != NULL;
-    case 66: return cuabi_go_fn.kernel_get_max_active_blocks_per_sm != NULL;
-    case 67: return cuabi_go_fn.kernel_suggest_block_size != NULL;
-    case 68: return cuabi_go_fn.launch_config_init != NULL;
-    case 69: return cuabi_go_fn.launch != NULL;
-    case 70: return cuabi_go_fn.launch_packed != NULL;
-    case 71: return cuabi_go_fn.graph_options_init != NULL;
-    case 72: return cuabi_go_fn.graph_node_info_init != NULL;
-    case 73: return cuabi_go_fn.graph_update_info_init != NULL;
-    case 74: return cuabi_go_fn.graph_capture_begin != NULL;
-    case 75: return cuabi_go_fn.graph_capture_end != NULL;
-    case 76: return cuabi_go_fn.graph_capture_end_update != NULL;
-    case 77: return cuabi_go_fn.graph_capture_abort != NULL;
-    case 78: return cuabi_go_fn.graph_capture_get_status != NULL;
-    case 79: return cuabi_go_fn.graph_destroy != NULL;
-    case 80: return cuabi_go_fn.graph_launch != NULL;
-    case 81: return cuabi_go_fn.graph_upload != NULL;
-    case 82: return cuabi_go_fn.graph_retain_buffer != NULL;
-    case 83: return cuabi_go_fn.graph_get_native != NULL;
-    case 84: return cuabi_go_fn.graph_get_node_count != NULL;
-    case 85: return cuabi_go_fn.graph_get_node_info != NULL;
-    case 86: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
-    case 87: return cuabi_go_fn.graph_get_node_param_info != NULL;
-    case 88: return cuabi_go_fn.graph_update_kernel_args != NULL;
-    case 89: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
-    case 90: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
-    case 91: return cuabi_go_fn.graph_update_memset_value != NULL;
-    case 92: return cuabi_go_fn.graph_cache_stats_init != NULL;
-    case 93: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
-    case 94: return cuabi_go_fn.graph_cache_lookup != NULL;
-    case 95: return cuabi_go_fn.graph_cache_insert != NULL;
-    case 96: return cuabi_go_fn.graph_cache_set_capacity != NULL;
-    case 97: return cuabi_go_fn.graph_cache_clear != NULL;
-    case 98: return cuabi_go_fn.graph_cache_get_stats != NULL;
-    case 99: return cuabi_go_fn.cache_stats_init != NULL;
-    case 100: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
-    case 101: return cuabi_go_fn.cache_get_stats != NULL;
-    case 102: return cuabi_go_fn.cache_get_directory != NULL;
-    case 103: return cuabi_go_fn.cache_get_degradation_reason != NULL;
-    case 104: return cuabi_go_fn.cache_prune != NULL;
-    case 105: return cuabi_go_fn.cache_clear != NULL;
-    case 106: return cuabi_go_fn.cache_verify != NULL;
-    case 107: return cuabi_go_fn.cache_configure_driver_jit != NULL;
-    case 108: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
-    case 109: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
-    case 110: return cuabi_go_fn.range_get_enabled != NULL;
-    case 111: return cuabi_go_fn.range_get_profiler_attached != NULL;
-    case 112: return cuabi_go_fn.range_get_catalog_count != NULL;
-    case 113: return cuabi_go_fn.range_get_catalog_entry != NULL;
-    case 114: return cuabi_go_fn.range_push != NULL;
-    case 115: return cuabi_go_fn.range_pop != NULL;
-    case 116: return cuabi_go_fn.range_start != NULL;
-    case 117: return cuabi_go_fn.range_end != NULL;
+    case 12: return cuabi_go_fn.device_get_attribute != NULL;
+    case 13: return cuabi_go_fn.context_options_init != NULL;
+    case 14: return cuabi_go_fn.counters_init != NULL;
+    case 15: return cuabi_go_fn.context_create != NULL;
+    case 16: return cuabi_go_fn.context_destroy != NULL;
+    case 17: return cuabi_go_fn.context_get_device_info != NULL;
+    case 18: return cuabi_go_fn.context_synchronize != NULL;
+    case 19: return cuabi_go_fn.context_get_native != NULL;
+    case 20: return cuabi_go_fn.context_get_counters != NULL;
+    case 21: return cuabi_go_fn.stream_options_init != NULL;
+    case 22: return cuabi_go_fn.stream_create != NULL;
+    case 23: return cuabi_go_fn.stream_wrap != NULL;
+    case 24: return cuabi_go_fn.stream_destroy != NULL;
+    case 25: return cuabi_go_fn.stream_synchronize != NULL;
+    case 26: return cuabi_go_fn.stream_query != NULL;
+    case 27: return cuabi_go_fn.stream_wait_event != NULL;
+    case 28: return cuabi_go_fn.stream_get_native != NULL;
+    case 29: return cuabi_go_fn.event_options_init != NULL;
+    case 30: return cuabi_go_fn.event_create != NULL;
+    case 31: return cuabi_go_fn.event_destroy != NULL;
+    case 32: return cuabi_go_fn.event_record != NULL;
+    case 33: return cuabi_go_fn.event_synchronize != NULL;
+    case 34: return cuabi_go_fn.event_query != NULL;
+    case 35: return cuabi_go_fn.event_get_elapsed_ms != NULL;
+    case 36: return cuabi_go_fn.buffer_options_init != NULL;
+    case 37: return cuabi_go_fn.buffer_create != NULL;
+    case 38: return cuabi_go_fn.buffer_wrap != NULL;
+    case 39: return cuabi_go_fn.buffer_destroy != NULL;
+    case 40: return cuabi_go_fn.buffer_get_size != NULL;
+    case 41: return cuabi_go_fn.buffer_get_device_address != NULL;
+    case 42: return cuabi_go_fn.buffer_write != NULL;
+    case 43: return cuabi_go_fn.buffer_read != NULL;
+    case 44: return cuabi_go_fn.buffer_copy != NULL;
+    case 45: return cuabi_go_fn.buffer_fill != NULL;
+    case 46: return cuabi_go_fn.host_memory_options_init != NULL;
+    case 47: return cuabi_go_fn.host_memory_create != NULL;
+    case 48: return cuabi_go_fn.host_memory_register != NULL;
+    case 49: return cuabi_go_fn.host_memory_destroy != NULL;
+    case 50: return cuabi_go_fn.host_memory_get_pointer != NULL;
+    case 51: return cuabi_go_fn.host_memory_get_size != NULL;
+    case 52: return cuabi_go_fn.host_memory_get_device_address != NULL;
+    case 53: return cuabi_go_fn.compile_options_init != NULL;
+    case 54: return cuabi_go_fn.module_info_init != NULL;
+    case 55: return cuabi_go_fn.module_compile != NULL;
+    case 56: return cuabi_go_fn.module_compile_offline != NULL;
+    case 57: return cuabi_go_fn.module_load_image != NULL;
+    case 58: return cuabi_go_fn.module_destroy != NULL;
+    case 59: return cuabi_go_fn.module_get_info != NULL;
+    case 60: return cuabi_go_fn.module_get_image != NULL;
+    case 61: return cuabi_go_fn.module_get_log != NULL;
+    case 62: return cuabi_go_fn.module_get_lowered_name != NULL;
+    case 63: return cuabi_go_fn.module_get_kernel != NULL;
+    case 64: return cuabi_go_fn.module_get_global != NULL;
+    case 65: return cuabi_go_fn.nvrtc_get_version != NULL;
+    case 66: return cuabi_go_fn.nvrtc_get_supported_archs != NULL;
+    case 67: return cuabi_go_fn.nvrtc_get_path != NULL;
+    case 68: return cuabi_go_fn.nvrtc_get_include_dirs != NULL;
+    case 69: return cuabi_go_fn.kernel_attributes_init != NULL;
+    case 70: return cuabi_go_fn.kernel_destroy != NULL;
+    case 71: return cuabi_go_fn.kernel_get_attributes != NULL;
+    case 72: return cuabi_go_fn.kernel_get_native != NULL;
+    case 73: return cuabi_go_fn.kernel_get_param_count != NULL;
+    case 74: return cuabi_go_fn.kernel_get_param_info != NULL;
+    case 75: return cuabi_go_fn.kernel_get_max_active_blocks_per_sm != NULL;
+    case 76: return cuabi_go_fn.kernel_suggest_block_size != NULL;
+    case 77: return cuabi_go_fn.kernel_set_attribute != NULL;
+    case 78: return cuabi_go_fn.launch_config_init != NULL;
+    case 79: return cuabi_go_fn.launch != NULL;
+    case 80: return cuabi_go_fn.launch_packed != NULL;
+    case 81: return cuabi_go_fn.kernel_get_max_active_clusters != NULL;
+    case 82: return cuabi_go_fn.graph_options_init != NULL;
+    case 83: return cuabi_go_fn.graph_node_info_init != NULL;
+    case 84: return cuabi_go_fn.graph_update_info_init != NULL;
+    case 85: return cuabi_go_fn.graph_memcpy_params_init != NULL;
+    case 86: return cuabi_go_fn.graph_capture_begin != NULL;
+    case 87: return cuabi_go_fn.graph_capture_end != NULL;
+    case 88: return cuabi_go_fn.graph_capture_end_update != NULL;
+    case 89: return cuabi_go_fn.graph_capture_abort != NULL;
+    case 90: return cuabi_go_fn.graph_capture_get_status != NULL;
+    case 91: return cuabi_go_fn.graph_destroy != NULL;
+    case 92: return cuabi_go_fn.graph_launch != NULL;
+    case 93: return cuabi_go_fn.graph_upload != NULL;
+    case 94: return cuabi_go_fn.graph_retain_buffer != NULL;
+    case 95: return cuabi_go_fn.graph_get_native != NULL;
+    case 96: return cuabi_go_fn.graph_get_node_count != NULL;
+    case 97: return cuabi_go_fn.graph_get_node_info != NULL;
+    case 98: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
+    case 99: return cuabi_go_fn.graph_get_node_param_info != NULL;
+    case 100: return cuabi_go_fn.graph_update_kernel_args != NULL;
+    case 101: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
+    case 102: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
+    case 103: return cuabi_go_fn.graph_update_memset_value != NULL;
+    case 104: return cuabi_go_fn.graph_update_memcpy != NULL;
+    case 105: return cuabi_go_fn.graph_set_node_enabled != NULL;
+    case 106: return cuabi_go_fn.graph_get_node_enabled != NULL;
+    case 107: return cuabi_go_fn.graph_write_dot != NULL;
+    case 108: return cuabi_go_fn.graph_get_dot != NULL;
+    case 109: return cuabi_go_fn.graph_cache_stats_init != NULL;
+    case 110: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
+    case 111: return cuabi_go_fn.graph_cache_lookup != NULL;
+    case 112: return cuabi_go_fn.graph_cache_insert != NULL;
+    case 113: return cuabi_go_fn.graph_cache_set_capacity != NULL;
+    case 114: return cuabi_go_fn.graph_cache_clear != NULL;
+    case 115: return cuabi_go_fn.graph_cache_get_stats != NULL;
+    case 116: return cuabi_go_fn.cache_stats_init != NULL;
+    case 117: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
+    case 118: return cuabi_go_fn.cache_get_stats != NULL;
+    case 119: return cuabi_go_fn.cache_get_directory != NULL;
+    case 120: return cuabi_go_fn.cache_get_degradation_reason != NULL;
+    case 121: return cuabi_go_fn.cache_prune != NULL;
+    case 122: return cuabi_go_fn.cache_clear != NULL;
+    case 123: return cuabi_go_fn.cache_verify != NULL;
+    case 124: return cuabi_go_fn.cache_configure_driver_jit != NULL;
+    case 125: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
+    case 126: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
+    case 127: return cuabi_go_fn.range_get_enabled != NULL;
+    case 128: return cuabi_go_fn.range_get_profiler_attached != NULL;
+    case 129: return cuabi_go_fn.range_get_catalog_count != NULL;
+    case 130: return cuabi_go_fn.range_get_catalog_entry != NULL;
+    case 131: return cuabi_go_fn.range_push != NULL;
+    case 132: return cuabi_go_fn.range_pop != NULL;
+    case 133: return cuabi_go_fn.range_start != NULL;
+    case 134: return cuabi_go_fn.range_end != NULL;
     default: return 0;
     }
 }
@@ -422,6 +473,13 @@ cuabi_go_failure* cuabi_go_device_get_info(int32_t ordinal, cuabi_device_info* o
         if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
     }
     cuabi_status status = cuabi_go_fn.device_get_info(ordinal, out_info);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_device_get_attribute(int32_t ordinal, int32_t attribute, int32_t* out_value) {
+    if (cuabi_go_fn.device_get_attribute == NULL) return cuabi_go_missing("cuabi_device_get_attribute");
+    cuabi_status status = cuabi_go_fn.device_get_attribute(ordinal, attribute, out_value);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
@@ -669,6 +727,56 @@ cuabi_go_failure* cuabi_go_buffer_fill(uintptr_t buffer, size_t offset, uint32_t
     return NULL;
 }
 
+cuabi_go_failure* cuabi_go_host_memory_options_init(uint32_t struct_size, cuabi_host_memory_options* out_options) {
+    if (cuabi_go_fn.host_memory_options_init == NULL) return cuabi_go_missing("cuabi_host_memory_options_init");
+    cuabi_status status = cuabi_go_fn.host_memory_options_init(struct_size, out_options);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_host_memory_create(uintptr_t context, size_t size, const cuabi_host_memory_options* options, uintptr_t* out_memory) {
+    if (cuabi_go_fn.host_memory_create == NULL) return cuabi_go_missing("cuabi_host_memory_create");
+    cuabi_host_memory* out_memory_handle = NULL;
+    cuabi_status status = cuabi_go_fn.host_memory_create((cuabi_context*)context, size, options, &out_memory_handle);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_memory = (uintptr_t)out_memory_handle;
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_host_memory_register(uintptr_t context, void* pointer, size_t size, const cuabi_host_memory_options* options, uintptr_t* out_memory) {
+    if (cuabi_go_fn.host_memory_register == NULL) return cuabi_go_missing("cuabi_host_memory_register");
+    cuabi_host_memory* out_memory_handle = NULL;
+    cuabi_status status = cuabi_go_fn.host_memory_register((cuabi_context*)context, pointer, size, options, &out_memory_handle);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_memory = (uintptr_t)out_memory_handle;
+    return NULL;
+}
+
+void cuabi_go_host_memory_destroy(uintptr_t memory) {
+    if (cuabi_go_fn.host_memory_destroy != NULL) cuabi_go_fn.host_memory_destroy((cuabi_host_memory*)memory);
+}
+
+cuabi_go_failure* cuabi_go_host_memory_get_pointer(uintptr_t memory, void** out_pointer) {
+    if (cuabi_go_fn.host_memory_get_pointer == NULL) return cuabi_go_missing("cuabi_host_memory_get_pointer");
+    cuabi_status status = cuabi_go_fn.host_memory_get_pointer((cuabi_host_memory*)memory, out_pointer);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_host_memory_get_size(uintptr_t memory, size_t* out_size) {
+    if (cuabi_go_fn.host_memory_get_size == NULL) return cuabi_go_missing("cuabi_host_memory_get_size");
+    cuabi_status status = cuabi_go_fn.host_memory_get_size((cuabi_host_memory*)memory, out_size);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_host_memory_get_device_address(uintptr_t memory, uint64_t* out_address) {
+    if (cuabi_go_fn.host_memory_get_device_address == NULL) return cuabi_go_missing("cuabi_host_memory_get_device_address");
+    cuabi_status status = cuabi_go_fn.host_memory_get_device_address((cuabi_host_memory*)memory, out_address);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
 cuabi_go_failure* cuabi_go_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options) {
     if (cuabi_go_fn.compile_options_init == NULL) return cuabi_go_missing("cuabi_compile_options_init");
     cuabi_status status = cuabi_go_fn.compile_options_init(struct_size, out_options);
@@ -735,6 +843,15 @@ cuabi_go_failure* cuabi_go_module_get_kernel(uintptr_t module, const char* name_
     cuabi_status status = cuabi_go_fn.module_get_kernel((cuabi_module*)module, name_or_expression, &out_kernel_handle);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     *out_kernel = (uintptr_t)out_kernel_handle;
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_module_get_global(uintptr_t module, const char* name_or_expression, uintptr_t* out_buffer) {
+    if (cuabi_go_fn.module_get_global == NULL) return cuabi_go_missing("cuabi_module_get_global");
+    cuabi_buffer* out_buffer_handle = NULL;
+    cuabi_status status = cuabi_go_fn.module_get_global((cuabi_module*)module, name_or_expression, &out_buffer_handle);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_buffer = (uintptr_t)out_buffer_handle;
     return NULL;
 }
 
@@ -824,6 +941,13 @@ cuabi_go_failure* cuabi_go_kernel_suggest_block_size(uintptr_t kernel, uint32_t 
     return NULL;
 }
 
+cuabi_go_failure* cuabi_go_kernel_set_attribute(uintptr_t kernel, int32_t attribute, int32_t value) {
+    if (cuabi_go_fn.kernel_set_attribute == NULL) return cuabi_go_missing("cuabi_kernel_set_attribute");
+    cuabi_status status = cuabi_go_fn.kernel_set_attribute((cuabi_kernel*)kernel, attribute, value);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
 cuabi_go_failure* cuabi_go_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config) {
     if (cuabi_go_fn.launch_config_init == NULL) return cuabi_go_missing("cuabi_launch_config_init");
     cuabi_status status = cuabi_go_fn.launch_config_init(struct_size, out_config);
@@ -848,6 +972,13 @@ cuabi_go_failure* cuabi_go_graph_node_info_init(uint32_t struct_size, cuabi_grap
 cuabi_go_failure* cuabi_go_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info) {
     if (cuabi_go_fn.graph_update_info_init == NULL) return cuabi_go_missing("cuabi_graph_update_info_init");
     cuabi_status status = cuabi_go_fn.graph_update_info_init(struct_size, out_info);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_graph_memcpy_params_init(uint32_t struct_size, cuabi_graph_memcpy_params* out_params) {
+    if (cuabi_go_fn.graph_memcpy_params_init == NULL) return cuabi_go_missing("cuabi_graph_memcpy_params_init");
+    cuabi_status status = cuabi_go_fn.graph_memcpy_params_init(struct_size, out_params);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
@@ -976,6 +1107,34 @@ cuabi_go_failure* cuabi_go_graph_update_kernel_geometry(uintptr_t graph, size_t 
 cuabi_go_failure* cuabi_go_graph_update_memset_value(uintptr_t graph, size_t index, uint32_t value) {
     if (cuabi_go_fn.graph_update_memset_value == NULL) return cuabi_go_missing("cuabi_graph_update_memset_value");
     cuabi_status status = cuabi_go_fn.graph_update_memset_value((cuabi_graph*)graph, index, value);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_graph_set_node_enabled(uintptr_t graph, size_t index, uint32_t enabled) {
+    if (cuabi_go_fn.graph_set_node_enabled == NULL) return cuabi_go_missing("cuabi_graph_set_node_enabled");
+    cuabi_status status = cuabi_go_fn.graph_set_node_enabled((cuabi_graph*)graph, index, enabled);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_graph_get_node_enabled(uintptr_t graph, size_t index, uint32_t* out_enabled) {
+    if (cuabi_go_fn.graph_get_node_enabled == NULL) return cuabi_go_missing("cuabi_graph_get_node_enabled");
+    cuabi_status status = cuabi_go_fn.graph_get_node_enabled((cuabi_graph*)graph, index, out_enabled);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_graph_write_dot(uintptr_t graph, const char* path, uint32_t flags) {
+    if (cuabi_go_fn.graph_write_dot == NULL) return cuabi_go_missing("cuabi_graph_write_dot");
+    cuabi_status status = cuabi_go_fn.graph_write_dot((cuabi_graph*)graph, path, flags);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_graph_get_dot(uintptr_t graph, uint32_t flags, char* out_text, size_t capacity, size_t* out_size) {
+    if (cuabi_go_fn.graph_get_dot == NULL) return cuabi_go_missing("cuabi_graph_get_dot");
+    cuabi_status status = cuabi_go_fn.graph_get_dot((cuabi_graph*)graph, flags, out_text, capacity, out_size);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }

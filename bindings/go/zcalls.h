@@ -19,6 +19,7 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_driver_get_version driver_get_version;
     PFN_cuabi_device_get_count device_get_count;
     PFN_cuabi_device_get_info device_get_info;
+    PFN_cuabi_device_get_attribute device_get_attribute;
     PFN_cuabi_context_options_init context_options_init;
     PFN_cuabi_counters_init counters_init;
     PFN_cuabi_context_create context_create;
@@ -52,6 +53,13 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_buffer_read buffer_read;
     PFN_cuabi_buffer_copy buffer_copy;
     PFN_cuabi_buffer_fill buffer_fill;
+    PFN_cuabi_host_memory_options_init host_memory_options_init;
+    PFN_cuabi_host_memory_create host_memory_create;
+    PFN_cuabi_host_memory_register host_memory_register;
+    PFN_cuabi_host_memory_destroy host_memory_destroy;
+    PFN_cuabi_host_memory_get_pointer host_memory_get_pointer;
+    PFN_cuabi_host_memory_get_size host_memory_get_size;
+    PFN_cuabi_host_memory_get_device_address host_memory_get_device_address;
     PFN_cuabi_compile_options_init compile_options_init;
     PFN_cuabi_module_info_init module_info_init;
     PFN_cuabi_module_compile module_compile;
@@ -63,6 +71,7 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_module_get_log module_get_log;
     PFN_cuabi_module_get_lowered_name module_get_lowered_name;
     PFN_cuabi_module_get_kernel module_get_kernel;
+    PFN_cuabi_module_get_global module_get_global;
     PFN_cuabi_nvrtc_get_version nvrtc_get_version;
     PFN_cuabi_nvrtc_get_supported_archs nvrtc_get_supported_archs;
     PFN_cuabi_nvrtc_get_path nvrtc_get_path;
@@ -75,12 +84,15 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_kernel_get_param_info kernel_get_param_info;
     PFN_cuabi_kernel_get_max_active_blocks_per_sm kernel_get_max_active_blocks_per_sm;
     PFN_cuabi_kernel_suggest_block_size kernel_suggest_block_size;
+    PFN_cuabi_kernel_set_attribute kernel_set_attribute;
     PFN_cuabi_launch_config_init launch_config_init;
     PFN_cuabi_launch launch;
     PFN_cuabi_launch_packed launch_packed;
+    PFN_cuabi_kernel_get_max_active_clusters kernel_get_max_active_clusters;
     PFN_cuabi_graph_options_init graph_options_init;
     PFN_cuabi_graph_node_info_init graph_node_info_init;
     PFN_cuabi_graph_update_info_init graph_update_info_init;
+    PFN_cuabi_graph_memcpy_params_init graph_memcpy_params_init;
     PFN_cuabi_graph_capture_begin graph_capture_begin;
     PFN_cuabi_graph_capture_end graph_capture_end;
     PFN_cuabi_graph_capture_end_update graph_capture_end_update;
@@ -99,6 +111,11 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_graph_update_kernel_args_packed graph_update_kernel_args_packed;
     PFN_cuabi_graph_update_kernel_geometry graph_update_kernel_geometry;
     PFN_cuabi_graph_update_memset_value graph_update_memset_value;
+    PFN_cuabi_graph_update_memcpy graph_update_memcpy;
+    PFN_cuabi_graph_set_node_enabled graph_set_node_enabled;
+    PFN_cuabi_graph_get_node_enabled graph_get_node_enabled;
+    PFN_cuabi_graph_write_dot graph_write_dot;
+    PFN_cuabi_graph_get_dot graph_get_dot;
     PFN_cuabi_graph_cache_stats_init graph_cache_stats_init;
     PFN_cuabi_graph_cache_get_capacity_class graph_cache_get_capacity_class;
     PFN_cuabi_graph_cache_lookup graph_cache_lookup;
@@ -129,7 +146,7 @@ typedef struct cuabi_go_functions {
 
 extern cuabi_go_functions cuabi_go_fn;
 
-#define CUABI_GO_FUNCTION_COUNT 118
+#define CUABI_GO_FUNCTION_COUNT 135
 extern const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT];
 
 /* Fills cuabi_go_fn through `get`. */
@@ -148,6 +165,7 @@ cuabi_go_failure* cuabi_go_device_info_init(uint32_t struct_size, cuabi_device_i
 cuabi_go_failure* cuabi_go_driver_get_version(int32_t* out_version);
 cuabi_go_failure* cuabi_go_device_get_count(int32_t* out_count);
 cuabi_go_failure* cuabi_go_device_get_info(int32_t ordinal, cuabi_device_info* out_info);
+cuabi_go_failure* cuabi_go_device_get_attribute(int32_t ordinal, int32_t attribute, int32_t* out_value);
 cuabi_go_failure* cuabi_go_context_options_init(uint32_t struct_size, cuabi_context_options* out_options);
 cuabi_go_failure* cuabi_go_counters_init(uint32_t struct_size, cuabi_counters* out_counters);
 cuabi_go_failure* cuabi_go_context_create(const cuabi_context_options* options, uintptr_t* out_context);
@@ -181,6 +199,13 @@ cuabi_go_failure* cuabi_go_buffer_write(uintptr_t buffer, size_t offset, const v
 cuabi_go_failure* cuabi_go_buffer_read(uintptr_t buffer, size_t offset, void* out_data, size_t size, uintptr_t stream);
 cuabi_go_failure* cuabi_go_buffer_copy(uintptr_t dst, size_t dst_offset, uintptr_t src, size_t src_offset, size_t size, uintptr_t stream);
 cuabi_go_failure* cuabi_go_buffer_fill(uintptr_t buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, uintptr_t stream);
+cuabi_go_failure* cuabi_go_host_memory_options_init(uint32_t struct_size, cuabi_host_memory_options* out_options);
+cuabi_go_failure* cuabi_go_host_memory_create(uintptr_t context, size_t size, const cuabi_host_memory_options* options, uintptr_t* out_memory);
+cuabi_go_failure* cuabi_go_host_memory_register(uintptr_t context, void* pointer, size_t size, const cuabi_host_memory_options* options, uintptr_t* out_memory);
+void cuabi_go_host_memory_destroy(uintptr_t memory);
+cuabi_go_failure* cuabi_go_host_memory_get_pointer(uintptr_t memory, void** out_pointer);
+cuabi_go_failure* cuabi_go_host_memory_get_size(uintptr_t memory, size_t* out_size);
+cuabi_go_failure* cuabi_go_host_memory_get_device_address(uintptr_t memory, uint64_t* out_address);
 cuabi_go_failure* cuabi_go_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options);
 cuabi_go_failure* cuabi_go_module_info_init(uint32_t struct_size, cuabi_module_info* out_info);
 cuabi_go_failure* cuabi_go_module_load_image(uintptr_t context, const void* image, size_t size, uintptr_t* out_module);
@@ -190,6 +215,7 @@ cuabi_go_failure* cuabi_go_module_get_image(uintptr_t module, void* out_image, s
 cuabi_go_failure* cuabi_go_module_get_log(uintptr_t module, char* out_text, size_t capacity, size_t* out_size);
 cuabi_go_failure* cuabi_go_module_get_lowered_name(uintptr_t module, const char* expression, char* out_text, size_t capacity, size_t* out_size);
 cuabi_go_failure* cuabi_go_module_get_kernel(uintptr_t module, const char* name_or_expression, uintptr_t* out_kernel);
+cuabi_go_failure* cuabi_go_module_get_global(uintptr_t module, const char* name_or_expression, uintptr_t* out_buffer);
 cuabi_go_failure* cuabi_go_nvrtc_get_version(int32_t* out_major, int32_t* out_minor);
 cuabi_go_failure* cuabi_go_nvrtc_get_supported_archs(int32_t* out_archs, size_t capacity, size_t* out_count);
 cuabi_go_failure* cuabi_go_nvrtc_get_path(char* out_text, size_t capacity, size_t* out_size);
@@ -202,10 +228,12 @@ cuabi_go_failure* cuabi_go_kernel_get_param_count(uintptr_t kernel, size_t* out_
 cuabi_go_failure* cuabi_go_kernel_get_param_info(uintptr_t kernel, size_t index, size_t* out_offset, size_t* out_size);
 cuabi_go_failure* cuabi_go_kernel_get_max_active_blocks_per_sm(uintptr_t kernel, uint32_t block_threads, uint32_t shared_memory_bytes, uint32_t* out_blocks);
 cuabi_go_failure* cuabi_go_kernel_suggest_block_size(uintptr_t kernel, uint32_t shared_memory_bytes, uint32_t* out_block_threads, uint32_t* out_min_grid_blocks);
+cuabi_go_failure* cuabi_go_kernel_set_attribute(uintptr_t kernel, int32_t attribute, int32_t value);
 cuabi_go_failure* cuabi_go_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config);
 cuabi_go_failure* cuabi_go_graph_options_init(uint32_t struct_size, cuabi_graph_options* out_options);
 cuabi_go_failure* cuabi_go_graph_node_info_init(uint32_t struct_size, cuabi_graph_node_info* out_info);
 cuabi_go_failure* cuabi_go_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info);
+cuabi_go_failure* cuabi_go_graph_memcpy_params_init(uint32_t struct_size, cuabi_graph_memcpy_params* out_params);
 cuabi_go_failure* cuabi_go_graph_capture_begin(uintptr_t stream, int32_t mode);
 cuabi_go_failure* cuabi_go_graph_capture_end(uintptr_t stream, const cuabi_graph_options* options, uintptr_t* out_graph);
 cuabi_go_failure* cuabi_go_graph_capture_end_update(uintptr_t stream, uintptr_t graph, uint32_t flags, cuabi_graph_update_info* out_info);
@@ -223,6 +251,10 @@ cuabi_go_failure* cuabi_go_graph_get_node_param_info(uintptr_t graph, size_t ind
 cuabi_go_failure* cuabi_go_graph_update_kernel_args_packed(uintptr_t graph, size_t index, const void* packed, size_t packed_size);
 cuabi_go_failure* cuabi_go_graph_update_kernel_geometry(uintptr_t graph, size_t index, const uint32_t* grid, const uint32_t* block, uint32_t shared_memory_bytes);
 cuabi_go_failure* cuabi_go_graph_update_memset_value(uintptr_t graph, size_t index, uint32_t value);
+cuabi_go_failure* cuabi_go_graph_set_node_enabled(uintptr_t graph, size_t index, uint32_t enabled);
+cuabi_go_failure* cuabi_go_graph_get_node_enabled(uintptr_t graph, size_t index, uint32_t* out_enabled);
+cuabi_go_failure* cuabi_go_graph_write_dot(uintptr_t graph, const char* path, uint32_t flags);
+cuabi_go_failure* cuabi_go_graph_get_dot(uintptr_t graph, uint32_t flags, char* out_text, size_t capacity, size_t* out_size);
 cuabi_go_failure* cuabi_go_graph_cache_stats_init(uint32_t struct_size, cuabi_graph_cache_stats* out_stats);
 cuabi_go_failure* cuabi_go_graph_cache_get_capacity_class(uint64_t size, uint64_t* out_result);
 cuabi_go_failure* cuabi_go_graph_cache_lookup(uintptr_t context, const void* key, size_t key_size, uint64_t size, uintptr_t* out_graph);

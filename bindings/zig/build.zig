@@ -4,6 +4,7 @@
 //!   zig build                  installs bin/cuabi-tests, bin/cuabi-conformance, bin/cuabi-bench-overhead
 //!   zig build test             the unit tests (the GPU ones skip, saying why, without a GPU)
 //!   zig build example          runs examples/saxpy.zig, the README's example (needs a GPU)
+//!   zig build features         runs examples/features.zig, the README's 1.1 example (needs a GPU)
 //!   zig build conformance      runs the conformance scenario
 //!   zig build bench            runs the launch-overhead benchmark (needs a GPU)
 //!   zig build translate        rewrites src/c.zig from the header (builds translate-C once: minutes)
@@ -40,15 +41,16 @@ pub fn build(b: *std.Build) void {
     _ = reference_files.addCopyFile(repository.path(b, "abi/layout.golden"), "layout.golden");
     _ = reference_files.addCopyFile(b.path("README.md"), "README.md");
     _ = reference_files.addCopyFile(b.path("examples/saxpy.zig"), "saxpy.zig");
+    _ = reference_files.addCopyFile(b.path("examples/features.zig"), "features.zig");
     const reference = b.createModule(.{
         .root_source_file = reference_files.add("reference.zig",
             \\/// include/cuabi/cuabi.h
             \\pub const header = @embedFile("cuabi.h");
             \\/// abi/layout.golden: the C compiler's sizes, offsets and constant values
             \\pub const layout = @embedFile("layout.golden");
-            \\/// The package's README and the example it shows
+            \\/// The package's README and the examples it shows
             \\pub const readme = @embedFile("README.md");
-            \\pub const example = @embedFile("saxpy.zig");
+            \\pub const examples = .{ @embedFile("saxpy.zig"), @embedFile("features.zig") };
             \\
         ),
     });
@@ -75,19 +77,22 @@ pub fn build(b: *std.Build) void {
     const test_step = b.step("test", "Run the unit tests (GPU tests skip without a GPU); compile the example");
     test_step.dependOn(&run_tests.step);
 
-    // The README's example, compiled with the tests so that it stays true.
-    const example = b.addExecutable(.{
-        .name = "saxpy",
-        .root_module = b.createModule(.{
-            .root_source_file = b.path("examples/saxpy.zig"),
-            .target = target,
-            .optimize = optimize,
-            .imports = &.{.{ .name = "cuabi", .module = cuabi }},
-        }),
-    });
-    test_step.dependOn(&example.step);
-    const run_example = b.addRunArtifact(example);
-    b.step("example", "Run examples/saxpy.zig (needs a GPU)").dependOn(&run_example.step);
+    // The README's examples, compiled with the tests so that they stay true.
+    var run_examples: [2]*std.Build.Step.Run = undefined;
+    for ([_][]const u8{ "saxpy", "features" }, [_][]const u8{ "example", "features" }, &run_examples) |name, step, *run| {
+        const example = b.addExecutable(.{
+            .name = name,
+            .root_module = b.createModule(.{
+                .root_source_file = b.path(b.fmt("examples/{s}.zig", .{name})),
+                .target = target,
+                .optimize = optimize,
+                .imports = &.{.{ .name = "cuabi", .module = cuabi }},
+            }),
+        });
+        test_step.dependOn(&example.step);
+        run.* = b.addRunArtifact(example);
+        b.step(step, b.fmt("Run examples/{s}.zig (needs a GPU)", .{name})).dependOn(&run.*.step);
+    }
 
     const conformance = b.addExecutable(.{
         .name = "cuabi-conformance",
@@ -121,7 +126,7 @@ pub fn build(b: *std.Build) void {
     b.step("bench", "Run the launch-overhead benchmark (needs a GPU)").dependOn(&run_bench.step);
 
     if (library) |path| {
-        for ([_]*std.Build.Step.Run{ run_tests, run_conformance, run_bench, run_example }) |run| run.setEnvironmentVariable("CUABI_LIBRARY", path);
+        for ([_]*std.Build.Step.Run{ run_tests, run_conformance, run_bench, run_examples[0], run_examples[1] }) |run| run.setEnvironmentVariable("CUABI_LIBRARY", path);
     }
 
     addTranslateStep(b, header, header_digest);

@@ -6,6 +6,7 @@
 //!   tests/header_test.zig   the package against include/cuabi/cuabi.h and abi/layout.golden
 //!   tests/library_test.zig  calls that need the library but no GPU
 //!   tests/gpu_test.zig      calls that need a GPU: each skips, printing cuabi's reason, without one
+//!   tests/gpu_1_1_test.zig  the same for the calls of cuabi 1.1
 //!   tests/docs_test.zig     the README against the example the build compiles
 
 comptime {
@@ -14,5 +15,6 @@ comptime {
     _ = @import("tests/header_test.zig");
     _ = @import("tests/library_test.zig");
     _ = @import("tests/gpu_test.zig");
+    _ = @import("tests/gpu_1_1_test.zig");
     _ = @import("tests/docs_test.zig");
 }

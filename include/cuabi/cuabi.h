@@ -79,11 +79,11 @@ extern "C" {
  * found by cuabi_get_proc_address() only in libraries of 1.y or later. Thread-free.
  * ========================================================================================== */
 #define CUABI_VERSION_MAJOR 1u
-#define CUABI_VERSION_MINOR 0u
+#define CUABI_VERSION_MINOR 1u
 #define CUABI_VERSION_PATCH 0u
 /* 10000 * major + 100 * minor + patch. */
-#define CUABI_VERSION_NUMBER 10000u
-#define CUABI_VERSION_STRING "1.0.0"
+#define CUABI_VERSION_NUMBER 10100u
+#define CUABI_VERSION_STRING "1.1.0"
 /* The ABI major: the SONAME is libcuabi.so.<CUABI_ABI_VERSION>. */
 #define CUABI_ABI_VERSION 1u
 /* The most bytes any struct_size may claim (a larger value is an uninitialized struct). */
@@ -176,7 +176,9 @@ CUABI_API const char* cuabi_status_name(cuabi_status status);
 
 /* The message of the last failure on this thread: what was wrong, with the values involved,
  * ending in "Fix: ...". Never NULL ("no error" before any failure). Valid until the next cuabi
- * call on this thread; copy it to keep it. */
+ * call on this thread; copy it to keep it. Since 1.1, when the driver caused the failure and keeps
+ * an error log (CUDA 12.9 and later), the message also quotes what the driver logged about it
+ * ("Driver log: ..."), read only after the failure, so successful calls pay nothing for it. */
 CUABI_API const char* cuabi_last_error_message(void);
 
 /* The CUresult behind the last CUABI_ERROR_CUDA (or other driver-caused) failure on this
@@ -208,6 +210,7 @@ typedef struct cuabi_module cuabi_module;
 typedef struct cuabi_kernel cuabi_kernel;
 typedef struct cuabi_graph cuabi_graph;
 typedef struct cuabi_range cuabi_range;
+typedef struct cuabi_host_memory cuabi_host_memory; /* since 1.1 */
 
 /* ============================================================================================
  * Driver and devices
@@ -267,6 +270,13 @@ CUABI_API cuabi_status cuabi_device_get_count(int32_t* out_count);
 /* Facts about device `ordinal` without creating a context (set out_info->struct_size first).
  * Returns CUABI_ERROR_INVALID_DEVICE for an ordinal outside [0, count). */
 CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info* out_info);
+
+/* Since 1.1. The value of any CUdevice_attribute (`attribute` is its number in cuda.h, e.g. 16 =
+ * CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) of device `ordinal`, without creating a context: the
+ * escape hatch for facts cuabi_device_info lacks, so new hardware needs no new cuabi.
+ * CUABI_ERROR_INVALID_DEVICE for an ordinal outside [0, count), CUABI_ERROR_INVALID_ARGUMENT for an
+ * attribute this driver does not know (cuabi_last_cu_result() has the CUresult). */
+CUABI_API cuabi_status cuabi_device_get_attribute(int32_t ordinal, int32_t attribute, int32_t* out_value);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -508,12 +518,19 @@ CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, uin
 
 /* Copies `size` bytes from host memory `data` to the buffer at byte `offset`.
  * CUABI_ERROR_OUT_OF_BOUNDS when offset + size exceeds the buffer. A size of 0 does nothing
- * (data may then be NULL). */
+ * (data may then be NULL). On a stream, pageable host memory (malloc, the stack) is staged by the
+ * driver: the call returns once `data` has been read, and the copy does not overlap with kernels
+ * of other streams. Page-locked memory (a cuabi_host_memory, allocated or registered) is copied by
+ * the GPU's copy engine while the call returns at once: the copy overlaps with other streams' work,
+ * and `data` must stay unchanged until the stream reaches the copy. */
 CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, const void* data, size_t size, cuabi_stream* stream);
 
 /* Copies `size` bytes from the buffer at byte `offset` to host memory `out_data`.
  * CUABI_ERROR_OUT_OF_BOUNDS when offset + size exceeds the buffer. A size of 0 does nothing
- * (out_data may then be NULL). */
+ * (out_data may then be NULL). On a stream, a read into pageable host memory returns only once
+ * the data has arrived (the driver stages it, so it does not overlap); a read into page-locked
+ * memory (a cuabi_host_memory) is enqueued and returns at once: the bytes are there when the
+ * stream has reached the copy (synchronize the stream or an event recorded after it). */
 CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, void* out_data, size_t size, cuabi_stream* stream);
 
 /* Copies `size` bytes between device buffers of one context. CUABI_ERROR_OUT_OF_BOUNDS when
@@ -527,6 +544,68 @@ CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, c
  * offset (or, for a wrapped buffer, the address) is not a multiple of element_size;
  * CUABI_ERROR_OUT_OF_BOUNDS when the range exceeds the buffer. */
 CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, cuabi_stream* stream);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Host memory (since 1.1)
+ *
+ * Page-locked ("pinned") host memory: the GPU's copy engines read and write it directly, so
+ * cuabi_buffer_write/_read on a stream overlap with kernels running on other streams, and copies
+ * run at full bus speed. Either allocated by cuabi (cuMemHostAlloc; freed on destroy) or the
+ * caller's own memory registered with the driver (cuMemHostRegister; unregistered on destroy, never
+ * freed by cuabi: it must outlive the handle). Pinning takes physical memory from the system: pin
+ * what transfers use, not everything. The handle keeps its context alive. Thread-safe; the bytes
+ * themselves are plain host memory, so concurrent access is the caller's race.
+ * ========================================================================================== */
+
+/* Host memory flags (cuabi_host_memory_options.flags). */
+#define CUABI_HOST_MEMORY_DEFAULT 0x0u
+#define CUABI_HOST_MEMORY_PORTABLE 0x1u       /* page-locked for every context, not only this one */
+#define CUABI_HOST_MEMORY_DEVICE_MAPPED 0x2u  /* also mapped into the device's address space:
+                                                 cuabi_host_memory_get_device_address() */
+#define CUABI_HOST_MEMORY_WRITE_COMBINED 0x4u /* allocation only: faster for the GPU to read across
+                                                 the bus, very slow for the CPU to read */
+
+/* Options for cuabi_host_memory_create() and _register(). */
+typedef struct cuabi_host_memory_options {
+    uint32_t struct_size; /* sizeof(cuabi_host_memory_options) */
+    uint32_t flags;       /* CUABI_HOST_MEMORY_*; default 0 */
+} cuabi_host_memory_options;
+#define CUABI_HOST_MEMORY_OPTIONS_INIT {sizeof(cuabi_host_memory_options), CUABI_HOST_MEMORY_DEFAULT}
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Fills *out_options with defaults. */
+CUABI_API cuabi_status cuabi_host_memory_options_init(uint32_t struct_size, cuabi_host_memory_options* out_options);
+
+/* Allocates `size` bytes of page-locked host memory for `context`'s device. Returns
+ * CUABI_ERROR_INVALID_ARGUMENT for size 0 or unknown flags, CUABI_ERROR_OUT_OF_HOST_MEMORY when the
+ * system cannot pin that much. The bytes are not initialized. The caller owns *out_memory. */
+CUABI_API cuabi_status cuabi_host_memory_create(cuabi_context* context, size_t size, const cuabi_host_memory_options* options, cuabi_host_memory** out_memory);
+
+/* Page-locks `size` bytes of the caller's memory at `pointer` (any alignment; the driver pins
+ * whole pages around it) without taking ownership: `pointer` must stay allocated until the handle
+ * is destroyed. CUABI_ERROR_INVALID_ARGUMENT for NULL, size 0, flags other than PORTABLE and
+ * DEVICE_MAPPED, or memory that is already registered (also partly) or is not ordinary host
+ * memory; CUABI_ERROR_OUT_OF_HOST_MEMORY when the system cannot pin that much. */
+CUABI_API cuabi_status cuabi_host_memory_register(cuabi_context* context, void* pointer, size_t size, const cuabi_host_memory_options* options, cuabi_host_memory** out_memory);
+
+/* Releases the handle: allocated memory is freed, registered memory unregistered (and stays the
+ * caller's). Like cuabi_buffer_destroy it does not wait for copies already enqueued on streams:
+ * synchronize them first. */
+CUABI_API void cuabi_host_memory_destroy(cuabi_host_memory* memory);
+
+/* The host address of the memory (the allocation's start, or the pointer that was registered). */
+CUABI_API cuabi_status cuabi_host_memory_get_pointer(cuabi_host_memory* memory, void** out_pointer);
+
+/* The size in bytes (as created or registered). */
+CUABI_API cuabi_status cuabi_host_memory_get_size(cuabi_host_memory* memory, size_t* out_size);
+
+/* The device address at which kernels of the memory's context reach these bytes over the bus
+ * (zero-copy). CUABI_ERROR_UNSUPPORTED unless created or registered with
+ * CUABI_HOST_MEMORY_DEVICE_MAPPED. */
+CUABI_API cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* memory, uint64_t* out_address);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -695,6 +774,19 @@ CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const
  * when the driver cannot load the image on the device. The caller owns *out_kernel. */
 CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char* name_or_expression, cuabi_kernel** out_kernel);
 
+/* Since 1.1. A __device__ or __constant__ variable of the module as a buffer handle covering
+ * exactly the variable's bytes (cuLibraryGetGlobal), found by name ("scale") or by a name
+ * expression registered at compile time ("table<float>", lowered through the module's name map,
+ * which a cache hit restores too). Read and write it with the cuabi_buffer_* functions: bounds are
+ * the variable's size, writes on a stream are ordered with kernels on that stream, and
+ * __constant__ memory written this way is seen by kernels launched after the write. Passing its
+ * device address as a kernel argument works for __device__ variables. The buffer does not own the
+ * memory (destroying it frees nothing) and keeps the module loaded while it lives. Each call
+ * returns a new handle; the caller owns it. CUABI_ERROR_NOT_FOUND when the module has no such
+ * variable (the message lists the name expressions it knows), CUABI_ERROR_UNSUPPORTED for a module
+ * from cuabi_module_compile_offline() (it is not loaded on a device). */
+CUABI_API cuabi_status cuabi_module_get_global(cuabi_module* module, const char* name_or_expression, cuabi_buffer** out_buffer);
+
 #endif /* CUABI_NO_PROTOTYPES */
 
 /* ============================================================================================
@@ -752,6 +844,20 @@ typedef struct cuabi_kernel_attributes {
 } cuabi_kernel_attributes;
 #define CUABI_KERNEL_ATTRIBUTES_INIT {sizeof(cuabi_kernel_attributes), 0, 0, 0, 0, 0, 0, 0, 0, 0u}
 
+/* Attributes a caller may set on a kernel (cuabi_kernel_set_attribute), since 1.1. */
+#define CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT 1 /* preferred share of the L1/shared memory
+                                                           array for shared memory, in percent 0..100,
+                                                           or -1 for no preference; a hint */
+#define CUABI_KERNEL_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE 2 /* 1: allow clusters above 8 blocks (up to
+                                                              16 on sm_90) where the device has them */
+#define CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG 3 /* CUABI_CACHE_PREFER_*: L1 vs shared memory split */
+
+/* Values of CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG (CUfunc_cache). */
+#define CUABI_CACHE_PREFER_NONE 0
+#define CUABI_CACHE_PREFER_SHARED 1
+#define CUABI_CACHE_PREFER_L1 2
+#define CUABI_CACHE_PREFER_EQUAL 3
+
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Prepares *out_attributes for a call that fills it (see "Structs" above). */
@@ -787,6 +893,14 @@ CUABI_API cuabi_status cuabi_kernel_get_max_active_blocks_per_sm(cuabi_kernel* k
  * dynamic shared memory per block, and the smallest grid (blocks) that fills the device with it. */
 CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uint32_t shared_memory_bytes, uint32_t* out_block_threads, uint32_t* out_min_grid_blocks);
 
+/* Since 1.1. Sets one CUABI_KERNEL_ATTRIBUTE_* of the kernel's function for every later launch
+ * (and every kernel handle of the same function in this context), checked against the device:
+ * CUABI_ERROR_INVALID_ARGUMENT for an unknown attribute or a value outside its range,
+ * CUABI_ERROR_UNSUPPORTED for a non-portable cluster size on a device without clusters. Launches
+ * already checked keep their results; the next launch re-reads the limits the attribute changes
+ * (the largest cluster it may use). Thread-safe, but racing launches may see either setting. */
+CUABI_API cuabi_status cuabi_kernel_set_attribute(cuabi_kernel* kernel, int32_t attribute, int32_t value);
+
 #endif /* CUABI_NO_PROTOTYPES */
 
 /* ============================================================================================
@@ -821,6 +935,12 @@ CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uin
 #define CUABI_LAUNCH_DEFAULT 0x0u
 #define CUABI_LAUNCH_COOPERATIVE 0x1u /* all blocks resident at once, so the kernel may sync the whole grid */
 #define CUABI_LAUNCH_SYNCHRONIZE 0x2u /* wait until the kernel has finished before returning */
+/* Since 1.1 (both go through cuLaunchKernelEx): */
+#define CUABI_LAUNCH_PRIORITY 0x4u /* run at cuabi_launch_config.priority instead of the stream's */
+#define CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT 0x8u /* programmatic dependent launch (sm_90+): this kernel
+                                                    may start before the previous kernel on the stream
+                                                    finishes; it must call cudaGridDependencySynchronize()
+                                                    before reading what that kernel writes */
 
 /* How to launch a kernel: geometry, shared memory, stream and flags. Fill it with
  * cuabi_launch_config_init() (one block of one thread, no cluster, no dynamic shared memory,
@@ -833,8 +953,12 @@ typedef struct cuabi_launch_config {
     uint32_t cluster[3];          /* blocks per thread block cluster (sm_90+); {0,0,0} = no cluster */
     uint32_t shared_memory_bytes; /* dynamic shared memory per block; above 48 KiB cuabi opts the kernel in */
     cuabi_stream* stream;         /* NULL: run on the calling thread's per-thread stream and wait */
+    /* Since 1.1; a struct_size from a 1.0 header means 0 for both. */
+    int32_t priority;             /* with CUABI_LAUNCH_PRIORITY: lower runs first, 0 is the default;
+                                     clamped to the device's range as stream priorities are */
+    uint32_t reserved;
 } cuabi_launch_config;
-#define CUABI_LAUNCH_CONFIG_INIT {sizeof(cuabi_launch_config), CUABI_LAUNCH_DEFAULT, {1u, 1u, 1u}, {1u, 1u, 1u}, {0u, 0u, 0u}, 0u, NULL}
+#define CUABI_LAUNCH_CONFIG_INIT {sizeof(cuabi_launch_config), CUABI_LAUNCH_DEFAULT, {1u, 1u, 1u}, {1u, 1u, 1u}, {0u, 0u, 0u}, 0u, NULL, 0, 0u}
 
 /* One kernel argument for cuabi_launch(): the address of the value and its size in bytes (a
  * device pointer is passed as the address of a variable holding it, size 8). An array element,
@@ -859,6 +983,14 @@ CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_con
  * cuabi_kernel_get_param_info() reports; packed_size is where the last parameter ends. For callers
  * that cannot build pointer tables (cgo). The buffer is copied before the call returns. */
 CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed, size_t packed_size);
+
+/* Since 1.1. How many clusters of config->cluster blocks, each block of config->block threads
+ * with config->shared_memory_bytes of dynamic shared memory, can be resident on the device at
+ * once (cuOccupancyMaxActiveClusters; 0 when none fits). config->grid, stream and flags are
+ * ignored. CUABI_ERROR_LAUNCH_CLUSTER when the device has no clusters or the cluster is malformed
+ * or above the kernel's limit, CUABI_ERROR_LAUNCH_BLOCK / _KERNEL_THREADS / _SHARED_MEMORY as for
+ * a launch. */
+CUABI_API cuabi_status cuabi_kernel_get_max_active_clusters(cuabi_kernel* kernel, const cuabi_launch_config* config, uint32_t* out_clusters);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -968,6 +1100,27 @@ typedef struct cuabi_graph_node_info {
 #define CUABI_GRAPH_UPDATE_DEFAULT 0x0u
 #define CUABI_GRAPH_UPDATE_NO_REINSTANTIATE 0x1u /* fail with CUABI_ERROR_GRAPH_UPDATE instead of rebuilding */
 
+/* DOT dump flags (cuabi_graph_write_dot, cuabi_graph_get_dot), since 1.1. */
+#define CUABI_GRAPH_DOT_DEFAULT 0x0u /* node kinds, kernel names, geometry and dependencies */
+#define CUABI_GRAPH_DOT_VERBOSE 0x1u /* every parameter the driver knows of every node */
+
+/* New end points for a memcpy node (cuabi_graph_update_memcpy), since 1.1: a range of a cuabi
+ * buffer, or host memory, on each side -- exactly one of dst_buffer / dst_host, and one of
+ * src_buffer / src_host. The direction (host to device, device to host, device to device) must
+ * be the captured node's. Host memory must stay valid while the graph may replay. */
+typedef struct cuabi_graph_memcpy_params {
+    uint32_t struct_size;     /* sizeof(cuabi_graph_memcpy_params) */
+    uint32_t reserved;
+    cuabi_buffer* dst_buffer; /* destination buffer, or NULL for dst_host */
+    void* dst_host;           /* destination host memory, or NULL for dst_buffer */
+    uint64_t dst_offset;      /* bytes into dst_buffer; 0 with dst_host */
+    cuabi_buffer* src_buffer; /* source buffer, or NULL for src_host */
+    const void* src_host;     /* source host memory, or NULL for src_buffer */
+    uint64_t src_offset;      /* bytes into src_buffer; 0 with src_host */
+    uint64_t size;            /* bytes to copy, >= 1 */
+} cuabi_graph_memcpy_params;
+#define CUABI_GRAPH_MEMCPY_PARAMS_INIT {sizeof(cuabi_graph_memcpy_params), 0u, NULL, NULL, 0u, NULL, NULL, 0u, 0u}
+
 /* What a whole-graph update did (cuabi_graph_capture_end_update). An output struct:
  * cuabi_graph_update_info_init(). */
 typedef struct cuabi_graph_update_info {
@@ -991,6 +1144,9 @@ CUABI_API cuabi_status cuabi_graph_node_info_init(uint32_t struct_size, cuabi_gr
 
 /* Prepares *out_info for a call that fills it (see "Structs" above). */
 CUABI_API cuabi_status cuabi_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info);
+
+/* Since 1.1. Fills *out_params with CUABI_GRAPH_MEMCPY_PARAMS_INIT (no end points, size 0). */
+CUABI_API cuabi_status cuabi_graph_memcpy_params_init(uint32_t struct_size, cuabi_graph_memcpy_params* out_params);
 
 /* Starts capturing `stream` in `mode` (CUABI_CAPTURE_MODE_*): work enqueued on it is recorded,
  * not run. Returns CUABI_ERROR_INVALID_ARGUMENT for an unknown mode, CUABI_ERROR_CAPTURE when the
@@ -1089,6 +1245,35 @@ CUABI_API cuabi_status cuabi_graph_update_kernel_geometry(cuabi_graph* graph, si
  * CUABI_ERROR_INVALID_ARGUMENT otherwise). CUABI_ERROR_GRAPH_NODE for a bad index or a node that is
  * not a memset node, CUABI_ERROR_GRAPH_UPDATE when the driver refuses. */
 CUABI_API cuabi_status cuabi_graph_update_memset_value(cuabi_graph* graph, size_t index, uint32_t value);
+
+/* Since 1.1. Points memcpy node `index` at new end points for the following replays, each checked
+ * against its buffer's bounds (CUABI_ERROR_OUT_OF_BOUNDS); the graph then keeps the new buffers
+ * alive (as cuabi_graph_retain_buffer). CUABI_ERROR_INVALID_ARGUMENT for params without exactly
+ * one end point per side, size 0, or a direction other than the node's; CUABI_ERROR_CONTEXT_MISMATCH
+ * for a buffer of another device; CUABI_ERROR_GRAPH_NODE for a bad index or a node that is not a
+ * memcpy node; CUABI_ERROR_GRAPH_UPDATE when the driver refuses (the node keeps its end points). */
+CUABI_API cuabi_status cuabi_graph_update_memcpy(cuabi_graph* graph, size_t index, const cuabi_graph_memcpy_params* params);
+
+/* Since 1.1. Turns node `index` of the executable off (enabled 0: replays skip it, as if it had no
+ * work) or back on (1), for the following replays; its dependencies still order the nodes around
+ * it. Only kernel, memcpy and memset nodes can be turned off: CUABI_ERROR_GRAPH_NODE for other
+ * kinds and bad indexes, CUABI_ERROR_INVALID_ARGUMENT for enabled other than 0 or 1. A
+ * capture_end_update that re-instantiates turns every node back on. */
+CUABI_API cuabi_status cuabi_graph_set_node_enabled(cuabi_graph* graph, size_t index, uint32_t enabled);
+
+/* Since 1.1. Whether node `index` runs on replay (1) or is turned off (0). Errors as for
+ * cuabi_graph_set_node_enabled. */
+CUABI_API cuabi_status cuabi_graph_get_node_enabled(cuabi_graph* graph, size_t index, uint32_t* out_enabled);
+
+/* Since 1.1. Writes the graph as Graphviz DOT text (cuGraphDebugDotPrint; CUABI_GRAPH_DOT_* flags)
+ * to the file at `path`, created or replaced as open(2) with O_CREAT|O_TRUNC would (the caller
+ * chooses the path, so links in it are followed). CUABI_ERROR_INVALID_ARGUMENT for unknown flags,
+ * CUABI_ERROR_CUDA when the file cannot be written (the message names the path). */
+CUABI_API cuabi_status cuabi_graph_write_dot(cuabi_graph* graph, const char* path, uint32_t flags);
+
+/* Since 1.1. Two-call: the graph as DOT text (as cuabi_graph_write_dot), without touching the file
+ * system. The text is the same for both calls of the pattern. */
+CUABI_API cuabi_status cuabi_graph_get_dot(cuabi_graph* graph, uint32_t flags, char* out_text, size_t capacity, size_t* out_size);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -1349,6 +1534,7 @@ typedef cuabi_status (*PFN_cuabi_device_info_init)(uint32_t struct_size, cuabi_d
 typedef cuabi_status (*PFN_cuabi_driver_get_version)(int32_t* out_version);
 typedef cuabi_status (*PFN_cuabi_device_get_count)(int32_t* out_count);
 typedef cuabi_status (*PFN_cuabi_device_get_info)(int32_t ordinal, cuabi_device_info* out_info);
+typedef cuabi_status (*PFN_cuabi_device_get_attribute)(int32_t ordinal, int32_t attribute, int32_t* out_value);
 typedef cuabi_status (*PFN_cuabi_context_options_init)(uint32_t struct_size, cuabi_context_options* out_options);
 typedef cuabi_status (*PFN_cuabi_counters_init)(uint32_t struct_size, cuabi_counters* out_counters);
 typedef cuabi_status (*PFN_cuabi_context_create)(const cuabi_context_options* options, cuabi_context** out_context);
@@ -1382,6 +1568,13 @@ typedef cuabi_status (*PFN_cuabi_buffer_write)(cuabi_buffer* buffer, size_t offs
 typedef cuabi_status (*PFN_cuabi_buffer_read)(cuabi_buffer* buffer, size_t offset, void* out_data, size_t size, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_buffer_copy)(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_buffer_fill)(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, cuabi_stream* stream);
+typedef cuabi_status (*PFN_cuabi_host_memory_options_init)(uint32_t struct_size, cuabi_host_memory_options* out_options);
+typedef cuabi_status (*PFN_cuabi_host_memory_create)(cuabi_context* context, size_t size, const cuabi_host_memory_options* options, cuabi_host_memory** out_memory);
+typedef cuabi_status (*PFN_cuabi_host_memory_register)(cuabi_context* context, void* pointer, size_t size, const cuabi_host_memory_options* options, cuabi_host_memory** out_memory);
+typedef void (*PFN_cuabi_host_memory_destroy)(cuabi_host_memory* memory);
+typedef cuabi_status (*PFN_cuabi_host_memory_get_pointer)(cuabi_host_memory* memory, void** out_pointer);
+typedef cuabi_status (*PFN_cuabi_host_memory_get_size)(cuabi_host_memory* memory, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_host_memory_get_device_address)(cuabi_host_memory* memory, uint64_t* out_address);
 typedef cuabi_status (*PFN_cuabi_compile_options_init)(uint32_t struct_size, cuabi_compile_options* out_options);
 typedef cuabi_status (*PFN_cuabi_module_info_init)(uint32_t struct_size, cuabi_module_info* out_info);
 typedef cuabi_status (*PFN_cuabi_module_compile)(cuabi_context* context, const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
@@ -1393,6 +1586,7 @@ typedef cuabi_status (*PFN_cuabi_module_get_image)(cuabi_module* module, void* o
 typedef cuabi_status (*PFN_cuabi_module_get_log)(cuabi_module* module, char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_module_get_lowered_name)(cuabi_module* module, const char* expression, char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_module_get_kernel)(cuabi_module* module, const char* name_or_expression, cuabi_kernel** out_kernel);
+typedef cuabi_status (*PFN_cuabi_module_get_global)(cuabi_module* module, const char* name_or_expression, cuabi_buffer** out_buffer);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_version)(int32_t* out_major, int32_t* out_minor);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_supported_archs)(int32_t* out_archs, size_t capacity, size_t* out_count);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_path)(char* out_text, size_t capacity, size_t* out_size);
@@ -1405,12 +1599,15 @@ typedef cuabi_status (*PFN_cuabi_kernel_get_param_count)(cuabi_kernel* kernel, s
 typedef cuabi_status (*PFN_cuabi_kernel_get_param_info)(cuabi_kernel* kernel, size_t index, size_t* out_offset, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_kernel_get_max_active_blocks_per_sm)(cuabi_kernel* kernel, uint32_t block_threads, uint32_t shared_memory_bytes, uint32_t* out_blocks);
 typedef cuabi_status (*PFN_cuabi_kernel_suggest_block_size)(cuabi_kernel* kernel, uint32_t shared_memory_bytes, uint32_t* out_block_threads, uint32_t* out_min_grid_blocks);
+typedef cuabi_status (*PFN_cuabi_kernel_set_attribute)(cuabi_kernel* kernel, int32_t attribute, int32_t value);
 typedef cuabi_status (*PFN_cuabi_launch_config_init)(uint32_t struct_size, cuabi_launch_config* out_config);
 typedef cuabi_status (*PFN_cuabi_launch)(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t arg_count);
 typedef cuabi_status (*PFN_cuabi_launch_packed)(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed, size_t packed_size);
+typedef cuabi_status (*PFN_cuabi_kernel_get_max_active_clusters)(cuabi_kernel* kernel, const cuabi_launch_config* config, uint32_t* out_clusters);
 typedef cuabi_status (*PFN_cuabi_graph_options_init)(uint32_t struct_size, cuabi_graph_options* out_options);
 typedef cuabi_status (*PFN_cuabi_graph_node_info_init)(uint32_t struct_size, cuabi_graph_node_info* out_info);
 typedef cuabi_status (*PFN_cuabi_graph_update_info_init)(uint32_t struct_size, cuabi_graph_update_info* out_info);
+typedef cuabi_status (*PFN_cuabi_graph_memcpy_params_init)(uint32_t struct_size, cuabi_graph_memcpy_params* out_params);
 typedef cuabi_status (*PFN_cuabi_graph_capture_begin)(cuabi_stream* stream, int32_t mode);
 typedef cuabi_status (*PFN_cuabi_graph_capture_end)(cuabi_stream* stream, const cuabi_graph_options* options, cuabi_graph** out_graph);
 typedef cuabi_status (*PFN_cuabi_graph_capture_end_update)(cuabi_stream* stream, cuabi_graph* graph, uint32_t flags, cuabi_graph_update_info* out_info);
@@ -1429,6 +1626,11 @@ typedef cuabi_status (*PFN_cuabi_graph_update_kernel_args)(cuabi_graph* graph, s
 typedef cuabi_status (*PFN_cuabi_graph_update_kernel_args_packed)(cuabi_graph* graph, size_t index, const void* packed, size_t packed_size);
 typedef cuabi_status (*PFN_cuabi_graph_update_kernel_geometry)(cuabi_graph* graph, size_t index, const uint32_t* grid, const uint32_t* block, uint32_t shared_memory_bytes);
 typedef cuabi_status (*PFN_cuabi_graph_update_memset_value)(cuabi_graph* graph, size_t index, uint32_t value);
+typedef cuabi_status (*PFN_cuabi_graph_update_memcpy)(cuabi_graph* graph, size_t index, const cuabi_graph_memcpy_params* params);
+typedef cuabi_status (*PFN_cuabi_graph_set_node_enabled)(cuabi_graph* graph, size_t index, uint32_t enabled);
+typedef cuabi_status (*PFN_cuabi_graph_get_node_enabled)(cuabi_graph* graph, size_t index, uint32_t* out_enabled);
+typedef cuabi_status (*PFN_cuabi_graph_write_dot)(cuabi_graph* graph, const char* path, uint32_t flags);
+typedef cuabi_status (*PFN_cuabi_graph_get_dot)(cuabi_graph* graph, uint32_t flags, char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_graph_cache_stats_init)(uint32_t struct_size, cuabi_graph_cache_stats* out_stats);
 typedef uint64_t (*PFN_cuabi_graph_cache_get_capacity_class)(uint64_t size);
 typedef cuabi_status (*PFN_cuabi_graph_cache_lookup)(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph** out_graph);

@@ -3,7 +3,7 @@
 # with the driver's reason), rustfmt, clippy and rustdoc without warnings, then the binaries a GPU machine
 # without a Rust toolchain can run, built once here:
 #   $CUABI_BUILD_DIR/rust/bin/      cuabi-tests-gpu, cuabi-tests-cpu (cargo test executables),
-#                                   conformance, launch_overhead, saxpy, graph
+#                                   conformance, launch_overhead, saxpy, graph, pinned
 #   $CUABI_BUILD_DIR/conformance/bin/rust   the conformance scenario, for scripts/conformance.sh
 # Run each with CUABI_LIBRARY=$CUABI_BUILD_DIR/libcuabi.so.1 (bindings/rust/README.md, "On a GPU").
 set -euo pipefail
@@ -28,7 +28,7 @@ RUSTDOCFLAGS="-D warnings" cargo doc --offline "${jobs[@]}" --workspace --no-dep
 bin="$CUABI_BUILD_DIR/rust/bin"
 mkdir -p "$bin" "$CUABI_BUILD_DIR/conformance/bin"
 cargo build --offline "${jobs[@]}" --release -p cuabi --examples
-for example in conformance launch_overhead saxpy graph; do
+for example in conformance launch_overhead saxpy graph pinned; do
   cp "$CARGO_TARGET_DIR/release/examples/$example" "$bin/$example"
 done
 cargo test --offline "${jobs[@]}" --release -p cuabi --test gpu --test cpu --no-run --message-format=json \

@@ -67,4 +67,21 @@ CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info*
     return guard::failed(__func__);
 }
 
+CUABI_API cuabi_status cuabi_device_get_attribute(int32_t ordinal, int32_t attribute, int32_t* out_value) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
+    Status status = require_pointer(out_value, "out_value");
+    if (status != CUABI_SUCCESS) return status;
+    if (ordinal < 0)
+        return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_get_count() - 1",
+                    "device ordinal %d is negative", ordinal);
+    if (attribute < 1)
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a CU_DEVICE_ATTRIBUTE_* value from cuda.h (they start at 1)",
+                    "attribute %d is not a CUdevice_attribute", attribute);
+    const DriverApi* api = driver(&status);
+    if (api == nullptr) return status;
+    return query_device_attribute(*api, ordinal, attribute, out_value);
+} catch (...) {
+    return guard::failed(__func__);
+}
+
 }  // extern "C"

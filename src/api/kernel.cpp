@@ -4,6 +4,7 @@
 #include "compile/kernel_attributes.hpp"
 #include "compile/module.hpp"
 #include "core/options.hpp"
+#include "launch/kernel_settings.hpp"
 #include "cuabi/cuabi.h"
 
 using namespace cuabi;
@@ -24,6 +25,32 @@ CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char*
     status = Module::get_kernel(owner, name_or_expression, &kernel);
     if (status != CUABI_SUCCESS) return status;
     return publish(std::move(kernel), out_kernel);
+} catch (...) {
+    return guard::failed(__func__);
+}
+
+CUABI_API cuabi_status cuabi_module_get_global(cuabi_module* module, const char* name_or_expression,
+                                               cuabi_buffer** out_buffer) try {
+    Status status = require_pointer(name_or_expression, "name_or_expression");
+    if (status == CUABI_SUCCESS) status = require_pointer(out_buffer, "out_buffer");
+    if (status != CUABI_SUCCESS) return status;
+    if (name_or_expression[0] == '\0')
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a variable's name or a compiled name expression",
+                    "name_or_expression is an empty string");
+    std::shared_ptr<Module> owner = acquire<Module>(module, "module");
+    if (!owner) return refused_handle();
+    std::shared_ptr<Buffer> global;
+    status = Module::get_global(owner, name_or_expression, &global);
+    if (status != CUABI_SUCCESS) return status;
+    return publish(std::move(global), out_buffer);
+} catch (...) {
+    return guard::failed(__func__);
+}
+
+CUABI_API cuabi_status cuabi_kernel_set_attribute(cuabi_kernel* kernel, int32_t attribute, int32_t value) try {
+    Pinned<Kernel> pinned(kernel, "kernel");
+    if (!pinned.ok()) return refused_handle();
+    return launch::set_kernel_attribute(*pinned, attribute, value);
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -14,7 +14,8 @@ using namespace cuabi;
 
 namespace {
 
-constexpr uint32_t kKnownLaunchFlags = CUABI_LAUNCH_COOPERATIVE | CUABI_LAUNCH_SYNCHRONIZE;
+constexpr uint32_t kKnownLaunchFlags = CUABI_LAUNCH_COOPERATIVE | CUABI_LAUNCH_SYNCHRONIZE | CUABI_LAUNCH_PRIORITY |
+                                      CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT;
 
 // The general path: every launch the fast path does not take, and every invalid one.
 Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, const launch::Arguments& arguments) {
@@ -25,6 +26,9 @@ Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, cons
     if ((status = require_known_flags(read.flags, kKnownLaunchFlags, "cuabi_launch_config.flags", "CUABI_LAUNCH_*")) !=
         CUABI_SUCCESS)
         return status;
+    if (read.reserved != 0)
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "leave cuabi_launch_config.reserved 0 (cuabi_launch_config_init does)",
+                    "cuabi_launch_config.reserved is %u", read.reserved);
     Pinned<Kernel> pinned(kernel, "kernel");
     if (!pinned.ok()) return refused_handle();
     OptionalPinned<Stream> stream(read.stream, "cuabi_launch_config.stream");
@@ -122,6 +126,28 @@ CUABI_API cuabi_status cuabi_kernel_get_max_active_blocks_per_sm(cuabi_kernel* k
     Pinned<Kernel> pinned(kernel, "kernel");
     if (!pinned.ok()) return refused_handle();
     return launch::max_active_blocks(*pinned, block_threads, shared_memory_bytes, out_blocks);
+} catch (...) {
+    return guard::failed(__func__);
+}
+
+CUABI_API cuabi_status cuabi_kernel_get_max_active_clusters(cuabi_kernel* kernel, const cuabi_launch_config* config,
+                                                            uint32_t* out_clusters) try {
+    Status status = require_pointer(out_clusters, "out_clusters");
+    if (status == CUABI_SUCCESS) status = require_pointer(config, "config");
+    if (status != CUABI_SUCCESS) return status;
+    cuabi_launch_config read;
+    if ((status = read_options(config, cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT, "cuabi_launch_config",
+                               "cuabi_launch_config_init", &read)) != CUABI_SUCCESS)
+        return status;
+    Pinned<Kernel> pinned(kernel, "kernel");
+    if (!pinned.ok()) return refused_handle();
+    launch::Shape shape;
+    for (int i = 0; i < 3; ++i) {
+        shape.block[i] = read.block[i];
+        shape.cluster[i] = read.cluster[i];
+    }
+    shape.dynamic_shared_bytes = read.shared_memory_bytes;
+    return launch::max_active_clusters(*pinned, shape, out_clusters);
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -102,12 +102,15 @@ const std::string* Module::lowered_name(std::string_view expression) const {
     return nullptr;
 }
 
-std::string Module::available_names() const {
+std::string Module::expression_names() const {
     std::string expressions;
     for (const auto& entry : image_->lowered_names)
-        expressions += format("%s\"%s\"", expressions.empty() ? "" : ", ", entry.first.c_str());
-    std::string text = format("name expressions compiled: %s", expressions.empty() ? "none" : expressions.c_str());
+        expressions += format("%s\"%s\"", expressions.empty() ? "" : ", ", bounded(entry.first.c_str()).c_str());
+    return format("name expressions compiled: %s", expressions.empty() ? "none" : expressions.c_str());
+}
 
+std::string Module::available_names() const {
+    std::string text = expression_names();
     const DriverApi& api = context_->api();
     unsigned int count = 0;
     if (api.cuLibraryGetKernelCount == nullptr || api.cuLibraryEnumerateKernels == nullptr ||
@@ -169,6 +172,42 @@ Status Module::get_kernel(const std::shared_ptr<Module>& module, const char* nam
     *out = std::make_shared<Kernel>(module, module->context_, function, name, symbol);
     graph::register_kernel(*out);  // so a graph's inventory can name the kernel behind a node
     return CUABI_SUCCESS;
+}
+
+Status Module::get_global(const std::shared_ptr<Module>& module, const char* name, std::shared_ptr<Buffer>* out) {
+    if (!module->loaded())
+        return fail(CUABI_ERROR_UNSUPPORTED,
+                    "load its image into a context with cuabi_module_load_image(), or compile with "
+                    "cuabi_module_compile()",
+                    "the module was compiled offline for %s and is not loaded on any device, so it has no variable "
+                    "'%s' in device memory",
+                    module->image_->target.c_str(), bounded(name).c_str());
+    const std::string* lowered = module->lowered_name(name);
+    const char* symbol = lowered != nullptr ? lowered->c_str() : name;
+    const Context& context = *module->context_;
+    // The library API answers for the current context (and loads the image into it if need be).
+    Status status = context.make_current();
+    if (status != CUABI_SUCCESS) return status;
+    CUdeviceptr address = 0;
+    size_t size = 0;
+    CUresult result = CUDA_ERROR_NOT_FOUND;
+    if (lowered != nullptr || !looks_like_expression(name))
+        result = context.api().cuLibraryGetGlobal(&address, &size, module->library_->get(), symbol);
+    // The driver answers INVALID_VALUE for a symbol that exists but is no variable (a kernel's name).
+    if (result == CUDA_ERROR_NOT_FOUND || result == CUDA_ERROR_INVALID_VALUE)
+        return fail(CUABI_ERROR_NOT_FOUND,
+                    looks_like_expression(name)
+                        ? "add the expression to cuabi_compile_options.name_expressions when compiling (the text "
+                          "must match exactly; a variable's is its address or name, e.g. \"&scale\" or "
+                          "\"table<float>\")"
+                        : "use the name of a __device__ or __constant__ variable at namespace scope, or compile the "
+                          "C++ name as a name expression",
+                    "the module (%s) has no __device__ or __constant__ variable '%s'; %s",
+                    describe_image(*module->image_).c_str(), bounded(name).c_str(), module->expression_names().c_str());
+    if (result != CUDA_SUCCESS)
+        return fail_image(result, "cuLibraryGetGlobal", format("variable '%s'", bounded(name).c_str()));
+    // The variable lives as long as the library is loaded, which the module keeps.
+    return Buffer::view(module->context_, address, size, module, out);
 }
 
 void Module::info(cuabi_module_info* out) const {

@@ -13,6 +13,7 @@
 #include "compile/library.hpp"
 #include "core/handle_table.hpp"
 #include "cuabi/cuabi.h"
+#include "device/buffer.hpp"
 #include "device/context.hpp"
 
 namespace cuabi {
@@ -37,6 +38,11 @@ public:
     // KERNEL_NOT_FOUND lists the expressions and kernels the module has.
     static Status get_kernel(const std::shared_ptr<Module>& module, const char* name, std::shared_ptr<Kernel>* out);
 
+    // A __device__ or __constant__ variable, found as get_kernel finds kernels, as a buffer over its
+    // bytes that keeps the module alive. UNSUPPORTED for a module compiled offline, NOT_FOUND
+    // (listing the name expressions) for a name the module has no variable of.
+    static Status get_global(const std::shared_ptr<Module>& module, const char* name, std::shared_ptr<Buffer>* out);
+
     const cache::CachedImage& image() const { return *image_; }
     bool loaded() const { return library_ != nullptr; }
     // The mangled name for a compile-time name expression, or nullptr.
@@ -47,7 +53,8 @@ public:
            std::shared_ptr<Library> library, uint32_t origin, bool ptx_fallback, const cache::Key* key);
 
 private:
-    std::string available_names() const;  // for KERNEL_NOT_FOUND messages
+    std::string expression_names() const;  // "name expressions compiled: ..." for NOT_FOUND messages
+    std::string available_names() const;   // the expressions and the image's kernels
 
     std::shared_ptr<const cache::CachedImage> image_;
     std::shared_ptr<Context> context_;  // null when compiled offline

@@ -1,5 +1,6 @@
 #include "core/error.hpp"
 
+#include <atomic>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -37,11 +38,25 @@ std::string vformat(const char* format_string, va_list args) {
     return big;
 }
 
-// Sets the message, or the fixed text when the host cannot allocate it.
-void set_message(LastError& error, const char* fix, const char* what_format, va_list args) noexcept {
+std::atomic<DriverLogReader> driver_log_reader{nullptr};
+
+void end_sentence(std::string* text) {
+    if (!text->empty() && text->back() != '.') *text += '.';
+}
+
+// Sets the message, or the fixed text when the host cannot allocate it. A driver-caused failure
+// (cu_result != 0) quotes what the driver logged about it before the fix.
+void set_message(LastError& error, int32_t cu_result, const char* fix, const char* what_format, va_list args) noexcept {
     try {
         std::string message = vformat(what_format, args);
-        if (!message.empty() && message.back() != '.') message += '.';
+        DriverLogReader reader = driver_log_reader.load(std::memory_order_acquire);
+        std::string driver_log = cu_result != 0 && reader != nullptr ? reader(cu_result, message) : std::string();
+        end_sentence(&message);
+        if (!driver_log.empty()) {
+            message += " Driver log: ";
+            message += driver_log;
+            end_sentence(&message);
+        }
         message += " Fix: ";
         message += fix;
         error.message.swap(message);
@@ -54,13 +69,17 @@ void set_message(LastError& error, const char* fix, const char* what_format, va_
 Status record(Status status, int32_t cu_result, int32_t nvrtc_result, const char* fix, const char* what_format,
               va_list args) noexcept {
     LastError& error = last_error();
-    set_message(error, fix, what_format, args);
+    set_message(error, cu_result, fix, what_format, args);
     error.cu_result = cu_result;
     error.nvrtc_result = nvrtc_result;
     return status;
 }
 
 }  // namespace
+
+void install_driver_log_reader(DriverLogReader reader) noexcept {
+    driver_log_reader.store(reader, std::memory_order_release);
+}
 
 Status fail(Status status, const char* fix, const char* what_format, ...) {
     va_list args;

@@ -27,6 +27,13 @@ Status fail_with_cu_result(Status status, int32_t cu_result, const char* fix, co
 Status fail_with_nvrtc_result(Status status, int32_t nvrtc_result, const char* fix, const char* what_format, ...)
     __attribute__((cold, format(printf, 4, 5)));
 
+// The driver layer's account of a driver-caused failure (driver/driver_log.hpp): given the
+// CUresult and the message built so far (what failed, without the fix), returns what the driver
+// itself logged about it, or "" when it logged nothing or keeps no log. Installed once when the
+// driver loads; fail_with_cu_result() consults it, so only failures pay for it.
+using DriverLogReader = std::string (*)(int32_t cu_result, const std::string& what);
+void install_driver_log_reader(DriverLogReader reader) noexcept;
+
 // Re-raises a failure recorded earlier (e.g. the cached outcome of loading the driver) with its
 // original message.
 Status fail_again(Status status, const std::string& message, int32_t cu_result = 0);

@@ -68,6 +68,8 @@ const char* handle_type_name(HandleType type) {
             return "graph";
         case HandleType::Range:
             return "range";
+        case HandleType::HostMemory:
+            return "host memory";
     }
     return "unknown";
 }
@@ -134,7 +136,7 @@ HandleTable::Slot* HandleTable::checked_slot(uint64_t handle, HandleType type, c
     uint8_t tag = type_of(handle);
     if (tag != static_cast<uint8_t>(type)) {
         if (!report) return nullptr;
-        if (tag >= static_cast<uint8_t>(HandleType::Context) && tag <= static_cast<uint8_t>(HandleType::Range))
+        if (tag >= static_cast<uint8_t>(HandleType::Context) && tag <= static_cast<uint8_t>(kLastHandleType))
             fail(CUABI_ERROR_INVALID_HANDLE, kFixHandle, "%s is a cuabi %s handle where a %s handle is required",
                  parameter_name, handle_type_name(static_cast<HandleType>(tag)), handle_type_name(type));
         else

@@ -100,6 +100,15 @@ Status Buffer::wrap(std::shared_ptr<Context> context, CUdeviceptr address, size_
     return CUABI_SUCCESS;
 }
 
+Status Buffer::view(std::shared_ptr<Context> context, CUdeviceptr address, size_t size,
+                    std::shared_ptr<const void> owner, std::shared_ptr<Buffer>* out) {
+    std::shared_ptr<Buffer> viewed(new (std::nothrow) Buffer(std::move(context), address, size, false));
+    if (!viewed) return fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory", "could not allocate a buffer object");
+    viewed->owner_ = std::move(owner);
+    *out = std::move(viewed);
+    return CUABI_SUCCESS;
+}
+
 Buffer::~Buffer() {
     if (!owned_) return;
     // cuMemFree needs a current context on this thread; a destructor cannot report failures.

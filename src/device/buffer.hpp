@@ -30,6 +30,10 @@ public:
     static Status create(std::shared_ptr<Context> context, size_t size, uint32_t flags, std::shared_ptr<Buffer>* out);
     // Wraps [address, address + size) without owning it, after checking with the driver where it can.
     static Status wrap(std::shared_ptr<Context> context, CUdeviceptr address, size_t size, std::shared_ptr<Buffer>* out);
+    // A view of [address, address + size) that `owner` keeps valid (a module's variable): never
+    // freed by the buffer, which keeps `owner` alive instead.
+    static Status view(std::shared_ptr<Context> context, CUdeviceptr address, size_t size,
+                       std::shared_ptr<const void> owner, std::shared_ptr<Buffer>* out);
     ~Buffer() override;
 
     // NULL stream: synchronous on the per-thread stream. Zero-byte transfers succeed without
@@ -55,6 +59,7 @@ private:
     CUdeviceptr address_;
     size_t size_;
     bool owned_;
+    std::shared_ptr<const void> owner_;  // what keeps a view's memory valid; null otherwise
 };
 
 }  // namespace cuabi

@@ -106,6 +106,25 @@ Status query_device_info(const DriverApi& api, int32_t ordinal, cuabi_device_inf
     return CUABI_SUCCESS;
 }
 
+Status query_device_attribute(const DriverApi& api, int32_t ordinal, int32_t attribute, int32_t* out_value) {
+    CUdevice device = 0;
+    Status status = device_for_ordinal(api, ordinal, &device);
+    if (status != CUABI_SUCCESS) return status;
+    int value = 0;
+    CUresult result = api.cuDeviceGetAttribute(&value, static_cast<CUdevice_attribute>(attribute), device);
+    if (result == CUDA_ERROR_INVALID_VALUE)
+        return fail_with_cu_result(CUABI_ERROR_INVALID_ARGUMENT, result,
+                                   "pass a CU_DEVICE_ATTRIBUTE_* value from cuda.h that this driver supports "
+                                   "(cuabi_driver_get_version() says which CUDA version it is)",
+                                   "cuDeviceGetAttribute does not know attribute %d (driver version %d): %s",
+                                   attribute, api.version, cu_result_text(result).c_str());
+    if (result != CUDA_SUCCESS)
+        return fail_cu(result, "cuDeviceGetAttribute", "check the driver installation (nvidia-smi)",
+                       "(attribute %d) for device %d", attribute, ordinal);
+    *out_value = value;
+    return CUABI_SUCCESS;
+}
+
 Status Context::create(int32_t ordinal, std::shared_ptr<Context>* out) {
     Status status = CUABI_SUCCESS;
     const DriverApi* api = driver(&status);

@@ -32,6 +32,10 @@ struct Counters {
 // CUABI_ERROR_INVALID_DEVICE for an ordinal outside [0, count).
 Status query_device_info(const DriverApi& api, int32_t ordinal, cuabi_device_info* out);
 
+// One CUdevice_attribute of device `ordinal` (no context needed): INVALID_DEVICE for an ordinal
+// outside [0, count), INVALID_ARGUMENT (with the CUresult) for an attribute the driver does not know.
+Status query_device_attribute(const DriverApi& api, int32_t ordinal, int32_t attribute, int32_t* out_value);
+
 class Context final : public Object {
 public:
     static constexpr HandleType kHandleType = HandleType::Context;

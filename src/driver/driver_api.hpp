@@ -50,6 +50,11 @@
     X(cuMemAlloc)                             \
     X(cuMemFree)                              \
     X(cuMemGetAddressRange)                   \
+    X(cuMemHostAlloc)                         \
+    X(cuMemFreeHost)                          \
+    X(cuMemHostRegister)                      \
+    X(cuMemHostUnregister)                    \
+    X(cuMemHostGetDevicePointer)              \
     X(cuPointerGetAttribute)                  \
     X(cuMemcpyHtoDAsync)                      \
     X(cuMemcpyDtoHAsync)                      \
@@ -61,14 +66,17 @@
     X(cuLibraryUnload)                        \
     X(cuLibraryGetModule)                     \
     X(cuLibraryGetKernel)                     \
+    X(cuLibraryGetGlobal)                     \
     X(cuKernelGetFunction)                    \
     X(cuLaunchKernel)                         \
     X(cuLaunchKernelEx)                       \
     X(cuFuncGetAttribute)                     \
     X(cuFuncSetAttribute)                     \
+    X(cuFuncSetCacheConfig)                   \
     X(cuOccupancyMaxActiveBlocksPerMultiprocessor) \
     X(cuOccupancyMaxPotentialBlockSize)       \
     X(cuOccupancyMaxPotentialClusterSize)     \
+    X(cuOccupancyMaxActiveClusters)           \
     X(cuStreamBeginCapture)                   \
     X(cuStreamEndCapture)                     \
     X(cuStreamIsCapturing)                    \
@@ -85,6 +93,11 @@
     X(cuGraphMemsetNodeGetParams)             \
     X(cuGraphExecKernelNodeSetParams)         \
     X(cuGraphExecMemsetNodeSetParams)         \
+    X(cuGraphMemcpyNodeGetParams)             \
+    X(cuGraphExecMemcpyNodeSetParams)         \
+    X(cuGraphNodeSetEnabled)                  \
+    X(cuGraphNodeGetEnabled)                  \
+    X(cuGraphDebugDotPrint)                   \
     X(cuGraphExecUpdate)                      \
     X(cuGraphDestroy)                         \
     X(cuGraphExecDestroy)
@@ -95,12 +108,16 @@
 //   cuFuncGetName (CUDA 12.3): names of graph kernel nodes that did not come from cuabi.
 //   cuLibraryGetKernelCount, cuLibraryEnumerateKernels (CUDA 12.4), cuKernelGetName (CUDA 12.3):
 //   the kernel names listed when a module lookup finds no kernel of the name asked for.
+//   cuLogsCurrent, cuLogsDumpToMemory (CUDA 12.9): the driver's error log quoted in messages
+//   (driver/driver_log.hpp); without them messages carry only the CUresult.
 #define CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(X) \
     X(cuLibraryGetKernelCount)                \
     X(cuLibraryEnumerateKernels)              \
     X(cuKernelGetName)                        \
     X(cuFuncGetParamInfo)                     \
-    X(cuFuncGetName)
+    X(cuFuncGetName)                          \
+    X(cuLogsCurrent)                          \
+    X(cuLogsDumpToMemory)
 
 namespace cuabi {
 

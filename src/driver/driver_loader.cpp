@@ -1,6 +1,7 @@
 #include "driver/driver_api.hpp"
 
 #include "core/fork.hpp"
+#include "driver/driver_log.hpp"
 #include "driver/nvrtc_api_files.hpp"
 #include "range/ranges.hpp"
 
@@ -105,6 +106,7 @@ void load(LoadOutcome* outcome) {
         return;
     }
 
+    driver_log::attach(api);  // so that a failing cuInit is explained too
     CUresult init = api.cuInit(0);
     if (init == CUDA_ERROR_NO_DEVICE) {
         load_failure(outcome, CUABI_ERROR_NO_DEVICE, init,

@@ -35,6 +35,13 @@ struct UpdateOutcome {
     std::string reason;                   // empty when updated in place
 };
 
+// One end of a memcpy node update: a range of a device buffer, or host memory.
+struct MemcpyEnd {
+    std::shared_ptr<const Buffer> buffer;  // null for host memory
+    void* host = nullptr;                  // host memory; null for a buffer
+    uint64_t offset = 0;                   // bytes into the buffer
+};
+
 // Aligned so that what replay reads (the first members) shares one cache line.
 class alignas(64) Graph final : public Object {
 public:
@@ -64,6 +71,14 @@ public:
     Status update_kernel_args_packed(size_t index, const void* packed, size_t packed_size);
     Status update_kernel_geometry(size_t index, const uint32_t grid[3], const uint32_t block[3], uint32_t shared_bytes);
     Status update_memset_value(size_t index, uint32_t value);
+    // Node control (graph/node_control.cpp): memcpy end points, turning nodes off and on, DOT text.
+    Status update_memcpy(size_t index, MemcpyEnd dst, MemcpyEnd src, uint64_t size);
+    Status set_node_enabled(size_t index, bool enabled);
+    Status node_enabled(size_t index, bool* out_enabled);
+    // DOT text of the captured graph into `path` (a file the driver opens); `verbose` for every parameter.
+    Status write_dot(const char* path, bool verbose);
+    // The same text in memory: the driver writes to an anonymous in-memory file, never to disk.
+    Status dot_text(bool verbose, std::string* out);
 
     // Whole-graph update from a new capture (graph/exec_update.cpp); takes ownership of
     // `captured`. With `allow_reinstantiate` false, a graph that cannot be updated in place is

@@ -169,6 +169,13 @@ Status check_cluster_shape(const char* kernel, const DeviceLimits& device, const
     return CUABI_SUCCESS;
 }
 
+Status check_programmatic(const char* kernel, const DeviceLimits& device) {
+    if (device.cc_major >= 9) return CUABI_SUCCESS;
+    return fail(CUABI_ERROR_UNSUPPORTED, "launch without CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT on this device",
+                "kernel '%s': programmatic dependent launch needs compute capability 9.0 or newer, and the device is %s",
+                kernel, device.arch);
+}
+
 Status check_cluster_size(const char* kernel, const DeviceLimits& device, const Shape& shape,
                           uint32_t max_cluster_blocks) {
     uint64_t blocks = dim_product(shape.cluster);
@@ -180,8 +187,14 @@ Status check_cluster_size(const char* kernel, const DeviceLimits& device, const 
                     "kernel '%s': with block (%u,%u,%u) and %u bytes of dynamic shared memory no cluster of it can be "
                     "scheduled on %s",
                     kernel, b[0], b[1], b[2], shape.dynamic_shared_bytes, device.arch);
+    // Above 8 blocks (the portable limit) sm_90 goes up to 16 once the kernel allows it.
+    const bool non_portable_helps = blocks <= 16 && max_cluster_blocks <= 8 && device.cc_major >= 9;
     return fail(CUABI_ERROR_LAUNCH_CLUSTER,
-                format("use a cluster of at most %u blocks", max_cluster_blocks).c_str(),
+                format("use a cluster of at most %u blocks%s", max_cluster_blocks,
+                       non_portable_helps ? ", or allow up to 16 with cuabi_kernel_set_attribute("
+                                            "CUABI_KERNEL_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE, 1)"
+                                          : "")
+                    .c_str(),
                 "kernel '%s': cluster (%u,%u,%u) has %llu blocks; with block (%u,%u,%u) and %u bytes of dynamic shared "
                 "memory %s co-schedules at most %u blocks per cluster",
                 kernel, c[0], c[1], c[2], static_cast<ull>(blocks), b[0], b[1], b[2], shape.dynamic_shared_bytes,

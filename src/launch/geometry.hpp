@@ -53,6 +53,17 @@ Status check_cooperative_occupancy(const char* kernel, const DeviceLimits& devic
 Status check_cluster_shape(const char* kernel, const DeviceLimits& device, const KernelLimits& limits,
                            const Shape& shape);
 
+// Programmatic dependent launch (CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT) needs compute capability
+// 9.0 (CUABI_ERROR_UNSUPPORTED otherwise).
+Status check_programmatic(const char* kernel, const DeviceLimits& device);
+
+// A launch priority within the context's range, clamped as stream priorities are.
+inline int32_t clamp_priority(const DeviceLimits& device, int32_t priority) {
+    if (priority < device.greatest_priority) return device.greatest_priority;
+    if (priority > device.least_priority) return device.least_priority;
+    return priority;
+}
+
 // Blocks per requested cluster against the most the kernel can co-schedule
 // (cuOccupancyMaxPotentialClusterSize for this block and shared memory).
 Status check_cluster_size(const char* kernel, const DeviceLimits& device, const Shape& shape,

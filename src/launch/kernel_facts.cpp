@@ -96,6 +96,13 @@ Status read_layout(const Kernel& kernel, KernelFacts* facts) {
 Status read_facts(Kernel& kernel, KernelFacts* facts, bool* out_fast) {
     const Context& context = kernel.context();
     facts->device = device_limits_from(context.info());
+    int least = 0, greatest = 0;
+    CUresult result = context.api().cuCtxGetStreamPriorityRange(&least, &greatest);
+    if (result != CUDA_SUCCESS)
+        return fail_cu(result, "cuCtxGetStreamPriorityRange", "check that the device is still available (nvidia-smi)",
+                       "on device %d", context.ordinal());
+    facts->device.least_priority = least;
+    facts->device.greatest_priority = greatest;
     Status status = read_attributes(kernel, facts);
     if (status == CUABI_SUCCESS) status = read_layout(kernel, facts);
     if (status != CUABI_SUCCESS) return status;

@@ -1,5 +1,7 @@
 #include "launch/launcher.hpp"
 
+#include <cstddef>
+
 #include "launch/fast_path.hpp"
 #include "launch/geometry.hpp"
 #include "launch/kernel_facts.hpp"
@@ -10,6 +12,9 @@ namespace cuabi {
 namespace launch {
 namespace {
 
+// sizeof(cuabi_launch_config) in the 1.0 header, which ended before `priority`.
+constexpr uint32_t kLaunchConfigSize10 = offsetof(cuabi_launch_config, priority);
+
 Shape shape_of(const cuabi_launch_config& config) {
     Shape shape;
     for (int i = 0; i < 3; ++i) {
@@ -19,6 +24,9 @@ Shape shape_of(const cuabi_launch_config& config) {
     }
     shape.dynamic_shared_bytes = config.shared_memory_bytes;
     shape.cooperative = (config.flags & CUABI_LAUNCH_COOPERATIVE) != 0;
+    shape.prioritized = (config.flags & CUABI_LAUNCH_PRIORITY) != 0;
+    shape.programmatic = (config.flags & CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT) != 0;
+    shape.priority = config.priority;
     return shape;
 }
 
@@ -30,6 +38,7 @@ Status check_request(const char* name, const KernelFacts& facts, const Shape& sh
     if (status == CUABI_SUCCESS) status = check_cluster_shape(name, facts.device, facts.limits, shape);
     if (status == CUABI_SUCCESS && shape.cooperative) status = check_cooperative_support(name, facts.device);
     if (status == CUABI_SUCCESS && shape.cooperative) status = check_cooperative_threads(name, facts.device, shape, *geometry);
+    if (status == CUABI_SUCCESS && shape.programmatic) status = check_programmatic(name, facts.device);
     if (status != CUABI_SUCCESS) return status;
     return arguments.packed_form ? check_packed(name, facts.layout, arguments.packed, arguments.packed_size)
                                  : check_arguments(name, facts.layout, arguments.table, arguments.count);
@@ -53,14 +62,15 @@ Status prepare_kernel(const Kernel& kernel, KernelFacts& facts, const Shape& sha
     return status;
 }
 
-// The driver call. Plain launches use cuLaunchKernel; cooperative and cluster launches need launch
-// attributes and so cuLaunchKernelEx.
-CUresult submit(const Kernel& kernel, const Shape& shape, CUstream stream, void** params, void** extra) {
+// The driver call. Plain launches use cuLaunchKernel; launches with attributes (cooperative,
+// cluster, priority, programmatic dependent) need cuLaunchKernelEx.
+CUresult submit(const Kernel& kernel, const DeviceLimits& device, const Shape& shape, CUstream stream, void** params,
+                void** extra) {
     const DriverApi& api = kernel.context().api();
-    if (!shape.cooperative && !shape.has_cluster())
+    if (!shape.needs_attributes())
         return api.cuLaunchKernel(kernel.function(), shape.grid[0], shape.grid[1], shape.grid[2], shape.block[0],
                                   shape.block[1], shape.block[2], shape.dynamic_shared_bytes, stream, params, extra);
-    CUlaunchAttribute attributes[2] = {};
+    CUlaunchAttribute attributes[4] = {};
     unsigned count = 0;
     if (shape.cooperative) {
         attributes[count].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
@@ -72,6 +82,16 @@ CUresult submit(const Kernel& kernel, const Shape& shape, CUstream stream, void*
         attributes[count].value.clusterDim.x = shape.cluster[0];
         attributes[count].value.clusterDim.y = shape.cluster[1];
         attributes[count].value.clusterDim.z = shape.cluster[2];
+        ++count;
+    }
+    if (shape.prioritized) {
+        attributes[count].id = CU_LAUNCH_ATTRIBUTE_PRIORITY;
+        attributes[count].value.priority = clamp_priority(device, shape.priority);
+        ++count;
+    }
+    if (shape.programmatic) {
+        attributes[count].id = CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attributes[count].value.programmaticStreamSerializationAllowed = 1;
         ++count;
     }
     CUlaunchConfig config = driver_config(shape, stream);
@@ -88,10 +108,13 @@ Status launch_failed(const Kernel& kernel, const Shape& shape, CUresult result) 
         "if the error is CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_FAILED or another sticky error, an earlier "
         "kernel faulted and the process must recreate its CUDA context; otherwise check the arguments against the "
         "kernel's parameters",
-        "%s failed with %s for kernel '%s': grid (%u,%u,%u), block (%u,%u,%u), %u bytes of dynamic shared memory%s%s",
-        (shape.cooperative || shape.has_cluster()) ? "cuLaunchKernelEx" : "cuLaunchKernel",
-        cu_result_text(result).c_str(), kernel.name().c_str(), g[0], g[1], g[2], b[0], b[1], b[2],
-        shape.dynamic_shared_bytes, shape.cooperative ? ", cooperative" : "", shape.has_cluster() ? ", cluster" : "");
+        "%s failed with %s for kernel '%s': grid (%u,%u,%u), block (%u,%u,%u), %u bytes of dynamic shared "
+        "memory%s%s%s%s",
+        shape.needs_attributes() ? "cuLaunchKernelEx" : "cuLaunchKernel", cu_result_text(result).c_str(),
+        kernel.name().c_str(), g[0], g[1], g[2], b[0], b[1], b[2], shape.dynamic_shared_bytes,
+        shape.cooperative ? ", cooperative" : "", shape.has_cluster() ? ", cluster" : "",
+        shape.prioritized ? format(", priority %d", shape.priority).c_str() : "",
+        shape.programmatic ? ", programmatic dependent" : "");
 }
 
 // The whole fast path for both argument forms, inlined into the two entry points below so that
@@ -105,8 +128,12 @@ Status launch_failed(const Kernel& kernel, const Shape& shape, CUresult result) 
 template <bool kPacked>
 [[gnu::always_inline]] inline bool launch_fast(cuabi_kernel* kernel_handle, const cuabi_launch_config* config,
                                                const void* arguments, size_t size) {
-    if (config == nullptr || config->struct_size != sizeof(cuabi_launch_config) || config->stream == nullptr ||
-        config->flags != 0 || (config->cluster[0] | config->cluster[1] | config->cluster[2]) != 0)
+    if (config == nullptr || config->stream == nullptr || config->flags != 0 ||
+        (config->cluster[0] | config->cluster[1] | config->cluster[2]) != 0)
+        return false;
+    // A 1.0 caller's config ends before `priority`; a 1.1 caller's must leave `reserved` 0.
+    if (config->struct_size == sizeof(cuabi_launch_config) ? config->reserved != 0
+                                                           : config->struct_size != kLaunchConfigSize10)
         return false;
     Pinned<Kernel> kernel(kernel_handle, nullptr);  // quiet: the general path reports a bad handle
     if (!kernel.ok()) return false;
@@ -190,7 +217,7 @@ Status launch(Kernel& kernel, const cuabi_launch_config& config, const Stream* s
         if (packed_size > 0) extra_or_null = extra;
     }
 
-    CUresult result = submit(kernel, shape, submission_stream(stream), params, extra_or_null);
+    CUresult result = submit(kernel, facts->device, shape, submission_stream(stream), params, extra_or_null);
     if (result != CUDA_SUCCESS) return launch_failed(kernel, shape, result);
     count_launch(context, shape, arguments.packed_form);
 

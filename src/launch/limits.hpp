@@ -31,6 +31,10 @@ struct DeviceLimits {
     int32_t cc_minor = 0;
     bool cooperative_launch = false;
     bool cluster_launch = false;
+    // Stream priorities the context allows (cuCtxGetStreamPriorityRange): lower numbers run first,
+    // greatest_priority <= p <= least_priority.
+    int32_t least_priority = 0;
+    int32_t greatest_priority = 0;
     char arch[16] = {};  // "sm_90", for messages
 };
 
@@ -49,8 +53,13 @@ struct Shape {
     uint32_t cluster[3] = {0, 0, 0};  // {0,0,0}: no cluster
     uint32_t dynamic_shared_bytes = 0;
     bool cooperative = false;
+    bool prioritized = false;   // CUABI_LAUNCH_PRIORITY: `priority` instead of the stream's
+    bool programmatic = false;  // CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT
+    int32_t priority = 0;
 
     bool has_cluster() const { return cluster[0] != 0 || cluster[1] != 0 || cluster[2] != 0; }
+    // Whether the launch needs launch attributes, and so cuLaunchKernelEx.
+    bool needs_attributes() const { return cooperative || prioritized || programmatic || has_cluster(); }
 };
 
 // The driver's launch config for `shape` on `stream`, without attributes (cuLaunchKernelEx and

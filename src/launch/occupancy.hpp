@@ -23,6 +23,10 @@ Status max_cluster_blocks(const Kernel& kernel, KernelFacts& facts, const Shape&
 // would, then answers from the cache.
 Status max_active_blocks(Kernel& kernel, uint32_t block_threads, uint32_t shared_bytes, uint32_t* out_blocks);
 
+// Behind cuabi_kernel_get_max_active_clusters(): checks the block, shared memory and cluster of
+// `shape` like a launch of one cluster would, then asks cuOccupancyMaxActiveClusters.
+Status max_active_clusters(Kernel& kernel, const Shape& shape, uint32_t* out_clusters);
+
 // Behind cuabi_kernel_suggest_block_size(): cuOccupancyMaxPotentialBlockSize.
 Status suggest_block_size(Kernel& kernel, uint32_t shared_bytes, uint32_t* out_block_threads,
                           uint32_t* out_min_grid_blocks);

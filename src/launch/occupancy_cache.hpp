@@ -54,6 +54,12 @@ public:
         entries_[home].store(word, std::memory_order_relaxed);
     }
 
+    // Forgets every answer: a kernel attribute changed what the calculator says (the setter's
+    // racing launches may still see an old answer, as the header allows).
+    void clear() {
+        for (std::atomic<uint64_t>& entry : entries_) entry.store(0, std::memory_order_relaxed);
+    }
+
 private:
     static uint64_t key_of(uint32_t threads, uint32_t shared_bytes) {
         return (uint64_t{threads} << 48) | (uint64_t{shared_bytes} << 16);

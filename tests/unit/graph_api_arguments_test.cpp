@@ -234,3 +234,49 @@ TEST(GraphCaptureMessages, TheFailureHookLeavesCallsWithoutAStreamAlone) {
 
 }  // namespace
 }  // namespace cuabi
+
+namespace cuabi {
+namespace {
+
+TEST(GraphControlApi, MemcpyParamsAreCheckedBeforeTheGraph) {
+    cuabi_graph_memcpy_params params = CUABI_GRAPH_MEMCPY_PARAMS_INIT;
+    EXPECT_FAILS_WITH(cuabi_graph_update_memcpy(made_up_graph(), 0, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+                      "params is NULL");
+    EXPECT_FAILS_WITH(cuabi_graph_update_memcpy(made_up_graph(), 0, &params), CUABI_ERROR_INVALID_ARGUMENT, "size is 0");
+    params.size = 64;
+    params.reserved = 1;
+    EXPECT_FAILS_WITH(cuabi_graph_update_memcpy(made_up_graph(), 0, &params), CUABI_ERROR_INVALID_ARGUMENT,
+                      "reserved is 1");
+    params.reserved = 0;
+    EXPECT_FAILS_WITH(cuabi_graph_update_memcpy(made_up_graph(), 0, &params), CUABI_ERROR_INVALID_HANDLE, "");
+    params.struct_size = 0xFFFFFFFFu;
+    EXPECT_FAILS_WITH(cuabi_graph_update_memcpy(made_up_graph(), 0, &params), CUABI_ERROR_STRUCT_SIZE, "struct_size");
+    cuabi_graph_memcpy_params initialized;
+    std::memset(&initialized, 0xFF, sizeof initialized);
+    ASSERT_EQ(cuabi_graph_memcpy_params_init(sizeof initialized, &initialized), CUABI_SUCCESS);
+    cuabi_graph_memcpy_params macro = CUABI_GRAPH_MEMCPY_PARAMS_INIT;
+    EXPECT_EQ(std::memcmp(&initialized, &macro, sizeof macro), 0);
+}
+
+TEST(GraphControlApi, NodeSwitchesAndDotDumpsCheckTheirArguments) {
+    uint32_t enabled = 7;
+    EXPECT_FAILS_WITH(cuabi_graph_set_node_enabled(made_up_graph(), 0, 2), CUABI_ERROR_INVALID_ARGUMENT, "enabled is 2");
+    EXPECT_FAILS_WITH(cuabi_graph_set_node_enabled(made_up_graph(), 0, 1), CUABI_ERROR_INVALID_HANDLE, "");
+    EXPECT_FAILS_WITH(cuabi_graph_get_node_enabled(made_up_graph(), 0, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+                      "out_enabled is NULL");
+    EXPECT_FAILS_WITH(cuabi_graph_get_node_enabled(made_up_graph(), 0, &enabled), CUABI_ERROR_INVALID_HANDLE, "");
+    EXPECT_EQ(enabled, 7u);
+    EXPECT_FAILS_WITH(cuabi_graph_write_dot(made_up_graph(), nullptr, 0), CUABI_ERROR_INVALID_ARGUMENT, "path is NULL");
+    EXPECT_FAILS_WITH(cuabi_graph_write_dot(made_up_graph(), "", 0), CUABI_ERROR_INVALID_ARGUMENT, "empty");
+    EXPECT_FAILS_WITH(cuabi_graph_write_dot(made_up_graph(), "/tmp/g.dot", 0x2), CUABI_ERROR_INVALID_ARGUMENT, "0x2");
+    EXPECT_FAILS_WITH(cuabi_graph_write_dot(made_up_graph(), "/tmp/g.dot", CUABI_GRAPH_DOT_VERBOSE),
+                      CUABI_ERROR_INVALID_HANDLE, "");
+    size_t size = 0;
+    EXPECT_FAILS_WITH(cuabi_graph_get_dot(made_up_graph(), 0, nullptr, 0, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+                      "out_size is NULL");
+    EXPECT_FAILS_WITH(cuabi_graph_get_dot(made_up_graph(), 0x80, nullptr, 0, &size), CUABI_ERROR_INVALID_ARGUMENT, "0x80");
+    EXPECT_FAILS_WITH(cuabi_graph_get_dot(made_up_graph(), 0, nullptr, 0, &size), CUABI_ERROR_INVALID_HANDLE, "");
+}
+
+}  // namespace
+}  // namespace cuabi

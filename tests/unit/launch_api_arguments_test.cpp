@@ -45,7 +45,10 @@ TEST(LaunchStructs, LayoutIsFrozen) {
     EXPECT_EQ(offsetof(cuabi_launch_config, cluster), 32u);
     EXPECT_EQ(offsetof(cuabi_launch_config, shared_memory_bytes), 44u);
     EXPECT_EQ(offsetof(cuabi_launch_config, stream), 48u);
-    EXPECT_EQ(sizeof(cuabi_launch_config), 56u);
+    // 1.1 appended these; a 1.0 caller's struct_size (56) ends before them.
+    EXPECT_EQ(offsetof(cuabi_launch_config, priority), 56u);
+    EXPECT_EQ(offsetof(cuabi_launch_config, reserved), 60u);
+    EXPECT_EQ(sizeof(cuabi_launch_config), 64u);
     EXPECT_EQ(offsetof(cuabi_kernel_arg, value), 0u);
     EXPECT_EQ(offsetof(cuabi_kernel_arg, size), 8u);
     EXPECT_EQ(sizeof(cuabi_kernel_arg), 16u);
@@ -62,6 +65,28 @@ TEST(LaunchStructs, InitFunctionEqualsTheInitMacroAndAcceptsNull) {
     EXPECT_EQ(config.cluster[0], 0u);
     EXPECT_EQ(config.stream, nullptr);
     EXPECT_EQ(cuabi_launch_config_init(sizeof config, nullptr), CUABI_ERROR_INVALID_ARGUMENT);
+}
+
+TEST(LaunchApiArguments, NewFlagsAndFieldsOf11AreChecked) {
+    cuabi_launch_config config = CUABI_LAUNCH_CONFIG_INIT;
+    config.flags = 0x10;  // the first flag 1.1 does not know
+    EXPECT_FAILS_WITH(cuabi_launch(nullptr, &config, nullptr, 0), CUABI_ERROR_INVALID_ARGUMENT, "0x10");
+    config.flags = CUABI_LAUNCH_PRIORITY;
+    config.reserved = 7;
+    EXPECT_FAILS_WITH(cuabi_launch(nullptr, &config, nullptr, 0), CUABI_ERROR_INVALID_ARGUMENT, "reserved is 7");
+    // A 1.0 caller's struct ends before priority and reserved: whatever follows it is not read.
+    config.struct_size = offsetof(cuabi_launch_config, priority);
+    config.flags = CUABI_LAUNCH_PRIORITY | CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT;
+    EXPECT_FAILS_WITH(cuabi_launch(nullptr, &config, nullptr, 0), CUABI_ERROR_INVALID_HANDLE, "kernel");
+    uint32_t clusters = 0;
+    EXPECT_FAILS_WITH(cuabi_kernel_get_max_active_clusters(nullptr, &config, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+                      "out_clusters is NULL");
+    EXPECT_FAILS_WITH(cuabi_kernel_get_max_active_clusters(nullptr, nullptr, &clusters), CUABI_ERROR_INVALID_ARGUMENT,
+                      "config is NULL");
+    EXPECT_FAILS_WITH(cuabi_kernel_get_max_active_clusters(nullptr, &config, &clusters), CUABI_ERROR_INVALID_HANDLE,
+                      "kernel");
+    EXPECT_FAILS_WITH(cuabi_kernel_set_attribute(nullptr, CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG, 1),
+                      CUABI_ERROR_INVALID_HANDLE, "kernel");
 }
 
 TEST(LaunchApiArguments, NullAndStaleKernelsAreInvalidHandles) {

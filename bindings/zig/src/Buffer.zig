@@ -1,14 +1,20 @@
 //! A buffer: device memory of a fixed size, owned (allocated by cuabi) or wrapped (a device
 //! address from other CUDA code, never freed by cuabi). Every transfer is checked against the
-//! buffer's bounds. Transfers take slices of any element type; with a stream they are enqueued
-//! (the host memory must then stay valid until the stream reaches them), without one they finish
-//! before returning. Thread-safe.
+//! buffer's bounds. Transfers take slices of any element type. Without a stream they finish
+//! before returning. On a stream, ordinary (pageable) host memory is staged by the driver: a
+//! write returns once the slice has been read, a read once the data has arrived, and neither
+//! overlaps with other streams' kernels. Page-locked memory (`HostMemory.bytes` or `slice(T)`)
+//! is copied by the GPU's copy engine while the call returns at once: the copy overlaps with other
+//! streams' work, and the slice must stay unchanged (write) or unread (read) until the stream
+//! reaches the copy. A module's `__device__` / `__constant__` variable is a buffer too
+//! (`Module.global`). Thread-safe.
 
 const std = @import("std");
 const c = @import("c.zig");
 const errors = @import("errors.zig");
 const types = @import("types.zig");
 const launch = @import("launch.zig");
+const slices = @import("slices.zig");
 const Library = @import("Library.zig");
 const Context = @import("Context.zig");
 const Stream = @import("Stream.zig");
@@ -25,7 +31,8 @@ handle: *c.cuabi_buffer,
 pub const Transfer = struct {
     /// Byte offset into the buffer.
     offset: usize = 0,
-    /// Null: run synchronously and finish before returning.
+    /// Null: run synchronously and finish before returning. A stream: enqueue (see above for when
+    /// the host memory may be touched again).
     stream: ?Stream = null,
 };
 
@@ -79,14 +86,14 @@ pub fn devicePtr(self: Buffer) Error!launch.DevicePtr {
 /// Copies the elements of `data` (a slice or a pointer to an array) to the buffer.
 /// `error.OutOfBounds` when they do not fit at `at.offset`.
 pub fn write(self: Buffer, data: anytype, at: Transfer) Error!void {
-    const bytes = std.mem.sliceAsBytes(asSlice(data));
+    const bytes = std.mem.sliceAsBytes(slices.asSlice(data));
     return self.lib.call("cuabi_buffer_write", .{ self.handle, at.offset, bytes.ptr, bytes.len, streamHandle(at.stream) });
 }
 
 /// Fills `out` (a slice or a pointer to an array) from the buffer.
 /// `error.OutOfBounds` when the buffer has fewer bytes from `at.offset`.
 pub fn read(self: Buffer, out: anytype, at: Transfer) Error!void {
-    const bytes = std.mem.sliceAsBytes(asSlice(out));
+    const bytes = std.mem.sliceAsBytes(slices.asSlice(out));
     return self.lib.call("cuabi_buffer_read", .{ self.handle, at.offset, bytes.ptr, bytes.len, streamHandle(at.stream) });
 }
 
@@ -110,22 +117,4 @@ pub fn fill(self: Buffer, value: anytype, range: Fill) Error!void {
 
 fn streamHandle(stream: ?Stream) ?*c.cuabi_stream {
     return if (stream) |s| s.handle else null;
-}
-
-/// `data` as a slice: slices pass through, pointers to arrays become slices.
-fn asSlice(data: anytype) AsSlice(@TypeOf(data)) {
-    return data;
-}
-
-fn AsSlice(comptime T: type) type {
-    const info = @typeInfo(T);
-    if (info == .pointer) switch (info.pointer.size) {
-        .slice => return T,
-        .one => if (@typeInfo(info.pointer.child) == .array) {
-            const array = @typeInfo(info.pointer.child).array;
-            return if (info.pointer.attrs.@"const") []const array.child else []array.child;
-        },
-        else => {},
-    };
-    @compileError("buffer transfers take a slice or a pointer to an array, not " ++ @typeName(T));
 }

@@ -1,6 +1,6 @@
 //! A context: one device's primary CUDA context, retained while this handle or anything made from
-//! it lives. Streams, events, buffers, modules and graph-cache entries are made from it; each keeps
-//! what it needs alive, so handles may be released in any order. Thread-safe.
+//! it lives. Streams, events, buffers, host memory, modules and graph-cache entries are made from
+//! it; each keeps what it needs alive, so handles may be released in any order. Thread-safe.
 
 const c = @import("c.zig");
 const errors = @import("errors.zig");
@@ -9,6 +9,7 @@ const Library = @import("Library.zig");
 const Stream = @import("Stream.zig");
 const Event = @import("Event.zig");
 const Buffer = @import("Buffer.zig");
+const HostMemory = @import("HostMemory.zig");
 const Module = @import("Module.zig");
 const Graph = @import("Graph.zig");
 
@@ -84,6 +85,18 @@ pub fn createBuffer(self: Context, byte_count: usize, options: types.BufferOptio
 /// Wraps device memory from other CUDA code without owning it (see `Buffer.wrap`).
 pub fn wrapBuffer(self: Context, device_address: u64, byte_count: usize) Error!Buffer {
     return Buffer.wrap(self, device_address, byte_count);
+}
+
+/// Allocates `byte_count` bytes of page-locked host memory for transfers that overlap with
+/// kernels (see `HostMemory.alloc`).
+pub fn allocHostMemory(self: Context, byte_count: usize, options: types.HostMemoryOptions) Error!HostMemory {
+    return HostMemory.alloc(self, byte_count, options);
+}
+
+/// Pins the caller's `memory` (a mutable slice or pointer to an array), which must stay allocated
+/// until the returned handle's `deinit` (see `HostMemory.register`).
+pub fn registerHostMemory(self: Context, memory: anytype, options: types.HostMemoryOptions) Error!HostMemory {
+    return HostMemory.register(self, memory, options);
 }
 
 /// Compiles CUDA C++ `source` for the context's device and loads it (see `Module.compile`).

@@ -1,7 +1,8 @@
 //! A graph: a captured sequence of work and its executable, replayed with one call. Made by
 //! `Stream.endCapture` (or found in the graph cache). Its kernel nodes can be updated in place --
-//! arguments and geometry, checked like a launch -- and memset nodes' values; a whole new capture
-//! of the same shape updates it with `Stream.endCaptureUpdate`.
+//! arguments and geometry, checked like a launch -- as can memset nodes' values and memcpy nodes'
+//! end points; kernel, memcpy and memset nodes can be turned off and on; a whole new capture of
+//! the same shape updates it with `Stream.endCaptureUpdate`. `dot` and `writeDot` draw it.
 //!
 //! A graph keeps its context, its kernels and the buffers its captured transfers touch alive.
 //! A buffer reached only through a kernel argument is not known to cuabi: `retainBuffer` it, or
@@ -68,6 +69,58 @@ pub const UpdateInfo = struct {
     /// Why it was not updated in place; "" when it was.
     pub fn reason(self: *const UpdateInfo) []const u8 {
         return std.mem.sliceTo(&self.raw.reason, 0);
+    }
+};
+
+/// New end points for a memcpy node (`updateMemcpy`): a range of a buffer, or host memory, on
+/// each side. The direction (host to device, device to host, device to device) must be the
+/// captured node's.
+pub const MemcpyParams = struct {
+    /// Where the copy writes.
+    dst: Destination,
+    /// Where the copy reads.
+    src: Source,
+    /// Bytes to copy; null: the length of the host side (required when both sides are buffers).
+    size: ?u64 = null,
+
+    /// Bytes of a buffer from `offset` on.
+    pub const BufferRange = struct {
+        buffer: Buffer,
+        offset: u64 = 0,
+    };
+
+    /// A buffer range, or host memory the replays write (it must stay valid while the graph may
+    /// replay).
+    pub const Destination = union(enum) {
+        buffer: BufferRange,
+        host: []u8,
+    };
+
+    /// A buffer range, or host memory the replays read (it must stay valid while the graph may
+    /// replay).
+    pub const Source = union(enum) {
+        buffer: BufferRange,
+        host: []const u8,
+    };
+
+    /// The header's struct for these end points, copying `size` bytes.
+    fn toC(self: MemcpyParams, size: u64) c.cuabi_graph_memcpy_params {
+        var out: c.cuabi_graph_memcpy_params = .{ .struct_size = @sizeOf(c.cuabi_graph_memcpy_params), .size = size };
+        switch (self.dst) {
+            .buffer => |range| {
+                out.dst_buffer = range.buffer.handle;
+                out.dst_offset = range.offset;
+            },
+            .host => |host| out.dst_host = host.ptr,
+        }
+        switch (self.src) {
+            .buffer => |range| {
+                out.src_buffer = range.buffer.handle;
+                out.src_offset = range.offset;
+            },
+            .host => |host| out.src_host = host.ptr,
+        }
+        return out;
     }
 };
 
@@ -161,4 +214,57 @@ pub fn updateKernelGeometry(self: Graph, index: usize, grid: [3]u32, block: [3]u
 /// Changes the value memset node `index` writes (it must fit the node's element size).
 pub fn updateMemsetValue(self: Graph, index: usize, value: u32) Error!void {
     return self.lib.call("cuabi_graph_update_memset_value", .{ self.handle, index, value });
+}
+
+/// Points memcpy node `index` at new end points for the following replays, each checked against
+/// its buffer's bounds (`error.OutOfBounds`; also for host memory shorter than `size`); the graph
+/// keeps the new buffers alive. `error.InvalidArgument` for a size missing or 0 or a direction
+/// other than the node's, `error.ContextMismatch` for a buffer of another device,
+/// `error.GraphNode` for a node that is not a memcpy node, `error.GraphUpdate` when the driver
+/// refuses (the node keeps its end points).
+pub fn updateMemcpy(self: Graph, index: usize, params: MemcpyParams) Error!void {
+    const name = "cuabi_graph_update_memcpy";
+    const size = params.size orelse hostSide(params.dst) orelse hostSide(params.src) orelse
+        return errors.recordPackageFailure(self.lib, name, c.CUABI_ERROR_INVALID_ARGUMENT, "a copy between two buffers needs a size.", .{}, "set MemcpyParams.size.");
+    for ([_]?usize{ hostSide(params.dst), hostSide(params.src) }) |length| {
+        if (length != null and length.? < size)
+            return errors.recordPackageFailure(self.lib, name, c.CUABI_ERROR_OUT_OF_BOUNDS, "the copy is {d} bytes; its host memory has {d}.", .{ size, length.? }, "pass host memory of at least MemcpyParams.size bytes, or a smaller size.");
+    }
+    const raw = params.toC(size);
+    return self.lib.call(name, .{ self.handle, index, &raw });
+}
+
+/// The length of a host end point (`MemcpyParams.Destination` or `Source`), or null for a buffer.
+fn hostSide(end: anytype) ?usize {
+    return switch (end) {
+        .host => |host| host.len,
+        .buffer => null,
+    };
+}
+
+/// Turns node `index` off (replays skip it, as if it had no work; its dependencies still order
+/// the nodes around it) or back on, for the following replays. Kernel, memcpy and memset nodes
+/// only: `error.GraphNode` for other kinds and bad indexes. A whole-graph update that
+/// re-instantiates turns every node back on.
+pub fn setNodeEnabled(self: Graph, index: usize, enabled: bool) Error!void {
+    return self.lib.call("cuabi_graph_set_node_enabled", .{ self.handle, index, @as(u32, @intFromBool(enabled)) });
+}
+
+/// Whether node `index` runs on replay. Errors as for `setNodeEnabled`.
+pub fn nodeEnabled(self: Graph, index: usize) Error!bool {
+    var out: u32 = 0;
+    try self.lib.call("cuabi_graph_get_node_enabled", .{ self.handle, index, &out });
+    return out != 0;
+}
+
+/// The graph as Graphviz DOT text (caller frees): node kinds, kernel names, geometry and
+/// dependencies, and with `flags.verbose` every parameter the driver knows of every node.
+pub fn dot(self: Graph, allocator: Allocator, flags: types.GraphDotFlags) (Error || Allocator.Error)![:0]u8 {
+    return text.read(self.lib, "cuabi_graph_get_dot", .{ self.handle, @as(u32, @bitCast(flags)) }, allocator);
+}
+
+/// Writes the graph as DOT text (as `dot`) to the file at `path`, created or replaced; links in
+/// the path are followed. `error.Cuda` when the file cannot be written (the message names it).
+pub fn writeDot(self: Graph, path: [:0]const u8, flags: types.GraphDotFlags) Error!void {
+    return self.lib.call("cuabi_graph_write_dot", .{ self.handle, path.ptr, @as(u32, @bitCast(flags)) });
 }

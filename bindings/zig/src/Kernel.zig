@@ -127,3 +127,24 @@ pub fn suggestBlockSize(self: Kernel, shared_memory_bytes: u32) Error!BlockSugge
     try self.lib.call("cuabi_kernel_suggest_block_size", .{ self.handle, shared_memory_bytes, &out.block_threads, &out.min_grid_blocks });
     return out;
 }
+
+/// Sets one attribute of the kernel's function for every later launch, and for every kernel
+/// handle of the same function in this context: `kernel.setAttribute(.{ .cache_config = .shared })`.
+/// Checked against the device: `error.InvalidArgument` for a carveout above 100,
+/// `error.Unsupported` for a non-portable cluster size on a device without clusters. Launches
+/// racing with it may see either setting.
+pub fn setAttribute(self: Kernel, setting: types.KernelAttributeValue) Error!void {
+    const raw = setting.toC();
+    return self.lib.call("cuabi_kernel_set_attribute", .{ self.handle, raw.attribute, raw.value });
+}
+
+/// How many clusters of `config.cluster` blocks, each of `config.block` threads with
+/// `config.shared_memory_bytes` of dynamic shared memory, can be resident on the device at once
+/// (0 when none fits); grid, stream, flags and priority are ignored. `error.LaunchCluster` when
+/// the device has no clusters, or the cluster is malformed or above the kernel's limit.
+pub fn maxActiveClusters(self: Kernel, config: launch_.LaunchConfig) Error!u32 {
+    const raw = config.toC();
+    var out: u32 = 0;
+    try self.lib.call("cuabi_kernel_get_max_active_clusters", .{ self.handle, &raw, &out });
+    return out;
+}

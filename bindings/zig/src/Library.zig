@@ -149,6 +149,16 @@ pub fn deviceInfo(self: *const Library, ordinal: i32) Error!types.DeviceInfo {
     return info;
 }
 
+/// The value of any CUdevice_attribute of device `ordinal`, without a context: the escape hatch
+/// for facts `DeviceInfo` lacks (`@fromBackingInt(n)` for an attribute `DeviceAttribute` does not
+/// name). `error.InvalidDevice` for an ordinal outside [0, count), `error.InvalidArgument` for an
+/// attribute this driver does not know.
+pub fn deviceAttribute(self: *const Library, ordinal: i32, attribute: types.DeviceAttribute) Error!i32 {
+    var out: i32 = 0;
+    try self.call("cuabi_device_get_attribute", .{ ordinal, @backingInt(attribute), &out });
+    return out;
+}
+
 // ---- objects made from the library --------------------------------------------------------
 
 /// Creates a context on a device (see `Context`).

@@ -1,7 +1,8 @@
 //! A module: one compiled or loaded image (CUBIN, PTX or fatbin) with its NVRTC log and the
-//! lowered names of the name expressions it was compiled with. Compiles go through cuabi's kernel
-//! cache (memory, then disk); NVRTC runs in a worker process by default. A module keeps its
-//! context alive and its kernels keep it alive. Thread-safe.
+//! lowered names of the name expressions it was compiled with; its kernels (`kernel`) and its
+//! `__device__` / `__constant__` variables (`global`) are taken from it. Compiles go through
+//! cuabi's kernel cache (memory, then disk); NVRTC runs in a worker process by default. A module
+//! keeps its context alive, and its kernels and globals keep it alive. Thread-safe.
 
 const std = @import("std");
 const c = @import("c.zig");
@@ -11,6 +12,7 @@ const text = @import("text.zig");
 const Library = @import("Library.zig");
 const Context = @import("Context.zig");
 const Kernel = @import("Kernel.zig");
+const Buffer = @import("Buffer.zig");
 
 const Module = @This();
 const Error = errors.Error;
@@ -88,5 +90,18 @@ pub fn loweredName(self: Module, allocator: Allocator, expression: [:0]const u8)
 pub fn kernel(self: Module, name: [:0]const u8) Error!Kernel {
     var handle: ?*c.cuabi_kernel = null;
     try self.lib.call("cuabi_module_get_kernel", .{ self.handle, name.ptr, &handle });
+    return .{ .lib = self.lib, .handle = handle.? };
+}
+
+/// The `__device__` or `__constant__` variable called `name`, or compiled as name expression
+/// `name` ("table<float>"), as a buffer covering exactly its bytes: read and write it with the
+/// `Buffer` calls (bounded by the variable's size; on a stream, ordered with that stream's
+/// kernels; `__constant__` memory written so is seen by later launches), or pass its `devicePtr`
+/// to a kernel (`__device__` variables). The buffer frees nothing on `deinit` and keeps the module
+/// loaded while it lives; each call returns a new handle to release. `error.NotFound` lists the
+/// name expressions the module knows; `error.Unsupported` for a module compiled offline.
+pub fn global(self: Module, name: [:0]const u8) Error!Buffer {
+    var handle: ?*c.cuabi_buffer = null;
+    try self.lib.call("cuabi_module_get_global", .{ self.handle, name.ptr, &handle });
     return .{ .lib = self.lib, .handle = handle.? };
 }

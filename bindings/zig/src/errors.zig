@@ -232,3 +232,14 @@ test "every status error maps to its header constant and back" {
     try std.testing.expectEqual(@as(?i32, null), statusFromError(error.UnknownStatus));
     try std.testing.expectEqualStrings("CUABI_ERROR_LAUNCH_KERNEL_THREADS", headerStatusName("LaunchKernelThreads"));
 }
+
+test "a message from cuabi longer than the diagnostics keep is cut, and says so" {
+    var d: Diagnostics = .{};
+    const long: [Diagnostics.message_capacity + 1]u8 = @splat('m');
+    d.setMessage(&long);
+    try std.testing.expect(d.message_truncated);
+    try std.testing.expectEqualSlices(u8, long[0..Diagnostics.message_capacity], d.message());
+    d.setMessage("short");
+    try std.testing.expect(!d.message_truncated);
+    try std.testing.expectEqualStrings("short", d.message());
+}

@@ -28,9 +28,9 @@ pub const DevicePtr = enum(u64) {
     }
 };
 
-/// How to launch a kernel: geometry, shared memory, stream and flags. The defaults are the
-/// header's: one block of one thread, no cluster, no dynamic shared memory, no stream (run on
-/// the calling thread's per-thread stream and wait).
+/// How to launch a kernel: geometry, shared memory, stream, flags and priority. The defaults are
+/// the header's: one block of one thread, no cluster, no dynamic shared memory, no stream (run on
+/// the calling thread's per-thread stream and wait), the stream's priority.
 pub const LaunchConfig = struct {
     /// Blocks in x, y, z; every dimension at least 1.
     grid: [3]u32 = .{ 1, 1, 1 },
@@ -43,17 +43,25 @@ pub const LaunchConfig = struct {
     /// The stream to enqueue on; null: the calling thread's per-thread stream, waiting for the end.
     stream: ?Stream = null,
     flags: types.LaunchFlags = .{},
+    /// This launch's priority instead of the stream's: lower runs first, 0 is the default, clamped
+    /// to the device's range as stream priorities are. Setting it sets `flags.priority`; null: the
+    /// stream's priority (unless `flags.priority` is set by hand, which means 0).
+    priority: ?i32 = null,
 
     /// The header's struct for this configuration.
     pub inline fn toC(self: LaunchConfig) c.cuabi_launch_config {
+        var flags = self.flags;
+        if (self.priority != null) flags.priority = true;
         return .{
             .struct_size = @sizeOf(c.cuabi_launch_config),
-            .flags = @bitCast(self.flags),
+            .flags = @bitCast(flags),
             .grid = self.grid,
             .block = self.block,
             .cluster = self.cluster,
             .shared_memory_bytes = self.shared_memory_bytes,
             .stream = if (self.stream) |stream| stream.handle else null,
+            .priority = self.priority orelse 0,
+            .reserved = 0,
         };
     }
 };

@@ -16,9 +16,10 @@
 //! calling thread's `cuabi.lastError()` then holds what cuabi said: status name, message (ending
 //! in "Fix: ..."), CUresult, nvrtcResult, and the compile log on request.
 //!
-//! Handles (`Context`, `Stream`, `Event`, `Buffer`, `Module`, `Kernel`, `Graph`) are small values
-//! holding the C handle and a pointer to their `Library`; `deinit` releases them, in any order,
-//! and is harmless to repeat because cuabi never accepts a released handle again.
+//! Handles (`Context`, `Stream`, `Event`, `Buffer`, `HostMemory`, `Module`, `Kernel`, `Graph`)
+//! are small values holding the C handle and a pointer to their `Library`; `deinit` releases
+//! them, in any order, and is harmless to repeat because cuabi never accepts a released handle
+//! again.
 
 const std = @import("std");
 
@@ -37,6 +38,8 @@ pub const Stream = @import("Stream.zig");
 pub const Event = @import("Event.zig");
 /// Device memory.
 pub const Buffer = @import("Buffer.zig");
+/// Page-locked host memory, allocated or registered.
+pub const HostMemory = @import("HostMemory.zig");
 /// A compiled or loaded image.
 pub const Module = @import("Module.zig");
 /// A kernel of a loaded module.
@@ -121,6 +124,20 @@ pub const EventOptions = types.EventOptions;
 pub const BufferOptions = types.BufferOptions;
 /// Options of `Stream.endCapture`.
 pub const GraphOptions = types.GraphOptions;
+/// Options of `Context.allocHostMemory` and `Context.registerHostMemory`.
+pub const HostMemoryOptions = types.HostMemoryOptions;
+/// Host memory flags.
+pub const HostMemoryFlags = types.HostMemoryFlags;
+/// Graphviz DOT dump flags.
+pub const GraphDotFlags = types.GraphDotFlags;
+/// A CUdevice_attribute, for `Library.deviceAttribute`.
+pub const DeviceAttribute = types.DeviceAttribute;
+/// An attribute `Kernel.setAttribute` sets.
+pub const KernelAttribute = types.KernelAttribute;
+/// An attribute with its value, for `Kernel.setAttribute`.
+pub const KernelAttributeValue = types.KernelAttributeValue;
+/// L1 cache versus shared memory (`KernelAttributeValue.cache_config`).
+pub const CachePreference = types.CachePreference;
 /// Compile options.
 pub const CompileOptions = types.CompileOptions;
 /// Facts about a device.

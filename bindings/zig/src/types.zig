@@ -102,8 +102,96 @@ pub const SettingSource = enum(i32) {
     _,
 };
 
+/// An attribute `Kernel.setAttribute` sets (`CUABI_KERNEL_ATTRIBUTE_*`); the tag of
+/// `KernelAttributeValue`.
+pub const KernelAttribute = enum(i32) {
+    /// The header prefix of the values (a test compares the fields with the header).
+    pub const header_prefix = "CUABI_KERNEL_ATTRIBUTE_";
+    shared_memory_carveout = 1,
+    non_portable_cluster_size = 2,
+    cache_config = 3,
+};
+
+/// The preferred split of a multiprocessor's L1 cache and shared memory (`CUABI_CACHE_PREFER_*`).
+pub const CachePreference = enum(i32) {
+    /// The header prefix of the values (a test compares the fields with the header).
+    pub const header_prefix = "CUABI_CACHE_PREFER_";
+    none = 0,
+    shared = 1,
+    l1 = 2,
+    equal = 3,
+};
+
 /// Every enumeration above, for the tests that compare them with the header.
-pub const enumerations = .{ ImageKind, ModuleOrigin, Tristate, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource };
+pub const enumerations = .{ ImageKind, ModuleOrigin, Tristate, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource, KernelAttribute, CachePreference };
+
+/// One attribute `Kernel.setAttribute` sets, with its value: `.{ .cache_config = .shared }`.
+pub const KernelAttributeValue = union(KernelAttribute) {
+    /// The share of the L1/shared memory array to give shared memory, in percent (0..100; cuabi
+    /// refuses more); null: no preference. A hint the driver may round.
+    shared_memory_carveout: ?u8,
+    /// Allow clusters above 8 blocks (up to 16 on sm_90) where the device has them.
+    non_portable_cluster_size: bool,
+    /// L1 versus shared memory.
+    cache_config: CachePreference,
+
+    /// The header's (attribute, value) pair.
+    pub fn toC(self: KernelAttributeValue) struct { attribute: i32, value: i32 } {
+        return .{ .attribute = @backingInt(std.meta.activeTag(self)), .value = switch (self) {
+            .shared_memory_carveout => |percent| if (percent) |p| p else -1,
+            .non_portable_cluster_size => |allow| @intFromBool(allow),
+            .cache_config => |preference| @backingInt(preference),
+        } };
+    }
+};
+
+/// A CUdevice_attribute for `Library.deviceAttribute`: the number cuda.h gives it. The named
+/// values are common ones (a test checks them against cuda.h); any other attribute the driver
+/// knows is `@fromBackingInt(number)`, so new hardware needs no new package.
+pub const DeviceAttribute = enum(i32) {
+    max_threads_per_block = 1,
+    max_block_dim_x = 2,
+    max_block_dim_y = 3,
+    max_block_dim_z = 4,
+    max_grid_dim_x = 5,
+    max_grid_dim_y = 6,
+    max_grid_dim_z = 7,
+    max_shared_memory_per_block = 8,
+    total_constant_memory = 9,
+    warp_size = 10,
+    max_registers_per_block = 12,
+    clock_rate = 13,
+    multiprocessor_count = 16,
+    can_map_host_memory = 19,
+    compute_mode = 20,
+    concurrent_kernels = 31,
+    ecc_enabled = 32,
+    pci_bus_id = 33,
+    pci_device_id = 34,
+    memory_clock_rate = 36,
+    global_memory_bus_width = 37,
+    l2_cache_size = 38,
+    max_threads_per_multiprocessor = 39,
+    async_engine_count = 40,
+    unified_addressing = 41,
+    pci_domain_id = 50,
+    compute_capability_major = 75,
+    compute_capability_minor = 76,
+    stream_priorities_supported = 78,
+    max_shared_memory_per_multiprocessor = 81,
+    max_registers_per_multiprocessor = 82,
+    managed_memory = 83,
+    cooperative_launch = 95,
+    max_shared_memory_per_block_optin = 97,
+    host_register_supported = 99,
+    max_blocks_per_multiprocessor = 106,
+    memory_pools_supported = 115,
+    cluster_launch = 120,
+    _,
+
+    /// cuda.h's name of a named value: "CU_DEVICE_ATTRIBUTE_" ++ the field in capitals.
+    pub const cuda_prefix = "CU_DEVICE_ATTRIBUTE_";
+};
 
 // ---- flags (u-suffixed in the header) ---------------------------------------------------------
 
@@ -159,7 +247,14 @@ pub const LaunchFlags = packed struct(u32) {
     cooperative: bool = false,
     /// Wait until the kernel has finished before returning.
     synchronize: bool = false,
-    _reserved: u30 = 0,
+    /// Run at `LaunchConfig.priority` rather than the stream's priority (set for you when
+    /// `priority` is not null).
+    priority: bool = false,
+    /// Programmatic dependent launch (sm_90+): the kernel may start before the previous kernel on
+    /// the stream finishes, and must call cudaGridDependencySynchronize() before reading what
+    /// that kernel writes.
+    programmatic_dependent: bool = false,
+    _reserved: u28 = 0,
 };
 
 /// Graph flags (`CUABI_GRAPH_*`), for `Stream.endCapture`.
@@ -184,17 +279,45 @@ pub const GraphUpdateFlags = packed struct(u32) {
     _reserved: u31 = 0,
 };
 
+/// Host memory flags (`CUABI_HOST_MEMORY_*`).
+pub const HostMemoryFlags = packed struct(u32) {
+    /// The header prefix of the values (a test compares the fields with the header).
+    pub const header_prefix = "CUABI_HOST_MEMORY_";
+    /// Page-locked for every context, not only the one it was made with.
+    portable: bool = false,
+    /// Also mapped into the device's address space (`HostMemory.devicePtr`).
+    device_mapped: bool = false,
+    /// Allocation only: faster for the GPU to read across the bus, very slow for the CPU to read.
+    write_combined: bool = false,
+    _reserved: u29 = 0,
+};
+
+/// Graphviz DOT dump flags (`CUABI_GRAPH_DOT_*`), for `Graph.dot` and `Graph.writeDot`.
+pub const GraphDotFlags = packed struct(u32) {
+    /// The header prefix of the values (a test compares the fields with the header).
+    pub const header_prefix = "CUABI_GRAPH_DOT_";
+    /// Every parameter the driver knows of every node (default: kinds, kernel names, geometry
+    /// and dependencies).
+    verbose: bool = false,
+    _reserved: u31 = 0,
+};
+
 /// Every flag set above, for the tests that compare them with the header.
-pub const flag_sets = .{ StreamFlags, EventFlags, BufferFlags, CompileFlags, LaunchFlags, GraphFlags, GraphUpdateFlags };
+pub const flag_sets = .{ StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, CompileFlags, LaunchFlags, GraphFlags, GraphUpdateFlags, GraphDotFlags };
 
 /// The header's name of a flag or enumeration value: prefix ++ the field name in capitals.
 pub fn headerName(comptime T: type, comptime field: []const u8) []const u8 {
+    return prefixedName(T.header_prefix, field);
+}
+
+/// `prefix` ++ `field` in capitals ("CUABI_LAUNCH_" ++ "cooperative" -> "CUABI_LAUNCH_COOPERATIVE").
+pub fn prefixedName(comptime prefix: []const u8, comptime field: []const u8) []const u8 {
     return comptime name: {
         @setEvalBranchQuota(10_000);
         var upper: [field.len]u8 = undefined;
         _ = std.ascii.upperString(&upper, field);
         const frozen = upper;
-        break :name T.header_prefix ++ &frozen;
+        break :name prefix ++ &frozen;
     };
 }
 
@@ -221,6 +344,16 @@ pub const EventOptions = struct {
 /// Options of `Context.createBuffer`.
 pub const BufferOptions = struct {
     flags: BufferFlags = .{},
+};
+
+/// Options of `Context.allocHostMemory` and `Context.registerHostMemory`.
+pub const HostMemoryOptions = struct {
+    flags: HostMemoryFlags = .{},
+
+    /// The header's struct for these options.
+    pub fn toC(self: HostMemoryOptions) c.cuabi_host_memory_options {
+        return .{ .struct_size = @sizeOf(c.cuabi_host_memory_options), .flags = @bitCast(self.flags) };
+    }
 };
 
 /// Options of `Stream.endCapture`.

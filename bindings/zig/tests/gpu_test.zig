@@ -11,12 +11,12 @@ const check = support.check;
 const expectFailure = support.expectFailure;
 
 /// Elements per buffer: 256 blocks of 256 threads.
-const n: u32 = 1 << 16;
-const block = 256;
+pub const n: u32 = 1 << 16;
+pub const block = 256;
 
 /// A module of the test source, its saxpy kernel, a stream and two buffers x and y of n floats,
 /// with x[i] = i and y[i] = `y_value`.
-const Fixture = struct {
+pub const Fixture = struct {
     context: cuabi.Context,
     module: cuabi.Module,
     saxpy: cuabi.Kernel,
@@ -28,7 +28,7 @@ const Fixture = struct {
     host: []f32,
     expect: []f32,
 
-    fn init(y_value: f32) !Fixture {
+    pub fn init(y_value: f32) !Fixture {
         const context = try support.gpu();
         var f: Fixture = undefined;
         f.context = context;
@@ -55,7 +55,7 @@ const Fixture = struct {
         return f;
     }
 
-    fn deinit(f: *Fixture) void {
+    pub fn deinit(f: *Fixture) void {
         f.x.deinit();
         f.y.deinit();
         f.stream.deinit();
@@ -66,17 +66,17 @@ const Fixture = struct {
     }
 
     /// The launch configuration of every saxpy here: one thread per element, on the stream.
-    fn config(f: *const Fixture) cuabi.LaunchConfig {
+    pub fn config(f: *const Fixture) cuabi.LaunchConfig {
         return .{ .grid = .{ n / block, 1, 1 }, .block = .{ block, 1, 1 }, .stream = f.stream };
     }
 
     /// expect[i] = a * x[i] + expect[i] for i < `count`, in f32 as the kernel computes it.
-    fn saxpyOnHost(f: *Fixture, a: f32, count: usize) void {
+    pub fn saxpyOnHost(f: *Fixture, a: f32, count: usize) void {
         for (f.expect[0..count], 0..) |*y, i| y.* = a * @as(f32, @floatFromInt(i)) + y.*;
     }
 
     /// Synchronizes the stream and compares y with `expect`.
-    fn checkY(f: *Fixture) !void {
+    pub fn checkY(f: *Fixture) !void {
         try check(f.stream.synchronize());
         try check(f.y.read(f.host, .{}));
         try testing.expectEqualSlices(f32, f.expect, f.host);

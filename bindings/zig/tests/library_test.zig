@@ -5,6 +5,7 @@
 const std = @import("std");
 const cuabi = @import("../src/root.zig");
 const support = @import("support.zig");
+const types = @import("../src/types.zig");
 const c = cuabi.c;
 
 const testing = std.testing;
@@ -173,6 +174,7 @@ test "the defaults the package fills in are the library's" {
     try testing.expectEqual(@as(u32, @bitCast((cuabi.BufferOptions{}).flags)), buffer.flags);
     const graph = try initialized(lib, c.cuabi_graph_options, "cuabi_graph_options_init");
     try testing.expectEqual(@as(u32, @bitCast((cuabi.GraphOptions{}).flags)), graph.flags);
+    try testing.expectEqual(try initialized(lib, c.cuabi_host_memory_options, "cuabi_host_memory_options_init"), (cuabi.HostMemoryOptions{}).toC());
 }
 
 test "output structs are prepared as the library's _init functions prepare them" {
@@ -185,11 +187,12 @@ test "output structs are prepared as the library's _init functions prepare them"
         .{ c.cuabi_graph_node_info, "cuabi_graph_node_info_init" },
         .{ c.cuabi_graph_update_info, "cuabi_graph_update_info_init" },
         .{ c.cuabi_graph_cache_stats, "cuabi_graph_cache_stats_init" },
+        .{ c.cuabi_graph_memcpy_params, "cuabi_graph_memcpy_params_init" }, // an input, but empty: no end points
         .{ c.cuabi_cache_stats, "cuabi_cache_stats_init" },
         .{ c.cuabi_driver_jit_cache_info, "cuabi_driver_jit_cache_info_init" },
     }) |entry| {
         const from_library = try initialized(lib, entry[0], entry[1]);
-        const ours = @import("../src/types.zig").outputStruct(entry[0]);
+        const ours = types.outputStruct(entry[0]);
         try testing.expectEqualSlices(u8, std.mem.asBytes(&from_library), std.mem.asBytes(&ours));
     }
 }
@@ -303,7 +306,10 @@ test "without a GPU, creating a context fails with the driver's reason and a fix
     const context = lib.createContext(.{}) catch |err| {
         try testing.expect(err == error.DriverNotFound or err == error.NoDevice);
         try testing.expect(std.mem.find(u8, cuabi.lastError().message(), "Fix:") != null);
-        if (err == error.DriverNotFound) try support.expectFailure(lib.driverVersion(), error.DriverNotFound, "");
+        if (err == error.DriverNotFound) {
+            try support.expectFailure(lib.driverVersion(), error.DriverNotFound, "");
+            try support.expectFailure(lib.deviceAttribute(0, .warp_size), error.DriverNotFound, "");
+        }
         return;
     };
     // With a GPU: the device count and info agree with the context.
@@ -330,4 +336,95 @@ test "a message longer than the diagnostics keep is cut, and says so" {
     defer text.deinit();
     try text.writer.print("{f}", .{d});
     try testing.expect(std.mem.endsWith(u8, text.written(), " [message cut]"));
+}
+
+test "launch configurations: a priority sets its flag; programmatic dependent launch is a flag" {
+    const plain = (cuabi.LaunchConfig{}).toC();
+    try testing.expectEqual(@as(u32, 0), plain.flags);
+    try testing.expectEqual(@as(i32, 0), plain.priority);
+    const urgent = (cuabi.LaunchConfig{ .priority = -3, .flags = .{ .synchronize = true } }).toC();
+    try testing.expectEqual(c.CUABI_LAUNCH_PRIORITY | c.CUABI_LAUNCH_SYNCHRONIZE, urgent.flags);
+    try testing.expectEqual(@as(i32, -3), urgent.priority);
+    const by_hand = (cuabi.LaunchConfig{ .flags = .{ .priority = true } }).toC();
+    try testing.expectEqual(c.CUABI_LAUNCH_PRIORITY, by_hand.flags);
+    try testing.expectEqual(@as(i32, 0), by_hand.priority);
+    const dependent = (cuabi.LaunchConfig{ .flags = .{ .programmatic_dependent = true } }).toC();
+    try testing.expectEqual(c.CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT, dependent.flags);
+    try testing.expectEqual(@as(u32, 0), dependent.reserved);
+}
+
+test "kernel attribute values become the header's (attribute, value) pairs" {
+    const Pair = @TypeOf((cuabi.KernelAttributeValue{ .non_portable_cluster_size = true }).toC());
+    try testing.expectEqual(Pair{ .attribute = c.CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT, .value = -1 }, (cuabi.KernelAttributeValue{ .shared_memory_carveout = null }).toC());
+    try testing.expectEqual(Pair{ .attribute = c.CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT, .value = 100 }, (cuabi.KernelAttributeValue{ .shared_memory_carveout = 100 }).toC());
+    try testing.expectEqual(Pair{ .attribute = c.CUABI_KERNEL_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE, .value = 1 }, (cuabi.KernelAttributeValue{ .non_portable_cluster_size = true }).toC());
+    try testing.expectEqual(Pair{ .attribute = c.CUABI_KERNEL_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE, .value = 0 }, (cuabi.KernelAttributeValue{ .non_portable_cluster_size = false }).toC());
+    try testing.expectEqual(Pair{ .attribute = c.CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG, .value = c.CUABI_CACHE_PREFER_L1 }, (cuabi.KernelAttributeValue{ .cache_config = .l1 }).toC());
+}
+
+test "the named device attributes have cuda.h's numbers" {
+    const header = readCudaHeader() catch |err| {
+        std.debug.print("note: cuda.h not found ({t}); the device attribute numbers are not checked. Fix: set CUDA_HOME.\n", .{err});
+        return error.SkipZigTest;
+    };
+    defer testing.allocator.free(header);
+    @setEvalBranchQuota(100_000);
+    inline for (@typeInfo(cuabi.DeviceAttribute).@"enum".field_names, @typeInfo(cuabi.DeviceAttribute).@"enum".field_values) |field, value| {
+        const name = comptime types.prefixedName(cuabi.DeviceAttribute.cuda_prefix, field);
+        const line = std.fmt.comptimePrint("    {s} = {d},", .{ name, value });
+        if (std.mem.find(u8, header, line) == null) {
+            std.debug.print("cuda.h has no line '{s}'. Fix: correct DeviceAttribute in src/types.zig.\n", .{line});
+            return error.TestUnexpectedResult;
+        }
+    }
+}
+
+/// $CUDA_HOME/include/cuda.h, else /usr/local/cuda's (caller frees).
+fn readCudaHeader() ![]u8 {
+    var path_buffer: [4096]u8 = undefined;
+    const home = std.mem.span(std.c.getenv("CUDA_HOME") orelse "/usr/local/cuda");
+    const path = try std.fmt.bufPrint(&path_buffer, "{s}/include/cuda.h", .{home});
+    return std.Io.Dir.cwd().readFileAlloc(testing.io, path, testing.allocator, .limited(16 << 20));
+}
+
+/// A handle no cuabi call ever returned (cuabi checks every handle against its table first).
+fn forged(comptime T: type) *T {
+    return @ptrFromInt(0x5eed_0000_0bad_f00d);
+}
+
+test "the 1.1 calls on forged handles are InvalidHandle, and nothing crashes" {
+    const lib = try support.library();
+    const graph: cuabi.Graph = .{ .lib = lib, .handle = forged(c.cuabi_graph) };
+    try support.expectFailure(graph.setNodeEnabled(0, false), error.InvalidHandle, "");
+    try support.expectFailure(graph.nodeEnabled(0), error.InvalidHandle, "");
+    try support.expectFailure(graph.dot(testing.allocator, .{}), error.InvalidHandle, "");
+    try support.expectFailure(graph.writeDot("/nonexistent/cuabi.dot", .{ .verbose = true }), error.InvalidHandle, "");
+    var host: [16]u8 = @splat(0);
+    try support.expectFailure(graph.updateMemcpy(0, .{ .dst = .{ .host = &host }, .src = .{ .buffer = .{ .buffer = .{ .lib = lib, .handle = forged(c.cuabi_buffer) } } } }), error.InvalidHandle, "");
+    const kernel: cuabi.Kernel = .{ .lib = lib, .handle = forged(c.cuabi_kernel) };
+    try support.expectFailure(kernel.setAttribute(.{ .cache_config = .shared }), error.InvalidHandle, "");
+    try support.expectFailure(kernel.maxActiveClusters(.{ .cluster = .{ 2, 1, 1 } }), error.InvalidHandle, "");
+    const module: cuabi.Module = .{ .lib = lib, .handle = forged(c.cuabi_module) };
+    try support.expectFailure(module.global("value"), error.InvalidHandle, "");
+    const memory: cuabi.HostMemory = .{ .lib = lib, .handle = forged(c.cuabi_host_memory), .bytes = &.{} };
+    try support.expectFailure(memory.pointer(), error.InvalidHandle, "");
+    try support.expectFailure(memory.size(), error.InvalidHandle, "");
+    try support.expectFailure(memory.devicePtr(), error.InvalidHandle, "");
+    memory.deinit(); // a destroy ignores what it does not know
+}
+
+test "memcpy updates the package can judge alone are refused before cuabi is called" {
+    const lib = try support.library();
+    const graph: cuabi.Graph = .{ .lib = lib, .handle = forged(c.cuabi_graph) };
+    const buffer: cuabi.Buffer = .{ .lib = lib, .handle = forged(c.cuabi_buffer) };
+    try support.expectFailure(graph.updateMemcpy(0, .{ .dst = .{ .buffer = .{ .buffer = buffer } }, .src = .{ .buffer = .{ .buffer = buffer, .offset = 8 } } }), error.InvalidArgument, "needs a size");
+    const host: [8]u8 = @splat(0);
+    try support.expectFailure(graph.updateMemcpy(0, .{ .dst = .{ .buffer = .{ .buffer = buffer } }, .src = .{ .host = &host }, .size = 9 }), error.OutOfBounds, "9 bytes; its host memory has 8");
+}
+
+test "an offline module has no globals to give" {
+    const lib = try support.library();
+    const module = try check(lib.compileOffline(support.globals_source, .{ .target = "sm_90" }));
+    defer module.deinit();
+    try support.expectFailure(module.global("bias"), error.Unsupported, "");
 }

@@ -100,3 +100,19 @@ pub const source =
 
 /// The name expressions compiled with `source`.
 pub const name_expressions = [_][*:0]const u8{ "scale<float>", "scale<double>" };
+
+/// A module's variables, for `Module.global`: a __device__ array, a __constant__ value and a
+/// variable template reached by name expression, all read by `apply`.
+pub const globals_source =
+    \\__device__ float bias[4];
+    \\__constant__ float factor;
+    \\template <typename T> __device__ T table[2];
+    \\extern "C" __global__ void apply(float* out) {
+    \\    unsigned i = threadIdx.x;
+    \\    if (i < 4) out[i] = bias[i] * factor + table<float>[i % 2];
+    \\}
+    \\
+;
+
+/// The name expressions compiled with `globals_source`.
+pub const globals_name_expressions = [_][*:0]const u8{"table<float>"};

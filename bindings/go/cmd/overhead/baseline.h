@@ -18,6 +18,10 @@ int baseline_open(const char* library, const char* source, const char* name, voi
 double baseline_table(int launches, char* error, size_t capacity);
 double baseline_packed(int launches, char* error, size_t capacity);
 
+/* One cuabi_launch (argument table) and its status: called once per cgo crossing, it measures what
+ * the crossing itself adds around a real driver call, apart from the package's own work. */
+int baseline_launch_once(void);
+
 void baseline_close(void);
 
 #endif

@@ -61,13 +61,15 @@ type param struct {
 var handleTypes = map[string]bool{
 	"cuabi_context": true, "cuabi_stream": true, "cuabi_event": true, "cuabi_buffer": true,
 	"cuabi_module": true, "cuabi_kernel": true, "cuabi_graph": true, "cuabi_range": true,
+	"cuabi_host_memory": true,
 }
 
 // Functions with hand-written trampolines in shim.c: they build C-side tables or structs from
 // Go memory (which may not hold pointers to Go memory) or capture the compile log.
 var custom = map[string]bool{
 	"launch": true, "launch_packed": true, "graph_update_kernel_args": true,
-	"module_compile": true, "module_compile_offline": true,
+	"module_compile": true, "module_compile_offline": true, "kernel_get_max_active_clusters": true,
+	"graph_update_memcpy": true,
 }
 
 // Functions only the shim itself calls: the thread's last-failure accessors, read inside each

@@ -52,6 +52,13 @@ pub const CUABI_MODULE_ORIGIN_COMPILED: i32 = 0;
 pub const CUABI_MODULE_ORIGIN_MEMORY_CACHE: i32 = 1;
 pub const CUABI_MODULE_ORIGIN_DISK_CACHE: i32 = 2;
 pub const CUABI_MODULE_ORIGIN_IMAGE: i32 = 3;
+pub const CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT: i32 = 1;
+pub const CUABI_KERNEL_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE: i32 = 2;
+pub const CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG: i32 = 3;
+pub const CUABI_CACHE_PREFER_NONE: i32 = 0;
+pub const CUABI_CACHE_PREFER_SHARED: i32 = 1;
+pub const CUABI_CACHE_PREFER_L1: i32 = 2;
+pub const CUABI_CACHE_PREFER_EQUAL: i32 = 3;
 pub const CUABI_CAPTURE_MODE_GLOBAL: i32 = 0;
 pub const CUABI_CAPTURE_MODE_THREAD_LOCAL: i32 = 1;
 pub const CUABI_CAPTURE_MODE_RELAXED: i32 = 2;
@@ -83,10 +90,10 @@ pub const CUABI_SETTING_CUABI: i32 = 2;
 /* Flags, unsigned values, types and function pointers. */
 
 pub const CUABI_VERSION_MAJOR: u32 = 1;
-pub const CUABI_VERSION_MINOR: u32 = 0;
+pub const CUABI_VERSION_MINOR: u32 = 1;
 pub const CUABI_VERSION_PATCH: u32 = 0;
-pub const CUABI_VERSION_NUMBER: u32 = 10000;
-pub const CUABI_VERSION_STRING: &[u8; 6usize] = b"1.0.0\0";
+pub const CUABI_VERSION_NUMBER: u32 = 10100;
+pub const CUABI_VERSION_STRING: &[u8; 6usize] = b"1.1.0\0";
 pub const CUABI_ABI_VERSION: u32 = 1;
 pub const CUABI_STRUCT_SIZE_MAX: u32 = 4096;
 pub const CUABI_STREAM_DEFAULT: u32 = 0;
@@ -95,6 +102,10 @@ pub const CUABI_EVENT_DISABLE_TIMING: u32 = 1;
 pub const CUABI_EVENT_BLOCKING_SYNC: u32 = 2;
 pub const CUABI_BUFFER_DEFAULT: u32 = 0;
 pub const CUABI_BUFFER_ZERO: u32 = 1;
+pub const CUABI_HOST_MEMORY_DEFAULT: u32 = 0;
+pub const CUABI_HOST_MEMORY_PORTABLE: u32 = 1;
+pub const CUABI_HOST_MEMORY_DEVICE_MAPPED: u32 = 2;
+pub const CUABI_HOST_MEMORY_WRITE_COMBINED: u32 = 4;
 pub const CUABI_COMPILE_DEFAULT: u32 = 0;
 pub const CUABI_COMPILE_NO_CACHE: u32 = 1;
 pub const CUABI_COMPILE_PTX: u32 = 2;
@@ -104,6 +115,8 @@ pub const CUABI_COMPILE_ISOLATED: u32 = 16;
 pub const CUABI_LAUNCH_DEFAULT: u32 = 0;
 pub const CUABI_LAUNCH_COOPERATIVE: u32 = 1;
 pub const CUABI_LAUNCH_SYNCHRONIZE: u32 = 2;
+pub const CUABI_LAUNCH_PRIORITY: u32 = 4;
+pub const CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT: u32 = 8;
 pub const CUABI_GRAPH_DEFAULT: u32 = 0;
 pub const CUABI_GRAPH_AUTO_FREE_ON_LAUNCH: u32 = 1;
 pub const CUABI_GRAPH_USE_NODE_PRIORITY: u32 = 2;
@@ -111,6 +124,8 @@ pub const CUABI_GRAPH_UPLOAD: u32 = 4;
 pub const CUABI_GRAPH_PARAM_COUNT_UNKNOWN: u32 = 4294967295;
 pub const CUABI_GRAPH_UPDATE_DEFAULT: u32 = 0;
 pub const CUABI_GRAPH_UPDATE_NO_REINSTANTIATE: u32 = 1;
+pub const CUABI_GRAPH_DOT_DEFAULT: u32 = 0;
+pub const CUABI_GRAPH_DOT_VERBOSE: u32 = 1;
 pub type cuabi_proc = ::std::option::Option<unsafe extern "C" fn()>;
 pub type cuabi_status = i32;
 #[repr(C)]
@@ -151,6 +166,11 @@ pub struct cuabi_graph {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct cuabi_range {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct cuabi_host_memory {
     _unused: [u8; 0],
 }
 #[repr(C)]
@@ -1315,6 +1335,58 @@ fn bindgen_test_layout_cuabi_buffer_options() {
     test_field_flags();
 }
 #[repr(C)]
+pub struct cuabi_host_memory_options {
+    pub struct_size: u32,
+    pub flags: u32,
+}
+#[test]
+fn bindgen_test_layout_cuabi_host_memory_options() {
+    assert_eq!(
+        ::std::mem::size_of::<cuabi_host_memory_options>(),
+        8usize,
+        concat!("Size of: ", stringify!(cuabi_host_memory_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<cuabi_host_memory_options>(),
+        4usize,
+        concat!("Alignment of ", stringify!(cuabi_host_memory_options))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_host_memory_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_host_memory_options),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_host_memory_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_host_memory_options),
+                "::",
+                stringify!(flags)
+            )
+        );
+    }
+    test_field_flags();
+}
+#[repr(C)]
 pub struct cuabi_compile_options {
     pub struct_size: u32,
     pub flags: u32,
@@ -2217,12 +2289,14 @@ pub struct cuabi_launch_config {
     pub cluster: [u32; 3usize],
     pub shared_memory_bytes: u32,
     pub stream: *mut cuabi_stream,
+    pub priority: i32,
+    pub reserved: u32,
 }
 #[test]
 fn bindgen_test_layout_cuabi_launch_config() {
     assert_eq!(
         ::std::mem::size_of::<cuabi_launch_config>(),
-        56usize,
+        64usize,
         concat!("Size of: ", stringify!(cuabi_launch_config))
     );
     assert_eq!(
@@ -2349,6 +2423,40 @@ fn bindgen_test_layout_cuabi_launch_config() {
         );
     }
     test_field_stream();
+    fn test_field_priority() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).priority) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_config),
+                "::",
+                stringify!(priority)
+            )
+        );
+    }
+    test_field_priority();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_config>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            60usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_config),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
 }
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
@@ -2650,6 +2758,184 @@ fn bindgen_test_layout_cuabi_graph_node_info() {
         );
     }
     test_field_memset_element_size();
+}
+#[repr(C)]
+pub struct cuabi_graph_memcpy_params {
+    pub struct_size: u32,
+    pub reserved: u32,
+    pub dst_buffer: *mut cuabi_buffer,
+    pub dst_host: *mut ::std::os::raw::c_void,
+    pub dst_offset: u64,
+    pub src_buffer: *mut cuabi_buffer,
+    pub src_host: *const ::std::os::raw::c_void,
+    pub src_offset: u64,
+    pub size: u64,
+}
+#[test]
+fn bindgen_test_layout_cuabi_graph_memcpy_params() {
+    assert_eq!(
+        ::std::mem::size_of::<cuabi_graph_memcpy_params>(),
+        64usize,
+        concat!("Size of: ", stringify!(cuabi_graph_memcpy_params))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<cuabi_graph_memcpy_params>(),
+        8usize,
+        concat!("Alignment of ", stringify!(cuabi_graph_memcpy_params))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_memcpy_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_memcpy_params),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_memcpy_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_memcpy_params),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_dst_buffer() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_memcpy_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dst_buffer) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_memcpy_params),
+                "::",
+                stringify!(dst_buffer)
+            )
+        );
+    }
+    test_field_dst_buffer();
+    fn test_field_dst_host() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_memcpy_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dst_host) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_memcpy_params),
+                "::",
+                stringify!(dst_host)
+            )
+        );
+    }
+    test_field_dst_host();
+    fn test_field_dst_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_memcpy_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).dst_offset) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_memcpy_params),
+                "::",
+                stringify!(dst_offset)
+            )
+        );
+    }
+    test_field_dst_offset();
+    fn test_field_src_buffer() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_memcpy_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).src_buffer) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_memcpy_params),
+                "::",
+                stringify!(src_buffer)
+            )
+        );
+    }
+    test_field_src_buffer();
+    fn test_field_src_host() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_memcpy_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).src_host) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_memcpy_params),
+                "::",
+                stringify!(src_host)
+            )
+        );
+    }
+    test_field_src_host();
+    fn test_field_src_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_memcpy_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).src_offset) as usize - ptr as usize
+            },
+            48usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_memcpy_params),
+                "::",
+                stringify!(src_offset)
+            )
+        );
+    }
+    test_field_src_offset();
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_memcpy_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            56usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_memcpy_params),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
 }
 #[repr(C)]
 pub struct cuabi_graph_update_info {
@@ -3535,6 +3821,9 @@ pub type PFN_cuabi_device_get_count =
 pub type PFN_cuabi_device_get_info = ::std::option::Option<
     unsafe extern "C" fn(ordinal: i32, out_info: *mut cuabi_device_info) -> cuabi_status,
 >;
+pub type PFN_cuabi_device_get_attribute = ::std::option::Option<
+    unsafe extern "C" fn(ordinal: i32, attribute: i32, out_value: *mut i32) -> cuabi_status,
+>;
 pub type PFN_cuabi_context_options_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_context_options) -> cuabi_status,
 >;
@@ -3692,6 +3981,43 @@ pub type PFN_cuabi_buffer_fill = ::std::option::Option<
         stream: *mut cuabi_stream,
     ) -> cuabi_status,
 >;
+pub type PFN_cuabi_host_memory_options_init = ::std::option::Option<
+    unsafe extern "C" fn(
+        struct_size: u32,
+        out_options: *mut cuabi_host_memory_options,
+    ) -> cuabi_status,
+>;
+pub type PFN_cuabi_host_memory_create = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut cuabi_context,
+        size: usize,
+        options: *const cuabi_host_memory_options,
+        out_memory: *mut *mut cuabi_host_memory,
+    ) -> cuabi_status,
+>;
+pub type PFN_cuabi_host_memory_register = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut cuabi_context,
+        pointer: *mut ::std::os::raw::c_void,
+        size: usize,
+        options: *const cuabi_host_memory_options,
+        out_memory: *mut *mut cuabi_host_memory,
+    ) -> cuabi_status,
+>;
+pub type PFN_cuabi_host_memory_destroy =
+    ::std::option::Option<unsafe extern "C" fn(memory: *mut cuabi_host_memory)>;
+pub type PFN_cuabi_host_memory_get_pointer = ::std::option::Option<
+    unsafe extern "C" fn(
+        memory: *mut cuabi_host_memory,
+        out_pointer: *mut *mut ::std::os::raw::c_void,
+    ) -> cuabi_status,
+>;
+pub type PFN_cuabi_host_memory_get_size = ::std::option::Option<
+    unsafe extern "C" fn(memory: *mut cuabi_host_memory, out_size: *mut usize) -> cuabi_status,
+>;
+pub type PFN_cuabi_host_memory_get_device_address = ::std::option::Option<
+    unsafe extern "C" fn(memory: *mut cuabi_host_memory, out_address: *mut u64) -> cuabi_status,
+>;
 pub type PFN_cuabi_compile_options_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_compile_options) -> cuabi_status,
 >;
@@ -3759,6 +4085,13 @@ pub type PFN_cuabi_module_get_kernel = ::std::option::Option<
         module: *mut cuabi_module,
         name_or_expression: *const ::std::os::raw::c_char,
         out_kernel: *mut *mut cuabi_kernel,
+    ) -> cuabi_status,
+>;
+pub type PFN_cuabi_module_get_global = ::std::option::Option<
+    unsafe extern "C" fn(
+        module: *mut cuabi_module,
+        name_or_expression: *const ::std::os::raw::c_char,
+        out_buffer: *mut *mut cuabi_buffer,
     ) -> cuabi_status,
 >;
 pub type PFN_cuabi_nvrtc_get_version = ::std::option::Option<
@@ -3832,6 +4165,9 @@ pub type PFN_cuabi_kernel_suggest_block_size = ::std::option::Option<
         out_min_grid_blocks: *mut u32,
     ) -> cuabi_status,
 >;
+pub type PFN_cuabi_kernel_set_attribute = ::std::option::Option<
+    unsafe extern "C" fn(kernel: *mut cuabi_kernel, attribute: i32, value: i32) -> cuabi_status,
+>;
 pub type PFN_cuabi_launch_config_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_config: *mut cuabi_launch_config) -> cuabi_status,
 >;
@@ -3851,6 +4187,13 @@ pub type PFN_cuabi_launch_packed = ::std::option::Option<
         packed_size: usize,
     ) -> cuabi_status,
 >;
+pub type PFN_cuabi_kernel_get_max_active_clusters = ::std::option::Option<
+    unsafe extern "C" fn(
+        kernel: *mut cuabi_kernel,
+        config: *const cuabi_launch_config,
+        out_clusters: *mut u32,
+    ) -> cuabi_status,
+>;
 pub type PFN_cuabi_graph_options_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_graph_options) -> cuabi_status,
 >;
@@ -3859,6 +4202,12 @@ pub type PFN_cuabi_graph_node_info_init = ::std::option::Option<
 >;
 pub type PFN_cuabi_graph_update_info_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_info: *mut cuabi_graph_update_info) -> cuabi_status,
+>;
+pub type PFN_cuabi_graph_memcpy_params_init = ::std::option::Option<
+    unsafe extern "C" fn(
+        struct_size: u32,
+        out_params: *mut cuabi_graph_memcpy_params,
+    ) -> cuabi_status,
 >;
 pub type PFN_cuabi_graph_capture_begin = ::std::option::Option<
     unsafe extern "C" fn(stream: *mut cuabi_stream, mode: i32) -> cuabi_status,
@@ -3956,6 +4305,39 @@ pub type PFN_cuabi_graph_update_kernel_geometry = ::std::option::Option<
 >;
 pub type PFN_cuabi_graph_update_memset_value = ::std::option::Option<
     unsafe extern "C" fn(graph: *mut cuabi_graph, index: usize, value: u32) -> cuabi_status,
+>;
+pub type PFN_cuabi_graph_update_memcpy = ::std::option::Option<
+    unsafe extern "C" fn(
+        graph: *mut cuabi_graph,
+        index: usize,
+        params: *const cuabi_graph_memcpy_params,
+    ) -> cuabi_status,
+>;
+pub type PFN_cuabi_graph_set_node_enabled = ::std::option::Option<
+    unsafe extern "C" fn(graph: *mut cuabi_graph, index: usize, enabled: u32) -> cuabi_status,
+>;
+pub type PFN_cuabi_graph_get_node_enabled = ::std::option::Option<
+    unsafe extern "C" fn(
+        graph: *mut cuabi_graph,
+        index: usize,
+        out_enabled: *mut u32,
+    ) -> cuabi_status,
+>;
+pub type PFN_cuabi_graph_write_dot = ::std::option::Option<
+    unsafe extern "C" fn(
+        graph: *mut cuabi_graph,
+        path: *const ::std::os::raw::c_char,
+        flags: u32,
+    ) -> cuabi_status,
+>;
+pub type PFN_cuabi_graph_get_dot = ::std::option::Option<
+    unsafe extern "C" fn(
+        graph: *mut cuabi_graph,
+        flags: u32,
+        out_text: *mut ::std::os::raw::c_char,
+        capacity: usize,
+        out_size: *mut usize,
+    ) -> cuabi_status,
 >;
 pub type PFN_cuabi_graph_cache_stats_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_stats: *mut cuabi_graph_cache_stats) -> cuabi_status,

@@ -112,3 +112,65 @@ pub fn device_info(ordinal: i32) -> Result<DeviceInfo> {
     call!(cuabi_device_get_info(ordinal, &mut raw))?;
     Ok(DeviceInfo::from_raw(&raw))
 }
+
+/// A `CUdevice_attribute`: the number `cuda.h` gives it. The named constants are the common ones;
+/// any other number works too (`DeviceAttribute(n)`), so facts of newer hardware need no new
+/// binding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct DeviceAttribute(pub i32);
+
+impl DeviceAttribute {
+    /// The most threads a block may have.
+    pub const MAX_THREADS_PER_BLOCK: DeviceAttribute = DeviceAttribute(1);
+    /// Threads per warp.
+    pub const WARP_SIZE: DeviceAttribute = DeviceAttribute(10);
+    /// Streaming multiprocessors.
+    pub const MULTIPROCESSOR_COUNT: DeviceAttribute = DeviceAttribute(16);
+    /// 1 when the device shares memory with the host (an integrated GPU).
+    pub const INTEGRATED: DeviceAttribute = DeviceAttribute(18);
+    /// 1 when the device can map host memory ([`HostMemoryOptions::device_mapped`](crate::HostMemoryOptions::device_mapped)).
+    pub const CAN_MAP_HOST_MEMORY: DeviceAttribute = DeviceAttribute(19);
+    /// 1 when kernels of several streams may run at once.
+    pub const CONCURRENT_KERNELS: DeviceAttribute = DeviceAttribute(31);
+    /// L2 cache in bytes.
+    pub const L2_CACHE_SIZE: DeviceAttribute = DeviceAttribute(38);
+    /// Copy engines: how many transfers may overlap with kernels.
+    pub const ASYNC_ENGINE_COUNT: DeviceAttribute = DeviceAttribute(40);
+    /// 1 when host and device share one address space.
+    pub const UNIFIED_ADDRESSING: DeviceAttribute = DeviceAttribute(41);
+    /// The compute capability's major number (9 for sm_90).
+    pub const COMPUTE_CAPABILITY_MAJOR: DeviceAttribute = DeviceAttribute(75);
+    /// The compute capability's minor number.
+    pub const COMPUTE_CAPABILITY_MINOR: DeviceAttribute = DeviceAttribute(76);
+    /// 1 when streams (and launches) may have priorities.
+    pub const STREAM_PRIORITIES_SUPPORTED: DeviceAttribute = DeviceAttribute(78);
+    /// 1 when kernels may read pageable host memory directly.
+    pub const PAGEABLE_MEMORY_ACCESS: DeviceAttribute = DeviceAttribute(88);
+    /// Shared memory per block with opt-in, bytes.
+    pub const MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: DeviceAttribute = DeviceAttribute(97);
+    /// 1 when host memory may be registered ([`HostMemory::register`](crate::HostMemory::register)).
+    pub const HOST_REGISTER_SUPPORTED: DeviceAttribute = DeviceAttribute(99);
+    /// Resident blocks per multiprocessor.
+    pub const MAX_BLOCKS_PER_MULTIPROCESSOR: DeviceAttribute = DeviceAttribute(106);
+    /// 1 when thread block clusters are supported (sm_90+).
+    pub const CLUSTER_LAUNCH: DeviceAttribute = DeviceAttribute(120);
+}
+
+/// Any attribute of device `ordinal`, without creating a context (`cuabi_device_get_attribute`):
+/// the escape hatch for facts [`DeviceInfo`] lacks.
+///
+/// ```no_run
+/// use cuabi::DeviceAttribute;
+/// let engines = cuabi::device_attribute(0, DeviceAttribute::ASYNC_ENGINE_COUNT)?;
+/// let newer = cuabi::device_attribute(0, DeviceAttribute(134))?; // any number cuda.h knows
+/// # Ok::<(), cuabi::Error>(())
+/// ```
+///
+/// [`Status::InvalidDevice`](crate::Status::InvalidDevice) for an ordinal outside `[0, count)`,
+/// [`Status::InvalidArgument`](crate::Status::InvalidArgument) for an attribute the driver does not
+/// know ([`Error::cu_result`](crate::Error::cu_result) has its `CUresult`).
+pub fn device_attribute(ordinal: i32, attribute: DeviceAttribute) -> Result<i32> {
+    let mut value = 0;
+    call!(cuabi_device_get_attribute(ordinal, attribute.0, &mut value))?;
+    Ok(value)
+}

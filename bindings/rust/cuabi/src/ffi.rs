@@ -7,6 +7,8 @@ use cuabi_sys as sys;
 use std::ffi::CString;
 use std::mem::MaybeUninit;
 use std::os::raw::c_char;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
 
 /// Calls the C function `name` with the arguments and gives its return value; returns
 /// `Err(Unsupported)` from the enclosing function when the loaded library lacks it.
@@ -52,6 +54,20 @@ pub(crate) fn c_string(value: &str, what: &str) -> Result<CString> {
             Status::InvalidArgument,
             format!(
                 "{what} {value:?} contains a NUL byte at byte {}. Fix: pass text without NUL bytes",
+                error.nul_position()
+            ),
+        )
+    })
+}
+
+/// `path` as a C string (any bytes but NUL, as the OS takes them); an interior NUL is refused with
+/// a message naming `what`.
+pub(crate) fn c_path(path: &Path, what: &str) -> Result<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|error| {
+        Error::binding(
+            Status::InvalidArgument,
+            format!(
+                "{what} {path:?} contains a NUL byte at byte {}. Fix: pass a path without NUL bytes",
                 error.nul_position()
             ),
         )
@@ -121,6 +137,7 @@ versioned! {
     cuabi_stream_options => cuabi_stream_options_init,
     cuabi_event_options => cuabi_event_options_init,
     cuabi_buffer_options => cuabi_buffer_options_init,
+    cuabi_host_memory_options => cuabi_host_memory_options_init,
     cuabi_compile_options => cuabi_compile_options_init,
     cuabi_module_info => cuabi_module_info_init,
     cuabi_kernel_attributes => cuabi_kernel_attributes_init,
@@ -128,6 +145,7 @@ versioned! {
     cuabi_graph_options => cuabi_graph_options_init,
     cuabi_graph_node_info => cuabi_graph_node_info_init,
     cuabi_graph_update_info => cuabi_graph_update_info_init,
+    cuabi_graph_memcpy_params => cuabi_graph_memcpy_params_init,
     cuabi_graph_cache_stats => cuabi_graph_cache_stats_init,
     cuabi_cache_stats => cuabi_cache_stats_init,
     cuabi_driver_jit_cache_info => cuabi_driver_jit_cache_info_init,

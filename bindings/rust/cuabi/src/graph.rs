@@ -332,10 +332,105 @@ impl Graph {
         call!(cuabi_graph_update_memset_value(self.raw, index, value))
     }
 
+    /// Points memcpy node `index` at new end points for later replays, each checked against its
+    /// buffer's bounds ([`Status::OutOfBounds`]); the graph keeps new buffers alive.
+    ///
+    /// ```no_run
+    /// # fn demo(graph: &cuabi::Graph, other: &cuabi::Buffer, target: &cuabi::Buffer) -> cuabi::Result<()> {
+    /// use cuabi::MemcpyEnd;
+    /// // Node 0 was captured as a device-to-device copy; copy 4096 bytes of `other` instead.
+    /// graph.update_memcpy(0, MemcpyEnd::buffer(target, 0), MemcpyEnd::buffer(other, 0), 4096)?;
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// The direction (host to device, device to host, device to device) must be the captured
+    /// node's, else [`Status::InvalidArgument`], as for size 0; [`Status::ContextMismatch`] for a
+    /// buffer of another device, [`Status::GraphNode`] for a bad index or a node that is not a
+    /// memcpy node, [`Status::GraphUpdate`] when the driver refuses (the node keeps its end
+    /// points).
+    pub fn update_memcpy(
+        &self,
+        index: usize,
+        destination: MemcpyEnd<'_>,
+        source: MemcpyEnd<'_>,
+        size: usize,
+    ) -> Result<()> {
+        let params = memcpy_params(destination, source, size)?;
+        call!(cuabi_graph_update_memcpy(self.raw, index, &params))
+    }
+
+    /// Turns node `index` off (`false`: replays skip it, its dependencies still order the nodes
+    /// around it) or back on, for later replays. Only kernel, memcpy and memset nodes can be turned
+    /// off: [`Status::GraphNode`] for other kinds and bad indexes. A whole-graph update that
+    /// re-instantiates turns every node back on.
+    pub fn set_node_enabled(&self, index: usize, enabled: bool) -> Result<()> {
+        call!(cuabi_graph_set_node_enabled(self.raw, index, u32::from(enabled)))
+    }
+
+    /// Whether node `index` runs on replay. Errors as for [`Graph::set_node_enabled`].
+    pub fn node_enabled(&self, index: usize) -> Result<bool> {
+        let mut enabled = 0;
+        call!(cuabi_graph_get_node_enabled(self.raw, index, &mut enabled))?;
+        Ok(enabled != 0)
+    }
+
     /// The C handle, for the raw API. Owned by this value.
     pub fn as_raw(&self) -> *mut sys::cuabi_graph {
         self.raw
     }
+}
+
+/// One end of a memcpy node ([`Graph::update_memcpy`]): a range of a [`Buffer`] (safe: the graph
+/// keeps the buffer alive), or host memory (`unsafe`: nothing keeps it alive).
+#[derive(Clone, Copy, Debug)]
+pub struct MemcpyEnd<'a> {
+    buffer: Option<&'a Buffer>,
+    offset: usize,
+    host: *mut c_void,
+}
+
+impl<'a> MemcpyEnd<'a> {
+    /// `buffer` from byte `offset` on.
+    pub fn buffer(buffer: &'a Buffer, offset: usize) -> MemcpyEnd<'a> {
+        MemcpyEnd { buffer: Some(buffer), offset, host: std::ptr::null_mut() }
+    }
+
+    /// Host memory at `data` (e.g. a [`HostMemory`](crate::HostMemory)'s `as_ptr()`, or
+    /// `as_mut_ptr()` for a destination).
+    ///
+    /// # Safety
+    /// The memory must hold the node's size in bytes and stay allocated for as long as the graph
+    /// may replay (every replay reads or writes it again); as a destination, nothing else may read
+    /// or write it while a replay runs.
+    pub unsafe fn host<T>(data: *const T) -> MemcpyEnd<'static> {
+        MemcpyEnd { buffer: None, offset: 0, host: data.cast_mut().cast() }
+    }
+}
+
+/// The C params of a memcpy update: exactly one end point per side, as MemcpyEnd guarantees.
+fn memcpy_params(
+    destination: MemcpyEnd<'_>,
+    source: MemcpyEnd<'_>,
+    size: usize,
+) -> Result<sys::cuabi_graph_memcpy_params> {
+    let mut params: sys::cuabi_graph_memcpy_params = defaults()?;
+    set_memcpy_ends(&mut params, destination, source, size);
+    Ok(params)
+}
+
+fn set_memcpy_ends(
+    params: &mut sys::cuabi_graph_memcpy_params,
+    destination: MemcpyEnd<'_>,
+    source: MemcpyEnd<'_>,
+    size: usize,
+) {
+    params.dst_buffer = destination.buffer.map_or(std::ptr::null_mut(), Buffer::as_raw);
+    params.dst_host = destination.host;
+    params.dst_offset = destination.offset as u64;
+    params.src_buffer = source.buffer.map_or(std::ptr::null_mut(), Buffer::as_raw);
+    params.src_host = source.host.cast_const();
+    params.src_offset = source.offset as u64;
+    params.size = size as u64;
 }
 
 impl Drop for Graph {
@@ -458,5 +553,25 @@ impl UpdateInfo {
             error_node: (raw.has_error_node != 0).then_some(raw.error_node_index),
             reason: fixed_text(&raw.reason),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memcpy_ends_fill_exactly_one_field_per_side() {
+        let source = [1u32, 2, 3];
+        let mut destination = [0u32; 3];
+        // Safety: the params are only inspected, never given to cuabi.
+        let (host_in, host_out) =
+            unsafe { (MemcpyEnd::host(source.as_ptr()), MemcpyEnd::host(destination.as_mut_ptr())) };
+        let mut params: sys::cuabi_graph_memcpy_params = unsafe { std::mem::zeroed() };
+        set_memcpy_ends(&mut params, host_out, host_in, 12);
+        assert!(params.dst_buffer.is_null() && params.src_buffer.is_null());
+        assert_eq!(params.dst_host, destination.as_mut_ptr().cast());
+        assert_eq!(params.src_host, source.as_ptr().cast());
+        assert_eq!((params.dst_offset, params.src_offset, params.size), (0, 0, 12));
     }
 }

@@ -120,6 +120,39 @@ impl Kernel {
         Ok(suggestion)
     }
 
+    /// Sets one attribute of the kernel's function for every later launch (and every kernel handle
+    /// of the same function in this context), checked against the device:
+    ///
+    /// ```no_run
+    /// # fn demo(kernel: &cuabi::Kernel) -> cuabi::Result<()> {
+    /// use cuabi::{CachePreference, Carveout, KernelAttribute};
+    /// kernel.set_attribute(KernelAttribute::SharedMemoryCarveout(Carveout::Percent(50)))?;
+    /// kernel.set_attribute(KernelAttribute::CacheConfig(CachePreference::L1))?;
+    /// kernel.set_attribute(KernelAttribute::NonPortableClusterSize(true))?; // clusters of up to 16 on sm_90
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// [`Status::InvalidArgument`](crate::Status::InvalidArgument) for a value outside the
+    /// attribute's range (a carveout above 100 percent), [`Status::Unsupported`](crate::Status::Unsupported)
+    /// for non-portable cluster sizes on a device without clusters. Racing launches on other
+    /// threads may see either setting.
+    pub fn set_attribute(&self, attribute: KernelAttribute) -> Result<()> {
+        let (code, value) = attribute.to_raw();
+        call!(cuabi_kernel_set_attribute(self.raw, code, value))
+    }
+
+    /// How many clusters of `config`'s cluster shape, each block of `config`'s block with its
+    /// dynamic shared memory, can be resident on the device at once (0 when none fits); the
+    /// config's grid, stream and flags are ignored. [`Status::LaunchCluster`](crate::Status::LaunchCluster)
+    /// when the device has no clusters, or the cluster is malformed or above the kernel's limit
+    /// (8 blocks, 16 after [`KernelAttribute::NonPortableClusterSize`] on sm_90), and the launch
+    /// statuses for a block or shared memory a launch would refuse.
+    pub fn max_active_clusters(&self, config: &LaunchConfig<'_>) -> Result<u32> {
+        let mut clusters = 0;
+        call!(cuabi_kernel_get_max_active_clusters(self.raw, config.as_raw(), &mut clusters))?;
+        Ok(clusters)
+    }
+
     /// The C handle, for the raw API. Owned by this value.
     pub fn as_raw(&self) -> *mut sys::cuabi_kernel {
         self.raw
@@ -161,4 +194,89 @@ pub struct KernelAttributes {
     pub ptx_version: i32,
     /// The binary's architecture: 90 = sm_90.
     pub binary_version: i32,
+}
+
+/// An attribute a caller may set on a kernel ([`Kernel::set_attribute`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum KernelAttribute {
+    /// The preferred share of the L1/shared memory array for shared memory (a hint).
+    SharedMemoryCarveout(Carveout),
+    /// `true`: allow clusters above 8 blocks (up to 16 on sm_90) where the device has them.
+    NonPortableClusterSize(bool),
+    /// How to split the L1 cache and shared memory.
+    CacheConfig(CachePreference),
+}
+
+impl KernelAttribute {
+    /// The `CUABI_KERNEL_ATTRIBUTE_*` code and its value.
+    fn to_raw(self) -> (i32, i32) {
+        match self {
+            KernelAttribute::SharedMemoryCarveout(carveout) => {
+                let percent = match carveout {
+                    Carveout::NoPreference => -1,
+                    Carveout::Percent(percent) => i32::from(percent),
+                };
+                (sys::CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT, percent)
+            }
+            KernelAttribute::NonPortableClusterSize(allowed) => {
+                (sys::CUABI_KERNEL_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE, i32::from(allowed))
+            }
+            KernelAttribute::CacheConfig(preference) => {
+                let value = match preference {
+                    CachePreference::None => sys::CUABI_CACHE_PREFER_NONE,
+                    CachePreference::Shared => sys::CUABI_CACHE_PREFER_SHARED,
+                    CachePreference::L1 => sys::CUABI_CACHE_PREFER_L1,
+                    CachePreference::Equal => sys::CUABI_CACHE_PREFER_EQUAL,
+                };
+                (sys::CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG, value)
+            }
+        }
+    }
+}
+
+/// The shared-memory carveout ([`KernelAttribute::SharedMemoryCarveout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Carveout {
+    /// Let the driver choose.
+    NoPreference,
+    /// This percentage of the array for shared memory, 0..=100 (cuabi refuses more).
+    Percent(u8),
+}
+
+/// The L1 / shared memory split ([`KernelAttribute::CacheConfig`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CachePreference {
+    /// No preference.
+    None,
+    /// More shared memory, less L1.
+    Shared,
+    /// More L1, less shared memory.
+    L1,
+    /// Equal parts.
+    Equal,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attributes_are_the_headers_codes_and_values() {
+        let cases = [
+            (KernelAttribute::SharedMemoryCarveout(Carveout::NoPreference), (1, -1)),
+            (KernelAttribute::SharedMemoryCarveout(Carveout::Percent(0)), (1, 0)),
+            (KernelAttribute::SharedMemoryCarveout(Carveout::Percent(100)), (1, 100)),
+            (KernelAttribute::SharedMemoryCarveout(Carveout::Percent(101)), (1, 101)),
+            (KernelAttribute::NonPortableClusterSize(false), (2, 0)),
+            (KernelAttribute::NonPortableClusterSize(true), (2, 1)),
+            (KernelAttribute::CacheConfig(CachePreference::None), (3, 0)),
+            (KernelAttribute::CacheConfig(CachePreference::Shared), (3, 1)),
+            (KernelAttribute::CacheConfig(CachePreference::L1), (3, 2)),
+            (KernelAttribute::CacheConfig(CachePreference::Equal), (3, 3)),
+        ];
+        for (attribute, raw) in cases {
+            assert_eq!(attribute.to_raw(), raw, "{attribute:?}");
+        }
+    }
 }

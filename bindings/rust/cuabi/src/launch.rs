@@ -60,6 +60,9 @@ impl From<[u32; 3]> for Dim3 {
 /// # }
 /// ```
 ///
+/// Launch priority ([`LaunchConfig::priority`]) and programmatic dependent launch
+/// ([`LaunchConfig::programmatic_dependent`]) need a 1.1 library.
+///
 /// Without [`LaunchConfig::stream`] a launch runs on the calling thread's per-thread stream and
 /// waits for the kernel to finish.
 pub struct LaunchConfig<'s> {
@@ -92,6 +95,8 @@ impl LaunchConfig<'static> {
             cluster: [0, 0, 0],
             shared_memory_bytes: 0,
             stream: std::ptr::null_mut(),
+            priority: 0,
+            reserved: 0,
         });
         LaunchConfig { raw, stream: PhantomData }
     }
@@ -147,6 +152,29 @@ impl<'s> LaunchConfig<'s> {
         self
     }
 
+    /// Run this launch at `priority` instead of its stream's (lower runs first, 0 is the default;
+    /// clamped to the device's range as stream priorities are): urgent work overtakes queued bulk
+    /// work of other streams without a stream of its own.
+    pub fn priority(mut self, priority: i32) -> Self {
+        self.raw.flags |= sys::CUABI_LAUNCH_PRIORITY;
+        self.raw.priority = priority;
+        self
+    }
+
+    /// Programmatic dependent launch (sm_90+): with `true` the kernel may start before the previous
+    /// kernel on its stream has finished, and must wait for that kernel's results itself
+    /// (`cudaGridDependencySynchronize()`, or PTX `griddepcontrol.wait`) before reading them; the
+    /// previous kernel may signal early (`cudaTriggerProgrammaticLaunchCompletion()`). Hides launch
+    /// latency between dependent kernels.
+    pub fn programmatic_dependent(mut self, enabled: bool) -> Self {
+        if enabled {
+            self.raw.flags |= sys::CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT;
+        } else {
+            self.raw.flags &= !sys::CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT;
+        }
+        self
+    }
+
     /// The C struct, for the raw API.
     pub fn as_raw(&self) -> &sys::cuabi_launch_config {
         &self.raw
@@ -161,6 +189,7 @@ impl std::fmt::Debug for LaunchConfig<'_> {
             .field("cluster", &self.raw.cluster)
             .field("shared_memory_bytes", &self.raw.shared_memory_bytes)
             .field("flags", &self.raw.flags)
+            .field("priority", &self.raw.priority)
             .field("stream", &self.raw.stream)
             .finish()
     }

@@ -44,8 +44,8 @@
 //!
 //! # Handles
 //!
-//! [`Context`], [`Stream`], [`Event`], [`Buffer`], [`Module`], [`Kernel`], [`Graph`] and
-//! [`Range`] own one C handle each and destroy it on drop. Children do not borrow their parents:
+//! [`Context`], [`Stream`], [`Event`], [`Buffer`], [`HostMemory`], [`Module`], [`Kernel`],
+//! [`Graph`] and [`Range`] own one C handle each and destroy it on drop. Children do not borrow their parents:
 //! the C library keeps what each object needs alive (a kernel its module, a module its context, a
 //! graph its kernels and the buffers its transfers touched), so handles may be dropped in any
 //! order, stored freely and sent between threads. Each type's documentation says whether it is
@@ -53,10 +53,31 @@
 //! [`Capture`] (a capture ends on the thread that began it) and [`RangeGuard`] (a pushed range
 //! pops on its own thread).
 //!
+//! A [`HostMemory`] registered from the caller's slice borrows it mutably for as long as it is
+//! registered: safe code can neither use nor free the slice meanwhile.
+//!
 //! What Rust cannot check is marked `unsafe`: asynchronous host transfers
 //! ([`Buffer::write_async`], [`Buffer::read_async`]: the host memory must outlive the copy),
+//! host end points of graph copies ([`MemcpyEnd::host`]: replays read or write them again),
 //! wrapping foreign CUDA objects ([`Buffer::wrap`], [`Stream::wrap`]), and
 //! [`cache::configure_driver_jit`] (it sets environment variables).
+//!
+//! # Since 1.1
+//!
+//! - [`device_attribute`]: any `CUdevice_attribute` ([`DeviceAttribute`]) without a context.
+//! - [`HostMemory`]: pinned host memory as a slice, allocated or registered
+//!   ([`HostMemoryOptions`]: portable, device-mapped for zero-copy kernels, write-combined); with
+//!   it, stream transfers overlap with other streams' kernels.
+//! - [`Module::global`]: a `__device__` or `__constant__` variable as a [`Buffer`].
+//! - [`LaunchConfig::priority`] and [`LaunchConfig::programmatic_dependent`].
+//! - [`Kernel::set_attribute`] ([`KernelAttribute`], [`Carveout`], [`CachePreference`]) and
+//!   [`Kernel::max_active_clusters`].
+//! - [`Graph::update_memcpy`] ([`MemcpyEnd`]), [`Graph::set_node_enabled`],
+//!   [`Graph::node_enabled`], [`Graph::dot`] and [`Graph::write_dot`] ([`DotOptions`]).
+//! - An [`Error`] the driver caused quotes the driver's error log in its message.
+//!
+//! With a 1.0 library these fail with [`Status::Unsupported`] (the function is missing), and a
+//! [`LaunchConfig`] without priority or programmatic dependent launch works as before.
 //!
 //! # Coverage of the C API
 //!
@@ -68,7 +89,8 @@
 //! - The `cuabi_*_init` functions fill every options and output struct this crate hands to the
 //!   library (through scratch space of `CUABI_STRUCT_SIZE_MAX` bytes, so a newer library's larger
 //!   struct cannot overrun ours); the builders ([`CompileOptions`], [`LaunchConfig`],
-//!   [`GraphOptions`], [`EventOptions`]) replace them for callers.
+//!   [`GraphOptions`], [`EventOptions`], [`HostMemoryOptions`], [`DotOptions`], [`MemcpyEnd`])
+//!   replace them for callers.
 //!
 //! [`raw_api`] gives the whole function table and each handle's `as_raw` its C handle, for
 //! anything the safe API does not express.
@@ -84,6 +106,8 @@ mod event;
 mod ffi;
 mod graph;
 pub mod graph_cache;
+mod graph_dot;
+mod host_memory;
 mod kernel;
 mod launch;
 mod library;
@@ -95,13 +119,15 @@ mod stream;
 pub use buffer::{Buffer, DeviceCopy, DevicePtr, FillValue};
 pub use compile::CompileOptions;
 pub use context::{Context, Counters};
-pub use device::{device_count, device_info, DeviceInfo};
+pub use device::{device_attribute, device_count, device_info, DeviceAttribute, DeviceInfo};
 pub use error::{status_name, Error, Result, Status};
 pub use event::{Event, EventOptions};
 pub use graph::{
-    Capture, CaptureMode, CaptureStatus, Graph, GraphOptions, NodeInfo, NodeKind, Reinstantiate, UpdateInfo,
+    Capture, CaptureMode, CaptureStatus, Graph, GraphOptions, MemcpyEnd, NodeInfo, NodeKind, Reinstantiate, UpdateInfo,
 };
-pub use kernel::{BlockSizeSuggestion, Kernel, KernelAttributes};
+pub use graph_dot::DotOptions;
+pub use host_memory::{HostMemory, HostMemoryOptions};
+pub use kernel::{BlockSizeSuggestion, CachePreference, Carveout, Kernel, KernelAttribute, KernelAttributes};
 pub use launch::{Dim3, KernelArg, LaunchConfig, PackedArgs, Param};
 pub use library::{abi_version, driver_version, library_path, load, raw_api, version, Version, BINDING_VERSION};
 pub use module::{last_compile_log, ImageKind, Module, ModuleInfo, Origin};

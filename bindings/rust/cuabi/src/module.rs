@@ -1,5 +1,6 @@
 //! Modules: compiled or loaded images, with their log and lowered names.
 
+use crate::buffer::Buffer;
 use crate::compile::CompileOptions;
 use crate::context::Context;
 use crate::error::{Error, Result};
@@ -99,6 +100,32 @@ impl Module {
         let mut raw = std::ptr::null_mut();
         call!(cuabi_module_get_kernel(self.raw, name.as_ptr(), &mut raw))?;
         Ok(Kernel::from_owned(raw))
+    }
+
+    /// The `__device__` or `__constant__` variable named `name` (`"scale"`), or found by a name
+    /// expression the module was compiled with (`"table<float>"`), as a [`Buffer`] covering exactly
+    /// its bytes: read and write it with the buffer's functions (writes on a stream are ordered with
+    /// kernels on that stream; `__constant__` memory written so is seen by later launches), or pass
+    /// it as a kernel argument (for `__device__` variables).
+    ///
+    /// ```no_run
+    /// # fn demo(module: &cuabi::Module) -> cuabi::Result<()> {
+    /// let gain = module.global("gain")?; // __constant__ float gain;
+    /// gain.write(0, &[2.5f32])?;
+    /// assert_eq!(gain.to_vec::<f32>()?, [2.5]);
+    /// # Ok(()) }
+    /// ```
+    ///
+    /// The buffer does not own the memory (dropping it frees nothing) and keeps the module loaded
+    /// while it lives; each call gives a new handle. [`Status::NotFound`](crate::Status::NotFound)
+    /// when the module has no such variable, [`Status::Unsupported`](crate::Status::Unsupported)
+    /// for a module from [`Module::compile_offline`] (it is not loaded on a device).
+    pub fn global(&self, name: &str) -> Result<Buffer> {
+        let name = c_string(name, "the variable name")?;
+        let mut raw = std::ptr::null_mut();
+        call!(cuabi_module_get_global(self.raw, name.as_ptr(), &mut raw))?;
+        // Safety: a new handle that only this value destroys.
+        unsafe { Buffer::from_raw(raw) }
     }
 
     /// The C handle, for the raw API. Owned by this value.

@@ -1,5 +1,6 @@
 //! What the crate does without a GPU: loading, errors, offline compiles, the kernel cache,
-//! ranges, NVRTC facts, argument packing, and the GPU calls failing with the driver's reason.
+//! ranges, NVRTC facts, argument packing and launch configs, and the GPU calls failing with the
+//! driver's reason.
 
 use cuabi::{CompileOptions, ImageKind, Module, Origin, PackedArgs, Param, Status};
 
@@ -229,6 +230,51 @@ fn launch_config_defaults_are_the_headers() {
     let raw = built.as_raw();
     assert_eq!((raw.grid, raw.block, raw.cluster), ([4, 2, 1], [256, 1, 1], [2, 1, 1]));
     assert_eq!(raw.flags, cuabi::sys::CUABI_LAUNCH_COOPERATIVE | cuabi::sys::CUABI_LAUNCH_SYNCHRONIZE);
+}
+
+#[test]
+fn launch_priority_and_programmatic_dependent_launch_set_the_headers_fields() {
+    use cuabi::sys::{CUABI_LAUNCH_PRIORITY, CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT};
+    let plain = cuabi::LaunchConfig::new();
+    assert_eq!((plain.as_raw().priority, plain.as_raw().reserved), (0, 0));
+    let urgent = plain.clone().priority(-2).programmatic_dependent(true).cooperative();
+    let raw = urgent.as_raw();
+    assert_eq!(raw.priority, -2);
+    assert_eq!(
+        raw.flags,
+        CUABI_LAUNCH_PRIORITY | CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT | cuabi::sys::CUABI_LAUNCH_COOPERATIVE
+    );
+    let undone = urgent.programmatic_dependent(false);
+    assert_eq!(undone.as_raw().flags, CUABI_LAUNCH_PRIORITY | cuabi::sys::CUABI_LAUNCH_COOPERATIVE);
+    assert_eq!(undone.as_raw().priority, -2);
+}
+
+#[test]
+fn device_attributes_need_a_gpu_and_agree_with_device_info() {
+    use cuabi::DeviceAttribute;
+    match cuabi::device_info(0) {
+        Err(error) => {
+            let refused = cuabi::device_attribute(0, DeviceAttribute::MULTIPROCESSOR_COUNT).unwrap_err();
+            assert_eq!(refused.status(), error.status(), "{refused}");
+            assert!(refused.message().contains("Fix:"), "{refused}");
+        }
+        Ok(info) => {
+            let count = cuabi::device_attribute(0, DeviceAttribute::MULTIPROCESSOR_COUNT).unwrap();
+            assert_eq!(count, info.multiprocessor_count);
+            assert_eq!(cuabi::device_attribute(0, DeviceAttribute(16)).unwrap(), count);
+        }
+    }
+}
+
+#[test]
+fn an_offline_module_has_no_globals_and_names_are_checked() {
+    let module = Module::compile_offline(SOURCE, &offline_options()).unwrap();
+    let error = module.global("bias").unwrap_err();
+    assert_eq!(error.status(), Status::Unsupported, "{error}");
+    assert!(error.message().contains("Fix:"), "{error}");
+    let error = module.global("bi\0as").unwrap_err();
+    assert_eq!(error.status(), Status::InvalidArgument);
+    assert!(error.message().contains("NUL"), "{error}");
 }
 
 /// A C struct of the kind kernels take by value.

@@ -1,6 +1,8 @@
 //! The crate on a GPU: buffers, launches in both forms with their refusals, graphs (capture
 //! scopes, inventory, updates, whole-graph updates, the graph cache), events, kernels' facts,
-//! threads. Without a GPU every test prints the driver's reason and returns.
+//! threads; pinned host memory, module globals, device attributes, launch priority, programmatic
+//! dependent launch, kernel attributes, cluster occupancy, memcpy updates, node enabling and DOT
+//! dumps. Without a GPU every test prints the driver's reason and returns.
 
 use cuabi::{
     Buffer, CaptureMode, CaptureStatus, CompileOptions, Context, Event, EventOptions, GraphOptions, Kernel,
@@ -8,6 +10,14 @@ use cuabi::{
 };
 
 mod sources;
+
+// The 1.1 features, by area (tests/gpu/*.rs).
+#[path = "gpu/graphs.rs"]
+mod graphs;
+#[path = "gpu/launches.rs"]
+mod launches;
+#[path = "gpu/memory.rs"]
+mod memory;
 
 const N: u32 = 4096;
 const SOURCE: &str = concat!(
