@@ -4,8 +4,9 @@
 // The launch path needs facts about the kernel that never change once it is loaded (parameter
 // layout, attributes, occupancy results); src/launch/ computes them once, on first use, into the
 // `launch_facts` slot owned here, so a launch performs no allocation and takes no lock. Their
-// summary for the fast path (launch/fast_path.hpp) lives in the kernel itself, so that a launch
-// reads it without following a pointer.
+// summary for the fast path (compile/fast_path_data.hpp) lives in the kernel itself, so that a
+// launch reads it without following a pointer. The facts are opaque here: launch/ makes them and
+// hands over the function that frees them, so this layer never calls into the one above it.
 #pragma once
 
 #include <cuda.h>
@@ -17,14 +18,13 @@
 
 #include "core/handle_table.hpp"
 #include "device/context.hpp"
-#include "launch/fast_path.hpp"
+#include "compile/fast_path_data.hpp"
 
 namespace cuabi {
 
 class Module;
 namespace launch {
-struct KernelFacts;  // defined in launch/kernel_facts.hpp
-void release_kernel_facts(KernelFacts* facts);
+struct KernelFacts;  // defined in launch/kernel_facts.hpp; opaque here
 }  // namespace launch
 
 class alignas(64) Kernel final : public Object {
@@ -39,7 +39,7 @@ public:
           name_(std::move(name)),
           lowered_name_(std::move(lowered_name)) {}
     ~Kernel() override {
-        if (launch::KernelFacts* facts = launch_facts_.load(std::memory_order_acquire)) launch::release_kernel_facts(facts);
+        if (launch::KernelFacts* facts = launch_facts_.load(std::memory_order_acquire)) release_facts_(facts);
     }
 
     const std::shared_ptr<Module>& module() const { return module_; }
@@ -52,8 +52,9 @@ public:
     // Launch facts: computed once under `facts_once_`, then read with one acquire load (std::call_once
     // alone costs thread-local bookkeeping on every call in libstdc++).
     std::atomic<launch::KernelFacts*> launch_facts_{nullptr};
+    void (*release_facts_)(launch::KernelFacts*) = nullptr;  // set with launch_facts_, before it is published
     std::once_flag facts_once_;
-    launch::FastPath fast_path_;  // filled with the facts, then published by its `eligible` flag
+    FastPath fast_path_;  // filled with the facts, then published by its `eligible` flag
 
 private:
     std::shared_ptr<Module> module_;

@@ -6,7 +6,7 @@
 
 #include "compile/compiler.hpp"
 #include "compile/image.hpp"
-#include "graph/kernel_registry.hpp"
+#include "compile/kernel_registry.hpp"
 #include "range/ranges.hpp"
 
 namespace cuabi {
@@ -170,7 +170,7 @@ Status Module::get_kernel(const std::shared_ptr<Module>& module, const char* nam
                           format("kernel '%s' of the %s on %s", bounded(name).c_str(), describe_image(*module->image_).c_str(),
                                  module->context_->info().name));
     *out = std::make_shared<Kernel>(module, module->context_, function, name, symbol);
-    graph::register_kernel(*out);  // so a graph's inventory can name the kernel behind a node
+    register_kernel(*out);  // so a graph's inventory can name the kernel behind a node
     return CUABI_SUCCESS;
 }
 

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <new>
 
-#include "graph/kernel_registry.hpp"
+#include "compile/kernel_registry.hpp"
 #include "graph/node_kind.hpp"
 
 namespace cuabi {

@@ -136,6 +136,7 @@ Status kernel_facts(Kernel& kernel, KernelFacts** out) {
             facts->error_message = last_error_message();
             facts->error_cu_result = last_cu_result();
         }
+        kernel.release_facts_ = [](KernelFacts* made) { delete made; };  // before the facts are published
         kernel.launch_facts_.store(facts, std::memory_order_release);
         if (status == CUABI_SUCCESS && fast) kernel.fast_path_.eligible.store(true, std::memory_order_release);
     });
@@ -147,8 +148,6 @@ Status kernel_facts(Kernel& kernel, KernelFacts** out) {
     *out = facts;
     return CUABI_SUCCESS;
 }
-
-void release_kernel_facts(KernelFacts* facts) { delete facts; }
 
 Status ensure_dynamic_shared(const Kernel& kernel, KernelFacts& facts, uint32_t shared_bytes) {
     if (shared_bytes <= kernel.fast_path_.opted_in_shared.load(std::memory_order_acquire)) return CUABI_SUCCESS;

@@ -3,7 +3,8 @@
 // occupancy answers and of the dynamic shared memory the kernel has been opted in to.
 //
 // The facts hang off Kernel::launch_facts_, created under Kernel::facts_once_, so after the first
-// call reaching them costs one acquire load; the kernel frees them (release_kernel_facts).
+// call reaching them costs one acquire load; the kernel frees them with the function stored beside
+// them (Kernel::release_facts_), so the compile layer never calls up into this one.
 #pragma once
 
 #include <atomic>
@@ -38,9 +39,6 @@ struct KernelFacts {
 // The kernel's facts in *out. The kernel's context must be current on the first call (the launch
 // path makes it so). A failure to read them is recorded once and returned on every call.
 Status kernel_facts(Kernel& kernel, KernelFacts** out);
-
-// Frees facts made by kernel_facts(); called by ~Kernel. NULL is accepted.
-void release_kernel_facts(KernelFacts* facts);
 
 // Makes sure the kernel may use `shared_bytes` of dynamic shared memory: above what it is opted in
 // to (48 KiB minus its static shared memory at first) it raises

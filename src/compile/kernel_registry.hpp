@@ -1,4 +1,5 @@
-// Which cuabi kernel a graph's kernel node launches.
+// Which cuabi kernel owns a CUfunction: the compile layer registers every kernel object it makes,
+// and graphs look up the kernel behind each kernel node here.
 //
 // A captured graph only knows the CUfunction (or CUkernel) of each kernel node. To report the
 // cuabi_kernel in the inventory, validate argument updates against the kernel's facts, and keep
@@ -13,8 +14,6 @@ namespace cuabi {
 
 class Kernel;
 
-namespace graph {
-
 // Registers `kernel` under its function handle. Off the hot path (once per kernel object);
 // never fails: if the entry cannot be stored, graphs simply report the kernel as foreign.
 void register_kernel(const std::shared_ptr<Kernel>& kernel);
@@ -23,5 +22,4 @@ void register_kernel(const std::shared_ptr<Kernel>& kernel);
 // nullptr when none is registered or all registered ones are gone.
 std::shared_ptr<Kernel> find_kernel(const void* function);
 
-}  // namespace graph
 }  // namespace cuabi

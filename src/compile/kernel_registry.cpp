@@ -1,4 +1,4 @@
-#include "graph/kernel_registry.hpp"
+#include "compile/kernel_registry.hpp"
 
 #include <mutex>
 #include <new>
@@ -8,7 +8,6 @@
 #include "compile/kernel.hpp"
 
 namespace cuabi {
-namespace graph {
 namespace {
 
 struct Registry {
@@ -54,5 +53,4 @@ std::shared_ptr<Kernel> find_kernel(const void* function) {
     return nullptr;
 }
 
-}  // namespace graph
 }  // namespace cuabi
