@@ -1,5 +1,6 @@
 // Entry points of the "Module" group of cuabi.h: argument checks, then compile/module.hpp.
 #include "api/arguments.hpp"
+#include "api/compile_options.hpp"
 #include "api/guard.hpp"
 #include "api/two_call.hpp"
 #include "compile/compile_log.hpp"
@@ -29,7 +30,7 @@ CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* 
                                             const cuabi_compile_options* options, cuabi_module** out_module) try {
     Status status = require_pointer(source, "source");
     if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
-    cuabi_compile_options read{};
+    CompileOptions read;
     if (status == CUABI_SUCCESS) status = read_compile_options(options, &read);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> owner = acquire<Context>(context, "context");
@@ -47,7 +48,7 @@ CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cu
     if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(source, "source");
     if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
-    cuabi_compile_options read{};
+    CompileOptions read;
     if (status == CUABI_SUCCESS) status = read_compile_options(options, &read);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Module> module;

@@ -24,12 +24,12 @@ struct Counters;
 // The target for `options` once NVRTC's facts are known: options.target when set (checked against
 // what NVRTC supports), else the default for `device` (see target.hpp). CUABI_COMPILE_PTX turns it
 // into compute_XY. Without a device an explicit target is required (INVALID_ARGUMENT otherwise).
-Status resolve_target(const NvrtcFacts& nvrtc, const cuabi_compile_options& options, const cuabi_device_info* device,
+Status resolve_target(const NvrtcFacts& nvrtc, const CompileOptions& options, const cuabi_device_info* device,
                       Target* out);
 
 struct CompileInput {
     std::string_view source;
-    cuabi_compile_options options{};           // from read_compile_options()
+    CompileOptions options;           // from read_compile_options()
     const cuabi_device_info* device = nullptr;  // NULL: offline, options.target required
 };
 

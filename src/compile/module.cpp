@@ -36,7 +36,7 @@ Module::Module(std::shared_ptr<const cache::CachedImage> image, std::shared_ptr<
       has_key_(key != nullptr),
       key_(key != nullptr ? *key : cache::Key{}) {}
 
-Status Module::compile(std::shared_ptr<Context> context, const char* source, const cuabi_compile_options& options,
+Status Module::compile(std::shared_ptr<Context> context, const char* source, const CompileOptions& options,
                        std::shared_ptr<Module>* out) {
     CompileInput input;
     input.source = source;
@@ -53,7 +53,7 @@ Status Module::compile(std::shared_ptr<Context> context, const char* source, con
     return CUABI_SUCCESS;
 }
 
-Status Module::compile_offline(const char* source, const cuabi_compile_options& options,
+Status Module::compile_offline(const char* source, const CompileOptions& options,
                                std::shared_ptr<Module>* out) {
     CompileInput input;
     input.source = source;

@@ -10,6 +10,7 @@
 
 #include "cache/kernel_cache.hpp"
 #include "compile/kernel.hpp"
+#include "compile/compile_options.hpp"
 #include "compile/library.hpp"
 #include "core/handle_table.hpp"
 #include "cuabi/cuabi.h"
@@ -24,10 +25,10 @@ public:
 
     // Compiles `source` for the context's device (or options.target) through the kernel cache and
     // loads the result. `options` must come from read_compile_options().
-    static Status compile(std::shared_ptr<Context> context, const char* source, const cuabi_compile_options& options,
+    static Status compile(std::shared_ptr<Context> context, const char* source, const CompileOptions& options,
                           std::shared_ptr<Module>* out);
     // Compiles for options.target (required) without any context or GPU: ahead-of-time use.
-    static Status compile_offline(const char* source, const cuabi_compile_options& options,
+    static Status compile_offline(const char* source, const CompileOptions& options,
                                   std::shared_ptr<Module>* out);
     // Loads a caller's PTX, CUBIN or fatbin (copied: the caller's buffer may go away).
     static Status load_image(std::shared_ptr<Context> context, const void* image, size_t size,
