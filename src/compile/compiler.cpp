@@ -34,7 +34,7 @@ bool explicit_target(const CompileOptions& options) {
 
 // The target a hit is keyed by, known without loading NVRTC: the explicit one, else the device's
 // own architecture (NVRTC's facts decide only once they are known anyway).
-Status first_target(const CompileOptions& options, const cuabi_device_info* device, Target* out) {
+Status first_target(const CompileOptions& options, const DeviceInfo* device, Target* out) {
     if (const NvrtcFacts* facts = loaded_nvrtc_facts()) return resolve_target(*facts, options, device, out);
     Target target;
     if (explicit_target(options)) {
@@ -54,7 +54,7 @@ Status first_target(const CompileOptions& options, const cuabi_device_info* devi
     return CUABI_SUCCESS;
 }
 
-Status check_runs_on(const Target& target, const cuabi_device_info& device) {
+Status check_runs_on(const Target& target, const DeviceInfo& device) {
     ImageFacts facts;
     facts.kind = target.ptx ? CUABI_IMAGE_PTX : CUABI_IMAGE_CUBIN;
     facts.arch = target.arch;
@@ -174,7 +174,7 @@ Status follow(const FlightResult& result, CompileOutcome* out) {
 
 }  // namespace
 
-Status resolve_target(const NvrtcFacts& nvrtc, const CompileOptions& options, const cuabi_device_info* device,
+Status resolve_target(const NvrtcFacts& nvrtc, const CompileOptions& options, const DeviceInfo* device,
                       Target* out) {
     Target target;
     Status status;

@@ -71,7 +71,7 @@ Status Module::load_image(std::shared_ptr<Context> context, const void* data, si
     ImageFacts facts;
     Status status = inspect_image(data, size, &facts);
     if (status != CUABI_SUCCESS) return status;
-    const cuabi_device_info& device = context->info();
+    const DeviceInfo& device = context->info();
     status = check_image_runs_on(facts, device.compute_capability_major, device.compute_capability_minor, device.name);
     if (status != CUABI_SUCCESS) return status;
 
