@@ -210,18 +210,4 @@ Status Module::get_global(const std::shared_ptr<Module>& module, const char* nam
     return Buffer::view(module->context_, address, size, module, out);
 }
 
-void Module::info(cuabi_module_info* out) const {
-    cuabi_module_info info{};
-    info.struct_size = sizeof info;
-    info.image_kind = image_->image_kind;
-    info.origin = origin_;
-    info.loaded = loaded() ? 1u : 0u;
-    info.ptx_fallback = ptx_fallback_ ? 1u : 0u;
-    info.name_expression_count = static_cast<uint32_t>(image_->lowered_names.size());
-    info.image_size = image_->image.size();
-    std::snprintf(info.target, sizeof info.target, "%s", image_->target.c_str());
-    if (has_key_) std::snprintf(info.cache_key, sizeof info.cache_key, "%s", key_.hex().c_str());
-    *out = info;
-}
-
 }  // namespace cuabi

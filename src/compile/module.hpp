@@ -48,7 +48,10 @@ public:
     bool loaded() const { return library_ != nullptr; }
     // The mangled name for a compile-time name expression, or nullptr.
     const std::string* lowered_name(std::string_view expression) const;
-    void info(cuabi_module_info* out) const;
+    uint32_t origin() const { return origin_; }  // CUABI_MODULE_ORIGIN_*
+    bool ptx_fallback() const { return ptx_fallback_; }
+    // The kernel-cache key the image is stored under, or nullptr for a loaded image.
+    const cache::Key* cache_key() const { return has_key_ ? &key_ : nullptr; }
 
     Module(std::shared_ptr<const cache::CachedImage> image, std::shared_ptr<Context> context,
            std::shared_ptr<Library> library, uint32_t origin, bool ptx_fallback, const cache::Key* key);
