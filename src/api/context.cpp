@@ -1,5 +1,6 @@
 // Entry points of the "Context" group of cuabi.h.
 #include "api/arguments.hpp"
+#include "api/device_info.hpp"
 #include "api/guard.hpp"
 #include "core/fork.hpp"
 #include "core/options.hpp"
@@ -70,7 +71,7 @@ CUABI_API cuabi_status cuabi_context_get_device_info(cuabi_context* context, cua
     if (status != CUABI_SUCCESS) return status;
     Pinned<Context> pinned(context, "context");
     if (!pinned.ok()) return refused_handle();
-    return write_output(pinned->info(), info, "cuabi_device_info", "cuabi_device_info_init");
+    return write_output(public_device_info(pinned->info()), info, "cuabi_device_info", "cuabi_device_info_init");
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -101,10 +102,7 @@ CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, cuabi_
     if (status != CUABI_SUCCESS) return status;
     Pinned<Context> pinned(context, "context");
     if (!pinned.ok()) return refused_handle();
-    cuabi_counters snapshot{};
-    snapshot.struct_size = sizeof snapshot;
-    pinned->counters().snapshot(&snapshot);
-    return write_output(snapshot, counters, "cuabi_counters", "cuabi_counters_init");
+    return write_output(public_counters(pinned->counters()), counters, "cuabi_counters", "cuabi_counters_init");
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -1,5 +1,6 @@
 // Entry points of the driver/device part of the "Library" group of cuabi.h.
 #include "api/arguments.hpp"
+#include "api/device_info.hpp"
 #include "api/guard.hpp"
 #include "core/fork.hpp"
 #include "core/options.hpp"
@@ -59,10 +60,10 @@ CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info*
                     "device ordinal %d is negative", ordinal);
     const DriverApi* api = driver(&status);
     if (api == nullptr) return status;
-    cuabi_device_info facts{};
+    DeviceInfo facts;
     status = query_device_info(*api, ordinal, &facts);
     if (status != CUABI_SUCCESS) return status;
-    return write_output(facts, info, "cuabi_device_info", "cuabi_device_info_init");
+    return write_output(public_device_info(facts), info, "cuabi_device_info", "cuabi_device_info_init");
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -207,8 +207,20 @@ CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t inde
     if (status != CUABI_SUCCESS) return status;
     Pinned<Graph> pinned(graph, "graph");
     if (!pinned.ok()) return refused_handle();
-    cuabi_graph_node_info read{};
-    if ((status = pinned->node_info(index, &read)) != CUABI_SUCCESS) return status;
+    graph::NodeInfo node;
+    if ((status = pinned->node_info(index, &node)) != CUABI_SUCCESS) return status;
+    cuabi_graph_node_info read CUABI_GRAPH_NODE_INFO_INIT;
+    read.kind = node.kind;
+    read.kernel = reinterpret_cast<cuabi_kernel*>(node.kernel);
+    for (int i = 0; i < 3; ++i) {
+        read.grid[i] = node.grid[i];
+        read.block[i] = node.block[i];
+    }
+    read.shared_memory_bytes = node.shared_memory_bytes;
+    read.param_count = node.param_count;
+    read.param_bytes = node.param_bytes;
+    read.memset_value = node.memset_value;
+    read.memset_element_size = node.memset_element_size;
     return write_output(read, info, "cuabi_graph_node_info", "cuabi_graph_node_info_init");
 } catch (...) {
     return guard::failed(__func__);

@@ -75,9 +75,18 @@ CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_k
     if (status != CUABI_SUCCESS) return status;
     Pinned<Kernel> pinned(kernel, "kernel");
     if (!pinned.ok()) return refused_handle();
-    cuabi_kernel_attributes facts{};
-    status = read_kernel_attributes(*pinned, &facts);
+    KernelAttributes read;
+    status = read_kernel_attributes(*pinned, &read);
     if (status != CUABI_SUCCESS) return status;
+    cuabi_kernel_attributes facts CUABI_KERNEL_ATTRIBUTES_INIT;
+    facts.registers_per_thread = read.registers_per_thread;
+    facts.max_threads_per_block = read.max_threads_per_block;
+    facts.static_shared_memory_bytes = read.static_shared_memory_bytes;
+    facts.constant_memory_bytes = read.constant_memory_bytes;
+    facts.local_memory_bytes = read.local_memory_bytes;
+    facts.max_dynamic_shared_memory_bytes = read.max_dynamic_shared_memory_bytes;
+    facts.ptx_version = read.ptx_version;
+    facts.binary_version = read.binary_version;
     return write_output(facts, attributes, "cuabi_kernel_attributes", "cuabi_kernel_attributes_init");
 } catch (...) {
     return guard::failed(__func__);

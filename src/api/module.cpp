@@ -1,5 +1,8 @@
 // Entry points of the "Module" group of cuabi.h: argument checks, then compile/module.hpp.
+#include <cstdio>
+
 #include "api/arguments.hpp"
+#include "api/compile_options.hpp"
 #include "api/guard.hpp"
 #include "api/two_call.hpp"
 #include "compile/compile_log.hpp"
@@ -29,7 +32,7 @@ CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* 
                                             const cuabi_compile_options* options, cuabi_module** out_module) try {
     Status status = require_pointer(source, "source");
     if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
-    cuabi_compile_options read{};
+    CompileOptions read;
     if (status == CUABI_SUCCESS) status = read_compile_options(options, &read);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> owner = acquire<Context>(context, "context");
@@ -47,7 +50,7 @@ CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cu
     if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(source, "source");
     if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
-    cuabi_compile_options read{};
+    CompileOptions read;
     if (status == CUABI_SUCCESS) status = read_compile_options(options, &read);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Module> module;
@@ -86,8 +89,18 @@ CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_
     if (status != CUABI_SUCCESS) return status;
     Pinned<Module> pinned(module, "module");
     if (!pinned.ok()) return refused_handle();
-    cuabi_module_info facts{};
-    pinned->info(&facts);
+    const Module& module_facts = *pinned;
+    const cache::CachedImage& image = module_facts.image();
+    cuabi_module_info facts CUABI_MODULE_INFO_INIT;
+    facts.image_kind = image.image_kind;
+    facts.origin = module_facts.origin();
+    facts.loaded = module_facts.loaded() ? 1u : 0u;
+    facts.ptx_fallback = module_facts.ptx_fallback() ? 1u : 0u;
+    facts.name_expression_count = static_cast<uint32_t>(image.lowered_names.size());
+    facts.image_size = image.image.size();
+    std::snprintf(facts.target, sizeof facts.target, "%s", image.target.c_str());
+    if (const cache::Key* key = module_facts.cache_key())
+        std::snprintf(facts.cache_key, sizeof facts.cache_key, "%s", key->hex().c_str());
     return write_output(facts, info, "cuabi_module_info", "cuabi_module_info_init");
 } catch (...) {
     return guard::failed(__func__);

@@ -47,7 +47,7 @@ std::string_view define_name(const char* define) {
 }
 
 // Defines by macro name; equal names keep their given order (the last definition wins in NVRTC).
-Order define_order(const cuabi_compile_options& options) {
+Order define_order(const CompileOptions& options) {
     const char* const* defines = options.defines;
     return Order(options.define_count, [defines](uint32_t a, uint32_t b) {
         std::string_view name_a = define_name(defines[a]), name_b = define_name(defines[b]);
@@ -55,12 +55,12 @@ Order define_order(const cuabi_compile_options& options) {
     });
 }
 
-Order header_order(const cuabi_compile_options& options) {
+Order header_order(const CompileOptions& options) {
     const char* const* names = options.header_names;
     return Order(options.header_count, [names](uint32_t a, uint32_t b) { return std::strcmp(names[a], names[b]) < 0; });
 }
 
-Order expression_order(const cuabi_compile_options& options) {
+Order expression_order(const CompileOptions& options) {
     const char* const* expressions = options.name_expressions;
     return Order(options.name_expression_count,
                  [expressions](uint32_t a, uint32_t b) { return std::strcmp(expressions[a], expressions[b]) < 0; });
@@ -73,7 +73,7 @@ bool resolved(int32_t tristate, bool default_value) {
 // Writes the canonical flag list to `sink(parts)`: each flag is the concatenation of its parts.
 template <typename Sink>
 void emit_flags(const CompileRequest& request, Sink&& sink) {
-    const cuabi_compile_options& options = request.options;
+    const CompileOptions& options = request.options;
     using parts = std::initializer_list<std::string_view>;
     sink(parts{"--gpu-architecture=", request.target.name});
     if (options.cpp_standard != nullptr) {
@@ -147,7 +147,7 @@ Status check_cpp_standard(const char* standard) {
                 bounded(standard).c_str());
 }
 
-Status check_defines(const cuabi_compile_options& options) {
+Status check_defines(const CompileOptions& options) {
     for (size_t i = 0; i < options.define_count; ++i) {
         std::string_view name = define_name(options.defines[i]);
         bool valid = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
@@ -161,7 +161,7 @@ Status check_defines(const cuabi_compile_options& options) {
     return CUABI_SUCCESS;
 }
 
-Status check_headers(const cuabi_compile_options& options) {
+Status check_headers(const CompileOptions& options) {
     Status status = require_strings(options.header_names, options.header_count, "header_names", false);
     if (status == CUABI_SUCCESS)
         status = require_strings(options.header_sources, options.header_count, "header_sources", true);
@@ -179,7 +179,7 @@ Status check_headers(const cuabi_compile_options& options) {
 
 // Flags that would make the image disagree with the target the key and the module record, or
 // leave no image at all.
-Status check_extra_flags(const cuabi_compile_options& options) {
+Status check_extra_flags(const CompileOptions& options) {
     static const char* const kRefused[] = {"-arch",          "--gpu-architecture", "-dlto",     "--dlink-time-opt",
                                            "-dlink-time-opt", "-gen-opt-lto",      "--gen-opt-lto", "-optix-ir",
                                            "--optix-ir",     "-fdevice-syntax-only", "--fdevice-syntax-only"};
@@ -202,11 +202,8 @@ Status check_extra_flags(const cuabi_compile_options& options) {
 
 }  // namespace
 
-Status read_compile_options(const cuabi_compile_options* user, cuabi_compile_options* out) {
-    cuabi_compile_options options{};
-    Status status = read_options(user, cuabi_compile_options CUABI_COMPILE_OPTIONS_INIT, "cuabi_compile_options",
-                                 "cuabi_compile_options_init", &options);
-    if (status != CUABI_SUCCESS) return status;
+Status check_compile_options(const CompileOptions& options) {
+    Status status = CUABI_SUCCESS;
     if ((options.flags & ~kKnownFlags) != 0)
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "use only the CUABI_COMPILE_* constants",
                     "cuabi_compile_options.flags is 0x%x; bits 0x%x are not defined by this version of cuabi",
@@ -237,11 +234,10 @@ Status read_compile_options(const cuabi_compile_options* user, cuabi_compile_opt
         (status = check_extra_flags(options)) != CUABI_SUCCESS ||
         (status = require_array(options.salt, options.salt_size, "salt")) != CUABI_SUCCESS)
         return status;
-    *out = options;
     return CUABI_SUCCESS;
 }
 
-const char* program_name(const cuabi_compile_options& options) {
+const char* program_name(const CompileOptions& options) {
     return options.program_name != nullptr ? options.program_name : "kernel.cu";
 }
 
@@ -255,7 +251,7 @@ std::vector<std::string> nvrtc_flags(const CompileRequest& request) {
     return flags;
 }
 
-std::vector<std::string_view> sorted_name_expressions(const cuabi_compile_options& options) {
+std::vector<std::string_view> sorted_name_expressions(const CompileOptions& options) {
     Order order = expression_order(options);
     std::vector<std::string_view> expressions;
     expressions.reserve(order.size());
@@ -267,7 +263,7 @@ std::vector<std::string_view> sorted_name_expressions(const cuabi_compile_option
 }
 
 cache::Key compile_key(const CompileRequest& request, uint64_t nvrtc_identity) {
-    const cuabi_compile_options& options = request.options;
+    const CompileOptions& options = request.options;
     cache::KeyBuilder key;
     key.add("source", request.source.data(), request.source.size());
     key.add("program_name", program_name(options), std::strlen(program_name(options)));
@@ -298,7 +294,7 @@ cache::Key compile_key(const CompileRequest& request, uint64_t nvrtc_identity) {
 }
 
 NvrtcJob make_job(const CompileRequest& request) {
-    const cuabi_compile_options& options = request.options;
+    const CompileOptions& options = request.options;
     NvrtcJob job;
     job.source.assign(request.source.data(), request.source.size());
     job.program_name = program_name(options);

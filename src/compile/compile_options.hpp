@@ -1,4 +1,4 @@
-// cuabi_compile_options, read, checked and normalized.
+// The caller's compile options (cuabi_compile_options, translated by src/api/), checked and normalized.
 //
 // Normalizing means: one canonical NVRTC flag list per meaning, so that equivalent requests share
 // a cache key and the key describes exactly what NVRTC was given:
@@ -31,28 +31,61 @@
 
 namespace cuabi {
 
+// The compile options as the library works with them: the fields of cuabi_compile_options (whose
+// header comments say what each means), translated by src/api/, which also handles struct_size,
+// so that a new revision of the public struct reaches no further than the translation. Strings
+// and arrays are views into the caller's memory, valid for the length of the API call only.
+struct CompileOptions {
+    uint32_t flags = 0;  // CUABI_COMPILE_*
+    const char* target = nullptr;
+    const char* cpp_standard = nullptr;
+    const char* program_name = nullptr;
+    uint32_t fast_math = 0;
+    int32_t ftz = CUABI_TRISTATE_DEFAULT;
+    int32_t prec_div = CUABI_TRISTATE_DEFAULT;
+    int32_t prec_sqrt = CUABI_TRISTATE_DEFAULT;
+    int32_t fmad = CUABI_TRISTATE_DEFAULT;
+    uint32_t max_registers = 0;
+    uint32_t line_info = 0;
+    uint32_t device_debug = 0;
+    const char* const* defines = nullptr;
+    size_t define_count = 0;
+    const char* const* include_dirs = nullptr;
+    size_t include_dir_count = 0;
+    const char* const* header_names = nullptr;
+    const char* const* header_sources = nullptr;
+    size_t header_count = 0;
+    const char* const* name_expressions = nullptr;
+    size_t name_expression_count = 0;
+    const char* const* extra_flags = nullptr;
+    size_t extra_flag_count = 0;
+    const void* salt = nullptr;
+    size_t salt_size = 0;
+    uint32_t timeout_ms = 0;
+};
+
 // Everything one compile needs, as views into the caller's memory: valid for the length of the
 // API call only.
 struct CompileRequest {
     std::string_view source;
-    cuabi_compile_options options{};          // read and validated; struct_size is this library's
+    CompileOptions options;                   // validated
     Target target;                            // resolved
     const ToolkitHeaders* toolkit = nullptr;  // NULL with CUABI_COMPILE_NO_TOOLKIT_INCLUDES
 };
 
-// read_options() plus every check that needs neither NVRTC nor a device: known flag bits (and not
-// both isolation flags), tri-state ranges, NULL array entries, define names, duplicate header
-// names, extra flags that would change the target or the image kind or produce none.
-Status read_compile_options(const cuabi_compile_options* user, cuabi_compile_options* out);
+// Every check that needs neither NVRTC nor a device: known flag bits (and not both isolation
+// flags), tri-state ranges, NULL array entries, define names, duplicate header names, extra flags
+// that would change the target or the image kind or produce none.
+Status check_compile_options(const CompileOptions& options);
 
 // The program name NVRTC shows in its log ("kernel.cu" by default).
-const char* program_name(const cuabi_compile_options& options);
+const char* program_name(const CompileOptions& options);
 
 // The canonical NVRTC flags for `request`, in order.
 std::vector<std::string> nvrtc_flags(const CompileRequest& request);
 
 // Name expressions sorted and de-duplicated (views into the caller's strings).
-std::vector<std::string_view> sorted_name_expressions(const cuabi_compile_options& options);
+std::vector<std::string_view> sorted_name_expressions(const CompileOptions& options);
 
 // The kernel-cache key. Request part: source, program name, canonical flags (target and include
 // directories, the toolkit's included), in-memory headers, name expressions, target, the toolkit

@@ -20,7 +20,7 @@ SingleFlight& flights() {
     return *instance;
 }
 
-Status fail_no_target(const cuabi_compile_options& options) {
+Status fail_no_target(const CompileOptions& options) {
     return fail(CUABI_ERROR_INVALID_ARGUMENT,
                 "set cuabi_compile_options.target (e.g. \"sm_90\"), or compile with cuabi_module_compile() for a "
                 "context's device",
@@ -28,13 +28,13 @@ Status fail_no_target(const cuabi_compile_options& options) {
                 options.target == nullptr ? "NULL" : "empty");
 }
 
-bool explicit_target(const cuabi_compile_options& options) {
+bool explicit_target(const CompileOptions& options) {
     return options.target != nullptr && options.target[0] != '\0';
 }
 
 // The target a hit is keyed by, known without loading NVRTC: the explicit one, else the device's
 // own architecture (NVRTC's facts decide only once they are known anyway).
-Status first_target(const cuabi_compile_options& options, const cuabi_device_info* device, Target* out) {
+Status first_target(const CompileOptions& options, const DeviceInfo* device, Target* out) {
     if (const NvrtcFacts* facts = loaded_nvrtc_facts()) return resolve_target(*facts, options, device, out);
     Target target;
     if (explicit_target(options)) {
@@ -54,7 +54,7 @@ Status first_target(const cuabi_compile_options& options, const cuabi_device_inf
     return CUABI_SUCCESS;
 }
 
-Status check_runs_on(const Target& target, const cuabi_device_info& device) {
+Status check_runs_on(const Target& target, const DeviceInfo& device) {
     ImageFacts facts;
     facts.kind = target.ptx ? CUABI_IMAGE_PTX : CUABI_IMAGE_CUBIN;
     facts.arch = target.arch;
@@ -101,7 +101,7 @@ Status compile_miss(const CompileInput& input, CompileRequest request, cache::Ke
         if (auto hit = kernel_cache.find_on_disk(key, counters))
             return serve(std::move(hit), key, cache::Layer::Disk, request.target, out);
 
-    const cuabi_compile_options& options = input.options;
+    const CompileOptions& options = input.options;
     Isolation isolation = Isolation::Worker;
     Status status = choose_isolation(options.flags, &isolation);
     if (status != CUABI_SUCCESS) return status;
@@ -174,7 +174,7 @@ Status follow(const FlightResult& result, CompileOutcome* out) {
 
 }  // namespace
 
-Status resolve_target(const NvrtcFacts& nvrtc, const cuabi_compile_options& options, const cuabi_device_info* device,
+Status resolve_target(const NvrtcFacts& nvrtc, const CompileOptions& options, const DeviceInfo* device,
                       Target* out) {
     Target target;
     Status status;
@@ -197,7 +197,7 @@ Status resolve_target(const NvrtcFacts& nvrtc, const cuabi_compile_options& opti
 
 Status compile(const CompileInput& input, Counters* counters, CompileOutcome* out) {
     set_last_compile_log(nullptr);
-    const cuabi_compile_options& options = input.options;
+    const CompileOptions& options = input.options;
     CompileRequest request;
     request.source = input.source;
     request.options = options;

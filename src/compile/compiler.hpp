@@ -16,6 +16,7 @@
 
 #include "cache/kernel_cache.hpp"
 #include "compile/compile_options.hpp"
+#include "device/context.hpp"
 #include "cuabi/cuabi.h"
 
 namespace cuabi {
@@ -24,13 +25,13 @@ struct Counters;
 // The target for `options` once NVRTC's facts are known: options.target when set (checked against
 // what NVRTC supports), else the default for `device` (see target.hpp). CUABI_COMPILE_PTX turns it
 // into compute_XY. Without a device an explicit target is required (INVALID_ARGUMENT otherwise).
-Status resolve_target(const NvrtcFacts& nvrtc, const cuabi_compile_options& options, const cuabi_device_info* device,
+Status resolve_target(const NvrtcFacts& nvrtc, const CompileOptions& options, const DeviceInfo* device,
                       Target* out);
 
 struct CompileInput {
     std::string_view source;
-    cuabi_compile_options options{};           // from read_compile_options()
-    const cuabi_device_info* device = nullptr;  // NULL: offline, options.target required
+    CompileOptions options;           // from read_compile_options()
+    const DeviceInfo* device = nullptr;  // NULL: offline, options.target required
 };
 
 struct CompileOutcome {

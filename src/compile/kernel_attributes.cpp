@@ -2,9 +2,8 @@
 
 namespace cuabi {
 
-Status read_kernel_attributes(const Kernel& kernel, cuabi_kernel_attributes* out) {
-    cuabi_kernel_attributes attributes{};
-    attributes.struct_size = sizeof attributes;
+Status read_kernel_attributes(const Kernel& kernel, KernelAttributes* out) {
+    KernelAttributes attributes;
     const struct {
         CUfunction_attribute attribute;
         int32_t* field;

@@ -36,7 +36,7 @@ Module::Module(std::shared_ptr<const cache::CachedImage> image, std::shared_ptr<
       has_key_(key != nullptr),
       key_(key != nullptr ? *key : cache::Key{}) {}
 
-Status Module::compile(std::shared_ptr<Context> context, const char* source, const cuabi_compile_options& options,
+Status Module::compile(std::shared_ptr<Context> context, const char* source, const CompileOptions& options,
                        std::shared_ptr<Module>* out) {
     CompileInput input;
     input.source = source;
@@ -53,7 +53,7 @@ Status Module::compile(std::shared_ptr<Context> context, const char* source, con
     return CUABI_SUCCESS;
 }
 
-Status Module::compile_offline(const char* source, const cuabi_compile_options& options,
+Status Module::compile_offline(const char* source, const CompileOptions& options,
                                std::shared_ptr<Module>* out) {
     CompileInput input;
     input.source = source;
@@ -71,7 +71,7 @@ Status Module::load_image(std::shared_ptr<Context> context, const void* data, si
     ImageFacts facts;
     Status status = inspect_image(data, size, &facts);
     if (status != CUABI_SUCCESS) return status;
-    const cuabi_device_info& device = context->info();
+    const DeviceInfo& device = context->info();
     status = check_image_runs_on(facts, device.compute_capability_major, device.compute_capability_minor, device.name);
     if (status != CUABI_SUCCESS) return status;
 
@@ -208,20 +208,6 @@ Status Module::get_global(const std::shared_ptr<Module>& module, const char* nam
         return fail_image(result, "cuLibraryGetGlobal", format("variable '%s'", bounded(name).c_str()));
     // The variable lives as long as the library is loaded, which the module keeps.
     return Buffer::view(module->context_, address, size, module, out);
-}
-
-void Module::info(cuabi_module_info* out) const {
-    cuabi_module_info info{};
-    info.struct_size = sizeof info;
-    info.image_kind = image_->image_kind;
-    info.origin = origin_;
-    info.loaded = loaded() ? 1u : 0u;
-    info.ptx_fallback = ptx_fallback_ ? 1u : 0u;
-    info.name_expression_count = static_cast<uint32_t>(image_->lowered_names.size());
-    info.image_size = image_->image.size();
-    std::snprintf(info.target, sizeof info.target, "%s", image_->target.c_str());
-    if (has_key_) std::snprintf(info.cache_key, sizeof info.cache_key, "%s", key_.hex().c_str());
-    *out = info;
 }
 
 }  // namespace cuabi

@@ -10,6 +10,7 @@
 
 #include "cache/kernel_cache.hpp"
 #include "compile/kernel.hpp"
+#include "compile/compile_options.hpp"
 #include "compile/library.hpp"
 #include "core/handle_table.hpp"
 #include "cuabi/cuabi.h"
@@ -24,10 +25,10 @@ public:
 
     // Compiles `source` for the context's device (or options.target) through the kernel cache and
     // loads the result. `options` must come from read_compile_options().
-    static Status compile(std::shared_ptr<Context> context, const char* source, const cuabi_compile_options& options,
+    static Status compile(std::shared_ptr<Context> context, const char* source, const CompileOptions& options,
                           std::shared_ptr<Module>* out);
     // Compiles for options.target (required) without any context or GPU: ahead-of-time use.
-    static Status compile_offline(const char* source, const cuabi_compile_options& options,
+    static Status compile_offline(const char* source, const CompileOptions& options,
                                   std::shared_ptr<Module>* out);
     // Loads a caller's PTX, CUBIN or fatbin (copied: the caller's buffer may go away).
     static Status load_image(std::shared_ptr<Context> context, const void* image, size_t size,
@@ -47,7 +48,10 @@ public:
     bool loaded() const { return library_ != nullptr; }
     // The mangled name for a compile-time name expression, or nullptr.
     const std::string* lowered_name(std::string_view expression) const;
-    void info(cuabi_module_info* out) const;
+    uint32_t origin() const { return origin_; }  // CUABI_MODULE_ORIGIN_*
+    bool ptx_fallback() const { return ptx_fallback_; }
+    // The kernel-cache key the image is stored under, or nullptr for a loaded image.
+    const cache::Key* cache_key() const { return has_key_ ? &key_ : nullptr; }
 
     Module(std::shared_ptr<const cache::CachedImage> image, std::shared_ptr<Context> context,
            std::shared_ptr<Library> library, uint32_t origin, bool ptx_fallback, const cache::Key* key);

@@ -20,34 +20,12 @@ Status device_for_ordinal(const DriverApi& api, int32_t ordinal, CUdevice* out) 
 
 }  // namespace
 
-void Counters::snapshot(cuabi_counters* out) const {
-    auto read = [](const std::atomic<uint64_t>& counter) { return counter.load(std::memory_order_relaxed); };
-    out->launches = read(launches);
-    out->launches_packed = read(launches_packed);
-    out->launches_cooperative = read(launches_cooperative);
-    out->launches_cluster = read(launches_cluster);
-    out->synchronizations = read(synchronizations);
-    out->graph_launches = read(graph_launches);
-    out->graph_instantiations = read(graph_instantiations);
-    out->graph_updates = read(graph_updates);
-    out->graph_reinstantiations = read(graph_reinstantiations);
-    out->compiles = read(compiles);
-    out->compile_time_ns = read(compile_time_ns);
-    out->memory_cache_hits = read(memory_cache_hits);
-    out->memory_cache_misses = read(memory_cache_misses);
-    out->disk_cache_hits = read(disk_cache_hits);
-    out->disk_cache_misses = read(disk_cache_misses);
-    out->disk_cache_corrupt_recovered = read(disk_cache_corrupt_recovered);
-    out->disk_cache_evictions = read(disk_cache_evictions);
-}
-
-Status query_device_info(const DriverApi& api, int32_t ordinal, cuabi_device_info* out) {
+Status query_device_info(const DriverApi& api, int32_t ordinal, DeviceInfo* out) {
     CUdevice device = 0;
     Status status = device_for_ordinal(api, ordinal, &device);
     if (status != CUABI_SUCCESS) return status;
 
-    cuabi_device_info info{};
-    info.struct_size = sizeof info;
+    DeviceInfo info;
     info.ordinal = ordinal;
     CUresult result = api.cuDeviceGetName(info.name, sizeof info.name - 1, device);
     if (result != CUDA_SUCCESS) return fail_cu(result, "cuDeviceGetName", "check the driver installation", "for device %d", ordinal);

@@ -25,12 +25,42 @@ struct Counters {
     static void bump(std::atomic<uint64_t>& counter, uint64_t by = 1) {
         counter.fetch_add(by, std::memory_order_relaxed);
     }
-    void snapshot(cuabi_counters* out) const;
+};
+
+// What cuabi knows about a device, read once per context (the fields of cuabi_device_info, whose
+// header comments say what each means; src/api/ copies them out).
+struct DeviceInfo {
+    int32_t ordinal = 0;
+    char name[256] = {};
+    uint8_t uuid[16] = {};
+    int32_t compute_capability_major = 0;
+    int32_t compute_capability_minor = 0;
+    int32_t multiprocessor_count = 0;
+    int32_t warp_size = 0;
+    uint64_t total_memory_bytes = 0;
+    int32_t max_threads_per_block = 0;
+    int32_t max_block_dim[3] = {};
+    int32_t max_grid_dim[3] = {};
+    int32_t max_shared_memory_per_block = 0;
+    int32_t max_shared_memory_per_block_optin = 0;
+    int32_t max_shared_memory_per_multiprocessor = 0;
+    int32_t max_registers_per_block = 0;
+    int32_t max_registers_per_multiprocessor = 0;
+    int32_t max_threads_per_multiprocessor = 0;
+    int32_t max_blocks_per_multiprocessor = 0;
+    uint32_t cooperative_launch = 0;
+    uint32_t cluster_launch = 0;
+    int32_t pci_domain_id = 0;
+    int32_t pci_bus_id = 0;
+    int32_t pci_device_id = 0;
+    int32_t clock_rate_khz = 0;
+    int32_t memory_bus_width_bits = 0;
+    int32_t l2_cache_bytes = 0;
 };
 
 // Reads every fact of device `ordinal` (the driver must be loaded). Fails with
 // CUABI_ERROR_INVALID_DEVICE for an ordinal outside [0, count).
-Status query_device_info(const DriverApi& api, int32_t ordinal, cuabi_device_info* out);
+Status query_device_info(const DriverApi& api, int32_t ordinal, DeviceInfo* out);
 
 // One CUdevice_attribute of device `ordinal` (no context needed): INVALID_DEVICE for an ordinal
 // outside [0, count), INVALID_ARGUMENT (with the CUresult) for an attribute the driver does not know.
@@ -57,7 +87,7 @@ public:
     CUcontext cu_context() const { return context_; }
     CUdevice cu_device() const { return device_; }
     int32_t ordinal() const { return info_.ordinal; }
-    const cuabi_device_info& info() const { return info_; }
+    const DeviceInfo& info() const { return info_; }
     Counters& counters() const { return counters_; }
 
 private:
@@ -65,7 +95,7 @@ private:
     const DriverApi* api_ = nullptr;
     CUdevice device_ = 0;
     CUcontext context_ = nullptr;
-    cuabi_device_info info_{};
+    DeviceInfo info_;
     mutable Counters counters_;
 };
 

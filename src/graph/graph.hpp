@@ -35,6 +35,20 @@ struct UpdateOutcome {
     std::string reason;                   // empty when updated in place
 };
 
+// What the inventory says of one node: the fields of cuabi_graph_node_info (src/api/ copies them
+// out; `kernel` is the public handle the graph holds for the node's cuabi kernel, 0 for none).
+struct NodeInfo {
+    int32_t kind = 0;  // CUABI_GRAPH_NODE_*
+    uint64_t kernel = 0;
+    uint32_t grid[3] = {};
+    uint32_t block[3] = {};
+    uint32_t shared_memory_bytes = 0;
+    uint32_t param_count = 0;
+    uint64_t param_bytes = 0;
+    uint32_t memset_value = 0;
+    uint32_t memset_element_size = 0;
+};
+
 // One end of a memcpy node update: a range of a device buffer, or host memory.
 struct MemcpyEnd {
     std::shared_ptr<const Buffer> buffer;  // null for host memory
@@ -62,7 +76,7 @@ public:
 
     // Inventory (graph/inventory.cpp). Node indices follow the order of graph/nodes.hpp.
     size_t node_count();
-    Status node_info(size_t index, cuabi_graph_node_info* out);
+    Status node_info(size_t index, NodeInfo* out);
     Status node_kernel_name(size_t index, std::string* out);
     Status node_param_info(size_t index, size_t param, size_t* out_offset, size_t* out_size);
 

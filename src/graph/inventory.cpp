@@ -10,19 +10,18 @@ size_t Graph::node_count() {
     return nodes_.size();
 }
 
-Status Graph::node_info(size_t index, cuabi_graph_node_info* out) {
+Status Graph::node_info(size_t index, NodeInfo* out) {
     std::lock_guard<Exclusive> lock(exclusive_);
     Node* node = nullptr;
     Status status = node_of_kind(index, -1, "describe", &node);
     if (status != CUABI_SUCCESS) return status;
-    cuabi_graph_node_info info{};
-    info.struct_size = sizeof info;
+    NodeInfo info;
     info.kind = node->kind;
     if (node->kernel) {
         const KernelNode& kernel = *node->kernel;
         const CUDA_KERNEL_NODE_PARAMS& p = kernel.params;
         for (const auto& entry : kernel_handles_)
-            if (entry.first == kernel.kernel.get()) info.kernel = reinterpret_cast<cuabi_kernel*>(entry.second);
+            if (entry.first == kernel.kernel.get()) info.kernel = entry.second;
         info.grid[0] = p.gridDimX;
         info.grid[1] = p.gridDimY;
         info.grid[2] = p.gridDimZ;

@@ -5,7 +5,7 @@
 namespace cuabi {
 namespace launch {
 
-DeviceLimits device_limits_from(const cuabi_device_info& info) {
+DeviceLimits device_limits_from(const DeviceInfo& info) {
     DeviceLimits limits;
     for (int i = 0; i < 3; ++i) {
         limits.max_grid[i] = static_cast<uint32_t>(info.max_grid_dim[i]);

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "cuabi/cuabi.h"
+#include "device/context.hpp"
 
 namespace cuabi {
 namespace launch {
@@ -78,7 +79,7 @@ inline CUlaunchConfig driver_config(const Shape& shape, CUstream stream) {
 }
 
 // Copies the launch limits out of a device's info (see query_device_info).
-DeviceLimits device_limits_from(const cuabi_device_info& info);
+DeviceLimits device_limits_from(const DeviceInfo& info);
 
 }  // namespace launch
 }  // namespace cuabi

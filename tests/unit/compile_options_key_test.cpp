@@ -26,12 +26,11 @@ struct Inputs {
     uint64_t nvrtc_identity = 0x65be0db342ad51a1ull;
     cuabi::ToolkitHeaders toolkit;
     bool with_toolkit = true;
-    cuabi_compile_options options;
+    cuabi::CompileOptions options;
 
     Inputs() {
         toolkit.directories = {"/usr/local/cuda/include/cccl", "/usr/local/cuda/include"};
         toolkit.identity = 42;
-        cuabi_compile_options_init(sizeof options, &options);
         options.cpp_standard = "c++17";
         options.program_name = "k.cu";
         options.max_registers = 64;
@@ -53,7 +52,8 @@ struct Inputs {
         options.salt_size = salt.size();
         CompileRequest request;
         request.source = source;
-        EXPECT_EQ(cuabi::read_compile_options(&options, &request.options), CUABI_SUCCESS) << cuabi_last_error_message();
+        EXPECT_EQ(cuabi::check_compile_options(options), CUABI_SUCCESS) << cuabi_last_error_message();
+        request.options = options;
         EXPECT_EQ(cuabi::parse_target(target, "target", &request.target), CUABI_SUCCESS);
         request.toolkit = with_toolkit ? &toolkit : nullptr;
         return cuabi::compile_key(request, nvrtc_identity);

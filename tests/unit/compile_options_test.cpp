@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "api/compile_options.hpp"
 #include "compile/compile_options.hpp"
 #include "compile/target.hpp"
 #include "expect_status.hpp"
@@ -24,7 +25,7 @@ cuabi_compile_options defaults() {
 }
 
 cuabi_status read(const cuabi_compile_options& options) {
-    cuabi_compile_options out{};
+    cuabi::CompileOptions out;
     return cuabi::read_compile_options(&options, &out);
 }
 
@@ -50,7 +51,7 @@ TEST(CompileOptions, InitFillsDocumentedDefaults) {
 }
 
 TEST(CompileOptions, NullOptionsMeanDefaults) {
-    cuabi_compile_options out{};
+    cuabi::CompileOptions out;
     ASSERT_EQ(cuabi::read_compile_options(nullptr, &out), CUABI_SUCCESS);
     EXPECT_EQ(out.ftz, CUABI_TRISTATE_DEFAULT);
 }
@@ -60,7 +61,7 @@ TEST(CompileOptions, OlderSmallerStructGetsDefaultsForMissingFields) {
     cuabi_compile_options options = defaults();
     options.struct_size = offsetof(cuabi_compile_options, fast_math);
     options.ftz = 1;  // beyond the caller's struct: must be ignored
-    cuabi_compile_options out{};
+    cuabi::CompileOptions out;
     ASSERT_EQ(cuabi::read_compile_options(&options, &out), CUABI_SUCCESS);
     EXPECT_EQ(out.ftz, CUABI_TRISTATE_DEFAULT);
 }

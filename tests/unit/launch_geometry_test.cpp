@@ -243,7 +243,7 @@ TEST(LaunchCluster, ClusterSizeOfHugeDimensionsDoesNotWrap) {
 }
 
 TEST(LaunchLimits, DeviceInfoBecomesLimitsWithArchitectureName) {
-    cuabi_device_info info{};
+    DeviceInfo info;
     info.compute_capability_major = 9;
     info.compute_capability_minor = 0;
     info.max_grid_dim[0] = 2147483647;
@@ -261,7 +261,7 @@ TEST(LaunchLimits, DeviceInfoBecomesLimitsWithArchitectureName) {
 }
 
 TEST(LaunchLimits, DevicesWithoutOptInUseThePlainPerBlockMaximum) {
-    cuabi_device_info info{};
+    DeviceInfo info;
     info.compute_capability_major = 6;
     info.max_shared_memory_per_block = 49152;
     info.max_shared_memory_per_block_optin = 0;

@@ -1,0 +1,44 @@
+#include "api/compile_options.hpp"
+
+#include "core/options.hpp"
+
+namespace cuabi {
+
+Status read_compile_options(const cuabi_compile_options* user, CompileOptions* out) {
+    cuabi_compile_options read{};
+    Status status = read_options(user, cuabi_compile_options CUABI_COMPILE_OPTIONS_INIT, "cuabi_compile_options",
+                                 "cuabi_compile_options_init", &read);
+    if (status != CUABI_SUCCESS) return status;
+    CompileOptions options;
+    options.flags = read.flags;
+    options.target = read.target;
+    options.cpp_standard = read.cpp_standard;
+    options.program_name = read.program_name;
+    options.fast_math = read.fast_math;
+    options.ftz = read.ftz;
+    options.prec_div = read.prec_div;
+    options.prec_sqrt = read.prec_sqrt;
+    options.fmad = read.fmad;
+    options.max_registers = read.max_registers;
+    options.line_info = read.line_info;
+    options.device_debug = read.device_debug;
+    options.defines = read.defines;
+    options.define_count = read.define_count;
+    options.include_dirs = read.include_dirs;
+    options.include_dir_count = read.include_dir_count;
+    options.header_names = read.header_names;
+    options.header_sources = read.header_sources;
+    options.header_count = read.header_count;
+    options.name_expressions = read.name_expressions;
+    options.name_expression_count = read.name_expression_count;
+    options.extra_flags = read.extra_flags;
+    options.extra_flag_count = read.extra_flag_count;
+    options.salt = read.salt;
+    options.salt_size = read.salt_size;
+    options.timeout_ms = read.timeout_ms;
+    if ((status = check_compile_options(options)) != CUABI_SUCCESS) return status;
+    *out = options;
+    return CUABI_SUCCESS;
+}
+
+}  // namespace cuabi

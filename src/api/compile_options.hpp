@@ -1,0 +1,14 @@
+// cuabi_compile_options into the compile layer's CompileOptions: the struct read with its
+// struct_size (a caller's older, smaller struct gets the defaults for the fields it lacks), every
+// field copied, then checked (check_compile_options). The only place that reads the public struct.
+#pragma once
+
+#include "compile/compile_options.hpp"
+#include "cuabi/cuabi.h"
+
+namespace cuabi {
+
+// NULL `user` means the defaults. The result's strings are views of the caller's.
+Status read_compile_options(const cuabi_compile_options* user, CompileOptions* out);
+
+}  // namespace cuabi
