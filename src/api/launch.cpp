@@ -22,9 +22,9 @@ constexpr uint32_t kKnownLaunchFlags = CUABI_LAUNCH_COOPERATIVE | CUABI_LAUNCH_S
 // sizeof(cuabi_launch_config) in the 1.0 header, which ended before `priority`.
 constexpr uint32_t kLaunchConfigSize10 = offsetof(cuabi_launch_config, priority);
 
-// The launch layer's copy of a config whose fields are all present (read_options fills a smaller
-// one): a handful of stores, so the fast path pays nothing it can measure for the translation.
-[[gnu::always_inline]] inline launch::LaunchConfig translate(const cuabi_launch_config& config, bool has_priority) {
+// The launch layer's copy of a config read whole by read_options (which fills what a smaller,
+// older struct lacks with the defaults).
+launch::LaunchConfig translate(const cuabi_launch_config& config) {
     launch::LaunchConfig out;
     out.flags = config.flags;
     for (int i = 0; i < 3; ++i) {
@@ -34,17 +34,24 @@ constexpr uint32_t kLaunchConfigSize10 = offsetof(cuabi_launch_config, priority)
     }
     out.shared_memory_bytes = config.shared_memory_bytes;
     out.stream = config.stream;
-    out.priority = has_priority ? config.priority : 0;
+    out.priority = config.priority;
     return out;
 }
 
-// The fast path takes a config of a size it knows whole (1.0's, or 1.1's with reserved 0) and
-// reads nothing past it; anything else goes the general way, which reads it and reports.
-[[gnu::always_inline]] inline bool fast_config(const cuabi_launch_config* config, launch::LaunchConfig* out) {
-    if (config == nullptr) return false;
-    const bool whole = config->struct_size == sizeof(cuabi_launch_config);
-    if (whole ? config->reserved != 0 : config->struct_size != kLaunchConfigSize10) return false;
-    *out = translate(*config, whole);
+// The fast path takes a plain launch (no flags, no cluster, a stream) from a config of a size it
+// knows whole (1.0's, or 1.1's with reserved 0), as views into the caller's config: nothing is
+// copied. Anything else goes the general way, which reads the config and reports.
+[[gnu::always_inline]] inline bool plain_launch(const cuabi_launch_config* config, launch::PlainLaunch* out) {
+    if (config == nullptr || config->stream == nullptr || config->flags != 0 ||
+        (config->cluster[0] | config->cluster[1] | config->cluster[2]) != 0)
+        return false;
+    if (config->struct_size == sizeof(cuabi_launch_config) ? config->reserved != 0
+                                                           : config->struct_size != kLaunchConfigSize10)
+        return false;
+    out->grid = config->grid;
+    out->block = config->block;
+    out->shared_memory_bytes = config->shared_memory_bytes;
+    out->stream = config->stream;
     return true;
 }
 
@@ -65,7 +72,7 @@ Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, cons
     OptionalPinned<Stream> stream(read.stream, "cuabi_launch_config.stream");
     if (!stream.ok()) return refused_handle();
     // A refused launch on a capturing stream ends cuabi's capture, so the stream never stays capturing.
-    const launch::LaunchConfig translated = translate(read, true);  // read_options zeroed what a 1.0 struct lacks
+    const launch::LaunchConfig translated = translate(read);
     return enqueue_on(stream.get(), "cuabi_launch",
                       [&] { return launch::launch(*pinned, translated, stream.get(), arguments); });
 }
@@ -98,8 +105,8 @@ CUABI_API cuabi_status cuabi_launch_config_init(uint32_t struct_size, cuabi_laun
 
 CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config,
                                     const cuabi_kernel_arg* args, size_t arg_count) try {
-    launch::LaunchConfig fast;
-    if (fast_config(config, &fast) && launch::launch_fast(kernel, fast, args, arg_count)) return CUABI_SUCCESS;
+    launch::PlainLaunch plain;
+    if (plain_launch(config, &plain) && launch::launch_fast(kernel, plain, args, arg_count)) return CUABI_SUCCESS;
     launch::Arguments arguments;
     arguments.table = args;
     arguments.count = arg_count;
@@ -110,8 +117,8 @@ CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_con
 
 CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_launch_config* config,
                                            const void* packed, size_t packed_size) try {
-    launch::LaunchConfig fast;
-    if (fast_config(config, &fast) && launch::launch_fast_packed(kernel, fast, packed, packed_size))
+    launch::PlainLaunch plain;
+    if (plain_launch(config, &plain) && launch::launch_fast_packed(kernel, plain, packed, packed_size))
         return CUABI_SUCCESS;
     launch::Arguments arguments;
     arguments.packed_form = true;

@@ -121,10 +121,8 @@ Status launch_failed(const Kernel& kernel, const Shape& shape, CUresult result) 
 // driver which context is current would cost a call for nothing. Should a driver still refuse, the
 // general path makes the context current and tries once more, then reports.
 template <bool kPacked>
-[[gnu::always_inline]] inline bool launch_fast(cuabi_kernel* kernel_handle, const LaunchConfig& config,
+[[gnu::always_inline]] inline bool launch_fast(cuabi_kernel* kernel_handle, const PlainLaunch& config,
                                                const void* arguments, size_t size) {
-    if (config.stream == nullptr || config.flags != 0 || (config.cluster[0] | config.cluster[1] | config.cluster[2]) != 0)
-        return false;
     Pinned<Kernel> kernel(kernel_handle, nullptr);  // quiet: the general path reports a bad handle
     if (!kernel.ok()) return false;
     const FastPath& fast = kernel->fast_path_;
@@ -162,11 +160,11 @@ void count_launch(const Context& context, const Shape& shape, bool packed) {
 
 }  // namespace
 
-bool launch_fast(cuabi_kernel* kernel, const LaunchConfig& config, const cuabi_kernel_arg* args, size_t count) {
+bool launch_fast(cuabi_kernel* kernel, const PlainLaunch& config, const cuabi_kernel_arg* args, size_t count) {
     return launch_fast<false>(kernel, config, args, count);
 }
 
-bool launch_fast_packed(cuabi_kernel* kernel, const LaunchConfig& config, const void* packed, size_t packed_size) {
+bool launch_fast_packed(cuabi_kernel* kernel, const PlainLaunch& config, const void* packed, size_t packed_size) {
     return launch_fast<true>(kernel, config, packed, packed_size);
 }
 

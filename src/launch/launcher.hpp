@@ -30,8 +30,8 @@ struct Arguments {
 // launched (and counted) the launch. Returns false having recorded nothing for anything else -- a
 // launch it does not take, an invalid one, a driver refusal -- and the caller then takes the
 // general path (launch() below), which checks everything again and reports.
-bool launch_fast(cuabi_kernel* kernel, const LaunchConfig& config, const cuabi_kernel_arg* args, size_t count);
-bool launch_fast_packed(cuabi_kernel* kernel, const LaunchConfig& config, const void* packed, size_t packed_size);
+bool launch_fast(cuabi_kernel* kernel, const PlainLaunch& launch, const cuabi_kernel_arg* args, size_t count);
+bool launch_fast_packed(cuabi_kernel* kernel, const PlainLaunch& launch, const void* packed, size_t packed_size);
 
 // Launches `kernel` on `stream` (NULL: the per-thread stream, then waits). `config` has been read
 // with read_options and its flags checked.

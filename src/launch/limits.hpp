@@ -59,6 +59,16 @@ struct LaunchConfig {
     int32_t priority = 0;
 };
 
+// A plain launch (no flags, no cluster, a stream) as the fast path reads it: views of the caller's
+// three grid and three block dimensions, which src/api/ points into the caller's config once it has
+// checked the config's size and that the launch is plain, so the fast path copies nothing.
+struct PlainLaunch {
+    const uint32_t* grid = nullptr;
+    const uint32_t* block = nullptr;
+    uint32_t shared_memory_bytes = 0;
+    cuabi_stream* stream = nullptr;
+};
+
 // What the caller asked for, read from the LaunchConfig.
 struct Shape {
     uint32_t grid[3] = {1, 1, 1};
