@@ -1,4 +1,6 @@
 // Entry points of the "Launch" group of cuabi.h: launches, parameter layout, occupancy.
+#include <cstddef>
+
 #include "api/arguments.hpp"
 #include "api/enqueue.hpp"
 #include "api/guard.hpp"
@@ -17,6 +19,42 @@ namespace {
 constexpr uint32_t kKnownLaunchFlags = CUABI_LAUNCH_COOPERATIVE | CUABI_LAUNCH_SYNCHRONIZE | CUABI_LAUNCH_PRIORITY |
                                       CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT;
 
+// sizeof(cuabi_launch_config) in the 1.0 header, which ended before `priority`.
+constexpr uint32_t kLaunchConfigSize10 = offsetof(cuabi_launch_config, priority);
+
+// The launch layer's copy of a config read whole by read_options (which fills what a smaller,
+// older struct lacks with the defaults).
+launch::LaunchConfig translate(const cuabi_launch_config& config) {
+    launch::LaunchConfig out;
+    out.flags = config.flags;
+    for (int i = 0; i < 3; ++i) {
+        out.grid[i] = config.grid[i];
+        out.block[i] = config.block[i];
+        out.cluster[i] = config.cluster[i];
+    }
+    out.shared_memory_bytes = config.shared_memory_bytes;
+    out.stream = config.stream;
+    out.priority = config.priority;
+    return out;
+}
+
+// The fast path takes a plain launch (no flags, no cluster, a stream) from a config of a size it
+// knows whole (1.0's, or 1.1's with reserved 0), as views into the caller's config: nothing is
+// copied. Anything else goes the general way, which reads the config and reports.
+[[gnu::always_inline]] inline bool plain_launch(const cuabi_launch_config* config, launch::PlainLaunch* out) {
+    if (config == nullptr || config->stream == nullptr || config->flags != 0 ||
+        (config->cluster[0] | config->cluster[1] | config->cluster[2]) != 0)
+        return false;
+    if (config->struct_size == sizeof(cuabi_launch_config) ? config->reserved != 0
+                                                           : config->struct_size != kLaunchConfigSize10)
+        return false;
+    out->grid = config->grid;
+    out->block = config->block;
+    out->shared_memory_bytes = config->shared_memory_bytes;
+    out->stream = config->stream;
+    return true;
+}
+
 // The general path: every launch the fast path does not take, and every invalid one.
 Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, const launch::Arguments& arguments) {
     cuabi_launch_config read;
@@ -34,7 +72,9 @@ Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, cons
     OptionalPinned<Stream> stream(read.stream, "cuabi_launch_config.stream");
     if (!stream.ok()) return refused_handle();
     // A refused launch on a capturing stream ends cuabi's capture, so the stream never stays capturing.
-    return enqueue_on(stream.get(), "cuabi_launch", [&] { return launch::launch(*pinned, read, stream.get(), arguments); });
+    const launch::LaunchConfig translated = translate(read);
+    return enqueue_on(stream.get(), "cuabi_launch",
+                      [&] { return launch::launch(*pinned, translated, stream.get(), arguments); });
 }
 
 // The kernel's parameter layout, or UNSUPPORTED when the driver cannot tell it.
@@ -65,7 +105,8 @@ CUABI_API cuabi_status cuabi_launch_config_init(uint32_t struct_size, cuabi_laun
 
 CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config,
                                     const cuabi_kernel_arg* args, size_t arg_count) try {
-    if (launch::launch_fast(kernel, config, args, arg_count)) return CUABI_SUCCESS;
+    launch::PlainLaunch plain;
+    if (plain_launch(config, &plain) && launch::launch_fast(kernel, plain, args, arg_count)) return CUABI_SUCCESS;
     launch::Arguments arguments;
     arguments.table = args;
     arguments.count = arg_count;
@@ -76,7 +117,9 @@ CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_con
 
 CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_launch_config* config,
                                            const void* packed, size_t packed_size) try {
-    if (launch::launch_fast_packed(kernel, config, packed, packed_size)) return CUABI_SUCCESS;
+    launch::PlainLaunch plain;
+    if (plain_launch(config, &plain) && launch::launch_fast_packed(kernel, plain, packed, packed_size))
+        return CUABI_SUCCESS;
     launch::Arguments arguments;
     arguments.packed_form = true;
     arguments.packed = packed;

@@ -40,7 +40,9 @@ bool prepare_fast_path(const DeviceLimits& device, const KernelLimits& limits, c
 
 // Grid, block, thread count and dynamic shared memory of `config` (whose flags are 0 and cluster
 // {0,0,0}), given the dynamic shared memory the kernel is already opted in to.
-inline bool admits_shape(const FastPath& fast, const cuabi_launch_config& config, uint32_t opted_in_shared) {
+// (A LaunchConfig or a PlainLaunch: both have grid[3], block[3] and shared_memory_bytes.)
+template <typename Config>
+inline bool admits_shape(const FastPath& fast, const Config& config, uint32_t opted_in_shared) {
     // d - 1 wraps 0 to UINT32_MAX, so one comparison refuses both 0 and too large.
     bool ok = config.grid[0] - 1u < fast.max_grid[0];
     ok &= config.grid[1] - 1u < fast.max_grid[1];

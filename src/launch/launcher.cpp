@@ -1,7 +1,5 @@
 #include "launch/launcher.hpp"
 
-#include <cstddef>
-
 #include "launch/fast_path.hpp"
 #include "launch/geometry.hpp"
 #include "launch/kernel_facts.hpp"
@@ -12,10 +10,7 @@ namespace cuabi {
 namespace launch {
 namespace {
 
-// sizeof(cuabi_launch_config) in the 1.0 header, which ended before `priority`.
-constexpr uint32_t kLaunchConfigSize10 = offsetof(cuabi_launch_config, priority);
-
-Shape shape_of(const cuabi_launch_config& config) {
+Shape shape_of(const LaunchConfig& config) {
     Shape shape;
     for (int i = 0; i < 3; ++i) {
         shape.grid[i] = config.grid[i];
@@ -126,20 +121,13 @@ Status launch_failed(const Kernel& kernel, const Shape& shape, CUresult result) 
 // driver which context is current would cost a call for nothing. Should a driver still refuse, the
 // general path makes the context current and tries once more, then reports.
 template <bool kPacked>
-[[gnu::always_inline]] inline bool launch_fast(cuabi_kernel* kernel_handle, const cuabi_launch_config* config,
+[[gnu::always_inline]] inline bool launch_fast(cuabi_kernel* kernel_handle, const PlainLaunch& config,
                                                const void* arguments, size_t size) {
-    if (config == nullptr || config->stream == nullptr || config->flags != 0 ||
-        (config->cluster[0] | config->cluster[1] | config->cluster[2]) != 0)
-        return false;
-    // A 1.0 caller's config ends before `priority`; a 1.1 caller's must leave `reserved` 0.
-    if (config->struct_size == sizeof(cuabi_launch_config) ? config->reserved != 0
-                                                           : config->struct_size != kLaunchConfigSize10)
-        return false;
     Pinned<Kernel> kernel(kernel_handle, nullptr);  // quiet: the general path reports a bad handle
     if (!kernel.ok()) return false;
     const FastPath& fast = kernel->fast_path_;
     if (!fast.eligible.load(std::memory_order_acquire) ||
-        !admits_shape(fast, *config, fast.opted_in_shared.load(std::memory_order_acquire)))
+        !admits_shape(fast, config, fast.opted_in_shared.load(std::memory_order_acquire)))
         return false;
     void* table[kFastParams];
     if (kPacked) {
@@ -151,10 +139,10 @@ template <bool kPacked>
         if (!admits_table(fast, args, size)) return false;
         for (size_t i = 0; i < size; ++i) table[i] = const_cast<void*>(args[i].value);
     }
-    Pinned<Stream> stream(config->stream, nullptr);
+    Pinned<Stream> stream(config.stream, nullptr);
     if (!stream.ok() || stream->cu_context() != fast.context) return false;
-    if (fast.launch_kernel(fast.function, config->grid[0], config->grid[1], config->grid[2], config->block[0],
-                           config->block[1], config->block[2], config->shared_memory_bytes, stream->cu_stream(), table,
+    if (fast.launch_kernel(fast.function, config.grid[0], config.grid[1], config.grid[2], config.block[0],
+                           config.block[1], config.block[2], config.shared_memory_bytes, stream->cu_stream(), table,
                            nullptr) != CUDA_SUCCESS)
         return false;  // nothing was enqueued; the general path retries and reports
     Counters::bump(fast.counters->launches);
@@ -172,16 +160,15 @@ void count_launch(const Context& context, const Shape& shape, bool packed) {
 
 }  // namespace
 
-bool launch_fast(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t count) {
+bool launch_fast(cuabi_kernel* kernel, const PlainLaunch& config, const cuabi_kernel_arg* args, size_t count) {
     return launch_fast<false>(kernel, config, args, count);
 }
 
-bool launch_fast_packed(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed,
-                        size_t packed_size) {
+bool launch_fast_packed(cuabi_kernel* kernel, const PlainLaunch& config, const void* packed, size_t packed_size) {
     return launch_fast<true>(kernel, config, packed, packed_size);
 }
 
-Status launch(Kernel& kernel, const cuabi_launch_config& config, const Stream* stream, const Arguments& arguments) {
+Status launch(Kernel& kernel, const LaunchConfig& config, const Stream* stream, const Arguments& arguments) {
     range::Scope scope(range::Phase::Launch);
     const Context& context = kernel.context();
     const char* name = kernel.name().c_str();

@@ -12,6 +12,7 @@
 #include "compile/kernel.hpp"
 #include "cuabi/cuabi.h"
 #include "device/stream.hpp"
+#include "launch/limits.hpp"
 
 namespace cuabi {
 namespace launch {
@@ -29,13 +30,12 @@ struct Arguments {
 // launched (and counted) the launch. Returns false having recorded nothing for anything else -- a
 // launch it does not take, an invalid one, a driver refusal -- and the caller then takes the
 // general path (launch() below), which checks everything again and reports.
-bool launch_fast(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t count);
-bool launch_fast_packed(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed,
-                        size_t packed_size);
+bool launch_fast(cuabi_kernel* kernel, const PlainLaunch& launch, const cuabi_kernel_arg* args, size_t count);
+bool launch_fast_packed(cuabi_kernel* kernel, const PlainLaunch& launch, const void* packed, size_t packed_size);
 
 // Launches `kernel` on `stream` (NULL: the per-thread stream, then waits). `config` has been read
 // with read_options and its flags checked.
-Status launch(Kernel& kernel, const cuabi_launch_config& config, const Stream* stream, const Arguments& arguments);
+Status launch(Kernel& kernel, const LaunchConfig& config, const Stream* stream, const Arguments& arguments);
 
 }  // namespace launch
 }  // namespace cuabi

@@ -47,7 +47,29 @@ struct KernelLimits {
     uint32_t required_cluster[3] = {0, 0, 0};  // __cluster_dims__, {0,0,0} when the kernel has none
 };
 
-// What the caller asked for, read from cuabi_launch_config.
+// A launch as the caller configured it: the fields of cuabi_launch_config, which src/api/ reads with
+// its struct_size and translates (a 1.0 caller's config has priority 0).
+struct LaunchConfig {
+    uint32_t flags = 0;  // CUABI_LAUNCH_*
+    uint32_t grid[3] = {1, 1, 1};
+    uint32_t block[3] = {1, 1, 1};
+    uint32_t cluster[3] = {0, 0, 0};
+    uint32_t shared_memory_bytes = 0;
+    cuabi_stream* stream = nullptr;
+    int32_t priority = 0;
+};
+
+// A plain launch (no flags, no cluster, a stream) as the fast path reads it: views of the caller's
+// three grid and three block dimensions, which src/api/ points into the caller's config once it has
+// checked the config's size and that the launch is plain, so the fast path copies nothing.
+struct PlainLaunch {
+    const uint32_t* grid = nullptr;
+    const uint32_t* block = nullptr;
+    uint32_t shared_memory_bytes = 0;
+    cuabi_stream* stream = nullptr;
+};
+
+// What the caller asked for, read from the LaunchConfig.
 struct Shape {
     uint32_t grid[3] = {1, 1, 1};
     uint32_t block[3] = {1, 1, 1};

@@ -45,8 +45,8 @@ struct Layout {
     }
 };
 
-cuabi_launch_config config(uint32_t gx, uint32_t bx, uint32_t shared = 0) {
-    cuabi_launch_config c = CUABI_LAUNCH_CONFIG_INIT;
+LaunchConfig config(uint32_t gx, uint32_t bx, uint32_t shared = 0) {
+    LaunchConfig c;
     c.grid[0] = gx;
     c.block[0] = bx;
     c.shared_memory_bytes = shared;
@@ -80,7 +80,7 @@ TEST(LaunchFastPath, AdmitsTheCommonLaunch) {
     EXPECT_EQ(fast.param_bytes, 24u);
     EXPECT_EQ(fast.params[3].offset, 20u);
     EXPECT_TRUE(admits_shape(fast, config(1000, 256), fast.opted_in_shared.load()));
-    cuabi_launch_config three_d = config(64, 8, 1024);
+    LaunchConfig three_d = config(64, 8, 1024);
     three_d.grid[1] = three_d.grid[2] = 65535;
     three_d.block[1] = 8;
     three_d.block[2] = 16;
@@ -104,19 +104,19 @@ TEST(LaunchFastPath, RefusesEachKindOfBadLaunch) {
     const FastPath& fast = *prepared_fast;
     ASSERT_TRUE(fast.eligible);
     const uint32_t opted = fast.opted_in_shared.load();
-    auto refuses_shape = [&](cuabi_launch_config c) { return !admits_shape(fast, c, opted); };
+    auto refuses_shape = [&](LaunchConfig c) { return !admits_shape(fast, c, opted); };
     EXPECT_TRUE(refuses_shape(config(0, 32)));                    // zero grid
     EXPECT_TRUE(refuses_shape(config(1, 0)));                     // zero block
     EXPECT_TRUE(refuses_shape(config(2147483648u, 32)));          // grid x over the device
     EXPECT_TRUE(refuses_shape(config(UINT32_MAX, 32)));           // ... far over
-    cuabi_launch_config tall = config(1, 32);
+    LaunchConfig tall = config(1, 32);
     tall.grid[1] = 65536;
     EXPECT_TRUE(refuses_shape(tall));                             // grid y over the device
-    cuabi_launch_config deep = config(1, 1);
+    LaunchConfig deep = config(1, 1);
     deep.block[2] = 65;
     EXPECT_TRUE(refuses_shape(deep));                             // block z over the device
     EXPECT_TRUE(refuses_shape(config(1, 512)));                   // over the kernel's 256 threads
-    cuabi_launch_config square = config(1, 32);
+    LaunchConfig square = config(1, 32);
     square.block[1] = 32;
     EXPECT_TRUE(refuses_shape(square));                           // 1024 threads: over the kernel
     EXPECT_TRUE(refuses_shape(config(1, 32, opted + 1)));         // not opted in yet
@@ -190,7 +190,7 @@ TEST(LaunchFastPath, AgreesWithTheGeneralChecksOnRandomLaunches) {
         if (!prepare_fast_path(device, limits, layout.view, &fast)) continue;
         const uint32_t opted = static_cast<uint32_t>(random() % 250000);
 
-        cuabi_launch_config c = CUABI_LAUNCH_CONFIG_INIT;
+        LaunchConfig c;
         Shape shape;
         for (int i = 0; i < 3; ++i) {
             shape.grid[i] = c.grid[i] = random() % 2 ? 1 : pick(device.max_grid[i]);
