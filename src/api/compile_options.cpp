@@ -5,11 +5,14 @@
 namespace cuabi {
 
 Status read_compile_options(const cuabi_compile_options* user, CompileOptions* out) {
-    cuabi_compile_options read{};
-    Status status = read_options(user, cuabi_compile_options CUABI_COMPILE_OPTIONS_INIT, "cuabi_compile_options",
-                                 "cuabi_compile_options_init", &read);
+    // Every memory hit reads its options: no zero-filled temporaries (GCC clears a struct this
+    // size with `rep stos`, which cost a tenth of a hit), each field written once.
+    static const cuabi_compile_options defaults CUABI_COMPILE_OPTIONS_INIT;
+    cuabi_compile_options read;  // written whole by read_options()
+    Status status =
+        read_options(user, defaults, "cuabi_compile_options", "cuabi_compile_options_init", &read);
     if (status != CUABI_SUCCESS) return status;
-    CompileOptions options;
+    CompileOptions& options = *out;
     options.flags = read.flags;
     options.target = read.target;
     options.cpp_standard = read.cpp_standard;
@@ -36,9 +39,7 @@ Status read_compile_options(const cuabi_compile_options* user, CompileOptions* o
     options.salt = read.salt;
     options.salt_size = read.salt_size;
     options.timeout_ms = read.timeout_ms;
-    if ((status = check_compile_options(options)) != CUABI_SUCCESS) return status;
-    *out = options;
-    return CUABI_SUCCESS;
+    return check_compile_options(options);
 }
 
 }  // namespace cuabi

@@ -7,6 +7,7 @@
 #include "compile/compile_log.hpp"
 #include "compile/image.hpp"
 #include "compile/nvrtc_runner.hpp"
+#include "compile/request_memo.hpp"
 #include "compile/single_flight.hpp"
 #include "device/context.hpp"
 
@@ -34,8 +35,8 @@ bool explicit_target(const CompileOptions& options) {
 
 // The target a hit is keyed by, known without loading NVRTC: the explicit one, else the device's
 // own architecture (NVRTC's facts decide only once they are known anyway).
-Status first_target(const CompileOptions& options, const DeviceInfo* device, Target* out) {
-    if (const NvrtcFacts* facts = loaded_nvrtc_facts()) return resolve_target(*facts, options, device, out);
+Status first_target(const CompileOptions& options, const DeviceInfo* device, const NvrtcFacts* facts, Target* out) {
+    if (facts != nullptr) return resolve_target(*facts, options, device, out);
     Target target;
     if (explicit_target(options)) {
         Status status = parse_target(options.target, "cuabi_compile_options.target", &target);
@@ -199,21 +200,27 @@ Status compile(const CompileInput& input, Counters* counters, CompileOutcome* ou
     set_last_compile_log(nullptr);
     const CompileOptions& options = input.options;
     CompileRequest request;
-    request.source = input.source;
     request.options = options;
     if ((options.flags & CUABI_COMPILE_NO_TOOLKIT_INCLUDES) == 0) request.toolkit = &toolkit_headers();
-    Status status = first_target(options, input.device, &request.target);
-    if (status == CUABI_SUCCESS && input.device != nullptr && explicit_target(options))
-        status = check_runs_on(request.target, *input.device);
-    if (status != CUABI_SUCCESS) return status;
-    cache::Key key = compile_key(request, key_nvrtc_identity());
+    const NvrtcFacts* facts = loaded_nvrtc_facts();
+    const request_memo::Circumstances circumstances{input.device, key_nvrtc_identity(), facts};
+    cache::Key key;
+    if (!request_memo::find(input.source, options, circumstances, &request.source, &request.target, &key)) {
+        request.source = input.source;
+        Status status = first_target(options, input.device, facts, &request.target);
+        if (status == CUABI_SUCCESS && input.device != nullptr && explicit_target(options))
+            status = check_runs_on(request.target, *input.device);
+        if (status != CUABI_SUCCESS) return status;
+        key = compile_key(request, circumstances.nvrtc_identity);
+        request_memo::remember(request.source, options, circumstances, request.target, key);
+    }
     if ((options.flags & CUABI_COMPILE_NO_CACHE) != 0) return compile_miss(input, request, key, false, counters, out);
 
     if (auto hit = cache::KernelCache::instance().find_in_memory(key, counters))
         return serve(std::move(hit), key, cache::Layer::Memory, request.target, out);
     SingleFlight::Ticket ticket = flights().join(key);
     if (!ticket.leader()) return follow(ticket.wait(), out);
-    status = compile_miss(input, request, key, true, counters, out);
+    Status status = compile_miss(input, request, key, true, counters, out);
     ticket.complete(result_of(status, *out));
     return status;
 }

@@ -4,8 +4,9 @@
 // A hit touches neither NVRTC nor the compile worker: the key is made from the request, the
 // toolkit headers' identity and the identity of the NVRTC file that would compile it, all known
 // without loading NVRTC; the target is the explicit one, or the device's own architecture (an
-// entry for it exists only if that NVRTC supports it). A memory hit costs the key's hash and one
-// lookup: no disk, no allocation. Only a miss loads NVRTC -- in the worker by default -- to resolve
+// entry for it exists only if that NVRTC supports it). A memory hit costs one lookup and, for a
+// request this thread made recently (request_memo.hpp), one comparison instead of the key's hash:
+// no disk, no allocation. Only a miss loads NVRTC -- in the worker by default -- to resolve
 // the target for good (PTX for an older NVRTC) and compile. When NVRTC cannot be loaded, an entry
 // any NVRTC wrote for the same request is served. Threads that miss on the same key at once share
 // one compile (single_flight.hpp).
@@ -29,7 +30,7 @@ Status resolve_target(const NvrtcFacts& nvrtc, const CompileOptions& options, co
                       Target* out);
 
 struct CompileInput {
-    std::string_view source;
+    const char* source = nullptr;     // NUL-terminated
     CompileOptions options;           // from read_compile_options()
     const DeviceInfo* device = nullptr;  // NULL: offline, options.target required
 };

@@ -1,0 +1,180 @@
+#include "compile/request_memo.hpp"
+
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "device/context.hpp"
+
+namespace cuabi {
+namespace request_memo {
+namespace {
+
+// Every string of `options` in one fixed order (NULL included: an absent program name and an
+// empty one are different requests); `visit` returns false to stop.
+template <typename Visit>
+bool for_each_string(const CompileOptions& options, Visit visit) {
+    if (!visit(options.target) || !visit(options.cpp_standard) || !visit(options.program_name)) return false;
+    struct List {
+        const char* const* items;
+        size_t count;
+    };
+    const List lists[] = {{options.defines, options.define_count},
+                          {options.include_dirs, options.include_dir_count},
+                          {options.header_names, options.header_count},
+                          {options.header_sources, options.header_count},
+                          {options.name_expressions, options.name_expression_count},
+                          {options.extra_flags, options.extra_flag_count}};
+    for (const List& list : lists)
+        for (size_t i = 0; i < list.count; ++i)
+            if (!visit(list.items[i])) return false;
+    return true;
+}
+
+// The options' scalars, compared as a whole; the strings they count are compared by content.
+struct Scalars {
+    uint32_t flags = 0, fast_math = 0, max_registers = 0, line_info = 0, device_debug = 0, timeout_ms = 0;
+    int32_t ftz = 0, prec_div = 0, prec_sqrt = 0, fmad = 0;
+    size_t define_count = 0, include_dir_count = 0, header_count = 0, name_expression_count = 0,
+           extra_flag_count = 0, salt_size = 0;
+
+    explicit Scalars(const CompileOptions& o)
+        : flags(o.flags), fast_math(o.fast_math), max_registers(o.max_registers), line_info(o.line_info),
+          device_debug(o.device_debug), timeout_ms(o.timeout_ms), ftz(o.ftz), prec_div(o.prec_div),
+          prec_sqrt(o.prec_sqrt), fmad(o.fmad), define_count(o.define_count), include_dir_count(o.include_dir_count),
+          header_count(o.header_count), name_expression_count(o.name_expression_count),
+          extra_flag_count(o.extra_flag_count), salt_size(o.salt_size) {}
+    Scalars() = default;
+    bool operator==(const Scalars& other) const {
+        return flags == other.flags && fast_math == other.fast_math && max_registers == other.max_registers &&
+               line_info == other.line_info && device_debug == other.device_debug && timeout_ms == other.timeout_ms &&
+               ftz == other.ftz && prec_div == other.prec_div && prec_sqrt == other.prec_sqrt && fmad == other.fmad &&
+               define_count == other.define_count && include_dir_count == other.include_dir_count &&
+               header_count == other.header_count && name_expression_count == other.name_expression_count &&
+               extra_flag_count == other.extra_flag_count && salt_size == other.salt_size;
+    }
+};
+
+struct Entry {
+    bool used = false;
+    uint64_t last_use = 0;
+    Scalars scalars;
+    bool offline = true;
+    int32_t device_major = 0, device_minor = 0;
+    uint64_t nvrtc_identity = 0;
+    const void* nvrtc_facts = nullptr;
+    std::string source;
+    // The option strings in for_each_string's order, each as a presence byte, then (when present)
+    // its length (size_t, native order) and bytes; then the salt's bytes.
+    std::string strings;
+    Target target;
+    cache::Key key;
+};
+
+struct Memo {
+    Entry entries[kEntries];
+    uint64_t clock = 0;
+};
+
+Memo& this_thread() {
+    thread_local Memo memo;
+    return memo;
+}
+
+bool same_circumstances(const Entry& entry, const Scalars& scalars, const Circumstances& now) {
+    if (!entry.used || !(entry.scalars == scalars) || entry.nvrtc_identity != now.nvrtc_identity ||
+        entry.nvrtc_facts != now.nvrtc_facts || entry.offline != (now.device == nullptr))
+        return false;
+    return now.device == nullptr || (entry.device_major == now.device->compute_capability_major &&
+                                     entry.device_minor == now.device->compute_capability_minor);
+}
+
+// Whether the caller's strings are those remembered in `stored`. A caller's string is read only
+// up to its terminator: strncmp stops there, and a remembered string holds no NUL.
+bool same_strings(const std::string& stored, const CompileOptions& options) {
+    const char* at = stored.data();
+    const char* end = at + stored.size();
+    bool same = for_each_string(options, [&](const char* text) {
+        if (at == end || (*at++ != 0) != (text != nullptr)) return false;
+        if (text == nullptr) return true;
+        size_t length = 0;
+        if (static_cast<size_t>(end - at) < sizeof length) return false;
+        std::memcpy(&length, at, sizeof length);
+        at += sizeof length;
+        if (static_cast<size_t>(end - at) < length || std::strncmp(text, at, length) != 0 || text[length] != '\0')
+            return false;
+        at += length;
+        return true;
+    });
+    if (!same || static_cast<size_t>(end - at) != options.salt_size) return false;
+    return options.salt_size == 0 || std::memcmp(at, options.salt, options.salt_size) == 0;
+}
+
+// The serialization same_strings() compares with; false when it would pass kMaxRememberedBytes.
+bool serialize_strings(const CompileOptions& options, size_t budget, std::string* out) {
+    out->clear();
+    bool fits = for_each_string(options, [&](const char* text) {
+        out->push_back(text != nullptr ? 1 : 0);
+        if (text == nullptr) return true;
+        size_t length = std::strlen(text);
+        if (length > budget || out->size() + sizeof length + length > budget) return false;
+        out->append(reinterpret_cast<const char*>(&length), sizeof length);
+        out->append(text, length);
+        return true;
+    });
+    if (!fits || out->size() + options.salt_size > budget) return false;
+    if (options.salt_size != 0) out->append(static_cast<const char*>(options.salt), options.salt_size);
+    return true;
+}
+
+}  // namespace
+
+bool find(const char* source, const CompileOptions& options, const Circumstances& circumstances,
+          std::string_view* out_source, Target* out_target, cache::Key* out_key) {
+    Memo& memo = this_thread();
+    const Scalars scalars(options);
+    for (Entry& entry : memo.entries) {
+        // strncmp stops at the caller's terminator, and a remembered source holds no NUL.
+        const size_t size = entry.source.size();
+        if (!same_circumstances(entry, scalars, circumstances) ||
+            std::strncmp(source, entry.source.data(), size) != 0 || source[size] != '\0' ||
+            !same_strings(entry.strings, options))
+            continue;
+        entry.last_use = ++memo.clock;
+        *out_source = std::string_view(source, size);
+        *out_target = entry.target;
+        *out_key = entry.key;
+        return true;
+    }
+    return false;
+}
+
+void remember(std::string_view source, const CompileOptions& options, const Circumstances& circumstances,
+              const Target& target, const cache::Key& key) noexcept {
+    if (source.size() >= kMaxRememberedBytes) return;
+    Memo& memo = this_thread();
+    Entry* oldest = &memo.entries[0];
+    for (Entry& entry : memo.entries)
+        if (!entry.used || entry.last_use < oldest->last_use) oldest = &entry;
+    Entry& entry = *oldest;
+    entry.used = false;
+    try {
+        if (!serialize_strings(options, kMaxRememberedBytes - source.size(), &entry.strings)) return;
+        entry.source.assign(source.data(), source.size());
+    } catch (const std::bad_alloc&) {
+        return;
+    }
+    entry.scalars = Scalars(options);
+    entry.offline = circumstances.device == nullptr;
+    entry.device_major = entry.offline ? 0 : circumstances.device->compute_capability_major;
+    entry.device_minor = entry.offline ? 0 : circumstances.device->compute_capability_minor;
+    entry.nvrtc_identity = circumstances.nvrtc_identity;
+    entry.nvrtc_facts = circumstances.nvrtc_facts;
+    entry.target = target;
+    entry.key = key;
+    entry.last_use = ++memo.clock;
+    entry.used = true;
+}
+
+}  // namespace request_memo
+}  // namespace cuabi

@@ -1,0 +1,232 @@
+// The per-thread memo of request keys (compile/request_memo.hpp): a request is found again only
+// when every byte that decides its key is the same -- content, never addresses -- and a caller
+// that rewrites its buffers in place is never served the key of what was there before.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "compile/request_memo.hpp"
+#include "cuabi/cuabi.h"
+#include "device/context.hpp"
+
+namespace cuabi {
+namespace {
+
+#define ASSERT_STATUS(call, expected) \
+    ASSERT_EQ((call), (expected)) << #call << ": " << cuabi_last_error_message()
+
+cache::Key key_of(uint64_t value) {
+    cache::Key key;
+    key.high = value;
+    key.low = ~value;
+    key.nvrtc = 7;
+    return key;
+}
+
+Target target_of(int arch) {
+    Target target;
+    target.arch = arch;
+    target.set_name();
+    return target;
+}
+
+// Each test uses sources of its own, so entries other tests left in this thread's memo cannot
+// answer for it.
+std::string unique_source(const char* what) {
+    static int counter = 0;
+    return std::string("// ") + what + " " + std::to_string(getpid()) + " " + std::to_string(++counter) +
+           "\nextern \"C\" __global__ void k(int* p) { *p = 1; }\n";
+}
+
+class RequestMemo : public ::testing::Test {
+protected:
+    void SetUp() override {
+        source = unique_source(::testing::UnitTest::GetInstance()->current_test_info()->name());
+        options.target = target_text;
+        options.name_expressions = expressions;
+        options.name_expression_count = 1;
+        options.salt = salt;
+        options.salt_size = sizeof salt;
+        circumstances.nvrtc_identity = 42;
+        request_memo::remember(source, options, circumstances, target_of(90), key_of(1));
+    }
+
+    bool found(const char* text, const CompileOptions& with, const request_memo::Circumstances& now,
+               cache::Key* key = nullptr) {
+        std::string_view view;
+        Target target;
+        cache::Key ignored;
+        return request_memo::find(text, with, now, &view, &target, key != nullptr ? key : &ignored);
+    }
+    bool found(const char* text) { return found(text, options, circumstances); }
+
+    std::string source;
+    char target_text[8] = "sm_90";
+    char expression[32] = "block_sum<float, 256>";
+    const char* expressions[1] = {expression};
+    unsigned char salt[4] = {1, 2, 3, 4};
+    CompileOptions options;
+    request_memo::Circumstances circumstances;
+};
+
+TEST_F(RequestMemo, TheSameRequestIsFoundWithItsTargetKeyAndLength) {
+    std::string_view view;
+    Target target;
+    cache::Key key;
+    std::string copy = source;  // another address, the same bytes
+    ASSERT_TRUE(request_memo::find(copy.c_str(), options, circumstances, &view, &target, &key));
+    EXPECT_EQ(key, key_of(1));
+    EXPECT_STREQ(target.name, "sm_90");
+    EXPECT_EQ(view.data(), copy.c_str());
+    EXPECT_EQ(view.size(), copy.size());
+}
+
+TEST_F(RequestMemo, ASourceRewrittenInPlaceIsNotFound) {
+    std::string buffer = source;
+    buffer[buffer.size() / 2] ^= 1;
+    EXPECT_FALSE(found(buffer.c_str()));
+    EXPECT_FALSE(found(source.substr(0, source.size() - 1).c_str()));  // a prefix
+    EXPECT_FALSE(found((source + " ").c_str()));                        // longer
+    EXPECT_TRUE(found(source.c_str()));
+}
+
+TEST_F(RequestMemo, OptionStringsCompareByContentNotAddress) {
+    expression[0] = 'B';  // the caller reuses its buffer for another expression
+    EXPECT_FALSE(found(source.c_str()));
+    expression[0] = 'b';
+    EXPECT_TRUE(found(source.c_str()));
+
+    target_text[3] = '8';  // "sm_80"
+    EXPECT_FALSE(found(source.c_str()));
+    target_text[3] = '9';
+
+    salt[3] = 5;
+    EXPECT_FALSE(found(source.c_str()));
+    salt[3] = 4;
+
+    CompileOptions other = options;
+    other.program_name = "";  // an empty name is not an absent one
+    EXPECT_FALSE(found(source.c_str(), other, circumstances));
+    other = options;
+    other.flags = CUABI_COMPILE_PTX;
+    EXPECT_FALSE(found(source.c_str(), other, circumstances));
+    other = options;
+    other.name_expression_count = 0;
+    EXPECT_FALSE(found(source.c_str(), other, circumstances));
+    other = options;
+    const char* define = "N=4";
+    other.defines = &define;
+    other.define_count = 1;
+    EXPECT_FALSE(found(source.c_str(), other, circumstances));
+    EXPECT_TRUE(found(source.c_str()));
+}
+
+TEST_F(RequestMemo, WhatDecidedTheKeyBesidesTheRequestMustMatch) {
+    request_memo::Circumstances now = circumstances;
+    now.nvrtc_identity = 43;  // NVRTC replaced
+    EXPECT_FALSE(found(source.c_str(), options, now));
+    now = circumstances;
+    int facts = 0;
+    now.nvrtc_facts = &facts;  // NVRTC's facts became known: the target may resolve differently
+    EXPECT_FALSE(found(source.c_str(), options, now));
+
+    DeviceInfo hopper;
+    hopper.compute_capability_major = 9;
+    DeviceInfo ampere;
+    ampere.compute_capability_major = 8;
+    request_memo::Circumstances on_hopper = circumstances;
+    on_hopper.device = &hopper;
+    EXPECT_FALSE(found(source.c_str(), options, on_hopper));  // remembered offline
+    request_memo::remember(source, options, on_hopper, target_of(90), key_of(2));
+    cache::Key key;
+    DeviceInfo another_hopper = hopper;  // another context on the same kind of device
+    on_hopper.device = &another_hopper;
+    ASSERT_TRUE(found(source.c_str(), options, on_hopper, &key));
+    EXPECT_EQ(key, key_of(2));
+    on_hopper.device = &ampere;
+    EXPECT_FALSE(found(source.c_str(), options, on_hopper));
+    ASSERT_TRUE(found(source.c_str(), options, circumstances, &key));
+    EXPECT_EQ(key, key_of(1));
+}
+
+TEST_F(RequestMemo, TheLeastRecentlyUsedEntryMakesRoom) {
+    std::vector<std::string> others;
+    for (size_t i = 0; i < request_memo::kEntries; ++i) {
+        others.push_back(unique_source("other"));
+        request_memo::remember(others.back(), options, circumstances, target_of(90), key_of(10 + i));
+    }
+    EXPECT_FALSE(found(source.c_str()));  // the oldest
+    for (size_t i = 0; i < others.size(); ++i) {
+        cache::Key key;
+        ASSERT_TRUE(found(others[i].c_str(), options, circumstances, &key)) << i;
+        EXPECT_EQ(key, key_of(10 + i));
+    }
+}
+
+TEST_F(RequestMemo, LargeRequestsAreNotRemembered) {
+    std::string large = unique_source("large") + std::string(request_memo::kMaxRememberedBytes, ' ');
+    request_memo::remember(large, options, circumstances, target_of(90), key_of(3));
+    EXPECT_FALSE(found(large.c_str()));
+    std::string header(request_memo::kMaxRememberedBytes, 'x');
+    const char* header_name = "big.h";
+    const char* header_source = header.c_str();
+    CompileOptions with_header = options;
+    with_header.header_names = &header_name;
+    with_header.header_sources = &header_source;
+    with_header.header_count = 1;
+    request_memo::remember(source, with_header, circumstances, target_of(90), key_of(4));
+    EXPECT_FALSE(found(source.c_str(), with_header, circumstances));
+    EXPECT_TRUE(found(source.c_str()));  // the earlier entry was left alone
+}
+
+TEST_F(RequestMemo, EachThreadHasItsOwn) {
+    bool found_elsewhere = true;
+    std::thread([&] { found_elsewhere = found(source.c_str()); }).join();
+    EXPECT_FALSE(found_elsewhere);
+    EXPECT_TRUE(found(source.c_str()));
+}
+
+// Through the C API: a caller compiling from one buffer that it rewrites between calls (same
+// address, same length) gets the second program, not the first one's cached image.
+TEST(RequestMemoApi, ABufferRewrittenBetweenCompilesGetsItsOwnModule) {
+    std::string salt = "memo-" + std::to_string(getpid()) + "-" +
+                       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    options.target = "sm_90";
+    options.salt = salt.data();
+    options.salt_size = salt.size();
+    char buffer[] = "extern \"C\" __global__ void one(int* p) { *p = 1; }\n";
+    cuabi_module* first = nullptr;
+    ASSERT_STATUS(cuabi_module_compile_offline(buffer, &options, &first), CUABI_SUCCESS);
+    cuabi_module* again = nullptr;
+    ASSERT_STATUS(cuabi_module_compile_offline(buffer, &options, &again), CUABI_SUCCESS);
+    std::memcpy(std::strstr(buffer, "one"), "two", 3);
+    cuabi_module* second = nullptr;
+    ASSERT_STATUS(cuabi_module_compile_offline(buffer, &options, &second), CUABI_SUCCESS);
+
+    cuabi_module_info info[3];
+    cuabi_module* modules[3] = {first, again, second};
+    for (int i = 0; i < 3; ++i) {
+        cuabi_module_info_init(sizeof info[i], &info[i]);
+        ASSERT_STATUS(cuabi_module_get_info(modules[i], &info[i]), CUABI_SUCCESS);
+    }
+    EXPECT_EQ(info[1].origin, CUABI_MODULE_ORIGIN_MEMORY_CACHE);
+    EXPECT_STREQ(info[0].cache_key, info[1].cache_key);
+    EXPECT_EQ(info[2].origin, CUABI_MODULE_ORIGIN_COMPILED);
+    EXPECT_STRNE(info[0].cache_key, info[2].cache_key);
+    std::vector<char> image(info[2].image_size);
+    size_t size = 0;
+    ASSERT_STATUS(cuabi_module_get_image(second, image.data(), image.size(), &size), CUABI_SUCCESS);
+    EXPECT_NE(std::string(image.begin(), image.end()).find("two"), std::string::npos);
+    for (cuabi_module* module : modules) cuabi_module_destroy(module);
+}
+
+}  // namespace
+}  // namespace cuabi
