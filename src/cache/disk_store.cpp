@@ -41,6 +41,15 @@ bool read_all(int fd, uint8_t* data, size_t size) {
     return true;
 }
 
+bool allocate(std::vector<uint8_t>* bytes, size_t size) {
+    try {
+        bytes->resize(size);
+        return true;
+    } catch (const std::bad_alloc&) {
+        return false;
+    }
+}
+
 bool write_all(int fd, const uint8_t* data, size_t size) {
     size_t done = 0;
     while (done < size) {
@@ -164,7 +173,10 @@ DiskStore::Read DiskStore::read_exact(int shard, const std::string& shard_text, 
     }
     if (fstat(fd.get(), &info) != 0) return Read::Miss;
     uint64_t bound = std::min(max_bytes_, kMaxEntryBytes);
-    uint8_t head[kEntryHeaderSize];
+    // The whole entry in one read (its size is bounded above): a hit in a fresh process pays per
+    // system call.
+    std::vector<uint8_t> bytes;
+    size_t head_size = std::min<size_t>(kEntryHeaderSize, size_t(info.st_size));
     EntryHeader header;
     if (!S_ISREG(info.st_mode)) {
         *why = format("cache entry '%s' is %s", shown.c_str(), kind_of(info.st_mode));
@@ -173,22 +185,17 @@ DiskStore::Read DiskStore::read_exact(int shard, const std::string& shard_text, 
     } else if (uint64_t(info.st_size) > bound) {
         *why = format("cache entry '%s' is %lld bytes, more than the %llu an entry may have", shown.c_str(),
                       static_cast<long long>(info.st_size), static_cast<unsigned long long>(bound));
-    } else if (!read_all(fd.get(), head, std::min<size_t>(sizeof head, size_t(info.st_size))) ||
-               !read_entry_header(head, std::min<size_t>(sizeof head, size_t(info.st_size)), &header) ||
-               header.total != uint64_t(info.st_size)) {
+    } else if (!allocate(&bytes, size_t(info.st_size))) {
+        return Read::Miss;  // too large for this process now: compile instead
+    } else if (!read_all(fd.get(), bytes.data(), bytes.size())) {
+        return Read::Miss;  // shrank while being read: nothing to judge
+    } else if (!read_entry_header(bytes.data(), head_size, &header) || header.total != uint64_t(info.st_size)) {
         CachedImage ignored;
         std::string reason;
-        decode_entry(key, head, std::min<size_t>(sizeof head, size_t(info.st_size)), &ignored, &reason);
+        decode_entry(key, bytes.data(), head_size, &ignored, &reason);
         *why = format("cache entry '%s' is corrupt (%s)", shown.c_str(),
                       reason.empty() ? "its size disagrees with its header" : reason.c_str());
     } else {
-        std::vector<uint8_t> bytes;
-        try {
-            bytes.resize(static_cast<size_t>(info.st_size));
-        } catch (const std::bad_alloc&) {
-            return Read::Miss;  // too large for this process now: compile instead
-        }
-        if (!read_all(fd.get(), bytes.data(), bytes.size())) return Read::Miss;  // shrank: nothing to judge
         std::string reason;
         bool decoded = false;
         try {
