@@ -163,6 +163,10 @@ bool driver_started_in_process();
 // cuDriverGetVersion answers before cuInit. 0 when there is no driver. Thread-safe.
 int installed_driver_version();
 
+// The CUDA version of the driver cuabi has ALREADY loaded and initialized in this process (13000),
+// else 0 -- never loading or initializing anything, so callers may ask it on any path. Thread-safe.
+int loaded_driver_version();
+
 // Records a failed driver call: status CUABI_ERROR_CUDA (or CUABI_ERROR_DEVICE_OUT_OF_MEMORY for
 // CUDA_ERROR_OUT_OF_MEMORY), a message "<call> failed: CUDA_ERROR_X (<text>) <context>" and the
 // given fix, and the CUresult for cuabi_last_cu_result().

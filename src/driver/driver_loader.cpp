@@ -171,6 +171,12 @@ int installed_driver_version() {
     return version;
 }
 
+int loaded_driver_version() {
+    if (!loaded.load(std::memory_order_acquire)) return 0;
+    const LoadOutcome& result = outcome();
+    return result.status == CUABI_SUCCESS ? result.api.version : 0;
+}
+
 const DriverApi* driver(Status* out_status) {
     // A fork() child of a process that had used cuabi may not touch the driver (core/fork.hpp);
     // one that had not starts CUDA afresh.

@@ -35,15 +35,18 @@ constexpr size_t kMaxNoteBytes = 64 * 1024;
 constexpr uint16_t kMaxProgramHeaders = 128;
 constexpr off_t kMaxLoaderCacheBytes = 64 * 1024 * 1024;
 
-bool read_at(int fd, void* data, size_t size, off_t offset) {
+// Bytes read at `offset`, fewer than `size` only at the end of the file or on an error.
+size_t read_up_to(int fd, void* data, size_t size, off_t offset) {
     size_t done = 0;
     while (done < size) {
         ssize_t got = pread(fd, static_cast<char*>(data) + done, size - done, offset + static_cast<off_t>(done));
-        if (got <= 0) return false;
+        if (got <= 0) break;
         done += static_cast<size_t>(got);
     }
-    return true;
+    return done;
 }
+
+bool read_at(int fd, void* data, size_t size, off_t offset) { return read_up_to(fd, data, size, offset) == size; }
 
 bool read_native_header(int fd, Elf64_Ehdr* header) {
     return read_at(fd, header, sizeof *header, 0) && std::memcmp(header->e_ident, ELFMAG, SELFMAG) == 0 &&
@@ -227,9 +230,14 @@ std::string read_build_id(const std::string& path) {
     struct stat info;
     bool usable = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && read_native_header(fd, &header) &&
                   header.e_phentsize == sizeof(Elf64_Phdr) && header.e_phnum <= kMaxProgramHeaders;
-    for (uint16_t i = 0; usable && hex.empty() && i < header.e_phnum; ++i) {
-        Elf64_Phdr segment;
-        if (!read_at(fd, &segment, sizeof segment, static_cast<off_t>(header.e_phoff + i * sizeof segment))) break;
+    // The whole program header table in one read (each syscall costs microseconds on some
+    // hosts); a table cut short by the end of the file yields the headers it holds.
+    Elf64_Phdr segments[kMaxProgramHeaders];
+    size_t count = usable ? read_up_to(fd, segments, header.e_phnum * sizeof(Elf64_Phdr),
+                                       static_cast<off_t>(header.e_phoff)) / sizeof(Elf64_Phdr)
+                          : 0;
+    for (size_t i = 0; hex.empty() && i < count; ++i) {
+        const Elf64_Phdr& segment = segments[i];
         if (segment.p_type != PT_NOTE || segment.p_filesz > kMaxNoteBytes || segment.p_filesz < sizeof(Elf64_Nhdr))
             continue;
         std::string notes(segment.p_filesz, '\0');

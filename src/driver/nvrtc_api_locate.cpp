@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 #include <mutex>
 
 #include "core/error.hpp"
@@ -84,23 +85,28 @@ Candidate find_major(int major, Places& places) {
     return candidate;
 }
 
-std::string searched_text(Places& places) {
+// "libnvrtc.so.12 at /usr/local/cuda-12.8/lib64/libnvrtc.so.12", for cuabi info.
+std::string install_text(const Candidate& candidate) {
+    return "libnvrtc.so." + std::to_string(candidate.major) + " at " + candidate.path;
+}
+
+std::string searched_text(const std::vector<int>& majors, Places& places) {
     std::string roots;
     for (const std::string& root : places.roots()) roots += (roots.empty() ? "" : ", ") + root + "/lib64";
     std::string pip;
     for (const std::string& nvidia : places.pip()) pip += (pip.empty() ? "" : ", ") + nvidia;
     std::string names;
-    for (int major : kNvrtcMajors) names += (names.empty() ? "libnvrtc.so." : " and libnvrtc.so.") + std::to_string(major);
+    for (int major : majors) names += (names.empty() ? "libnvrtc.so." : " and libnvrtc.so.") + std::to_string(major);
     return names + " in LD_LIBRARY_PATH, /etc/ld.so.cache and the system library directories" +
            (roots.empty() ? std::string(", no CUDA Toolkit directory") : ", " + roots) +
            (pip.empty() ? std::string(", no pip nvidia-* packages") : ", " + pip);
 }
 
-// The majors in order of preference: those the driver supports, newest first, then the
-// rest, oldest first (the closest to what the driver supports); newest first without a driver.
-std::vector<int> search_order(int driver_version) {
+}  // namespace
+
+std::vector<int> nvrtc_search_order(const std::vector<int>& majors, int driver_version) {
     std::vector<int> supported, newer;
-    for (int major : kNvrtcMajors) {
+    for (int major : majors) {
         if (driver_version == 0 || major <= driver_version / 1000) supported.push_back(major);
         else newer.insert(newer.begin(), major);
     }
@@ -108,7 +114,7 @@ std::vector<int> search_order(int driver_version) {
     return supported;
 }
 
-NvrtcLocation locate() {
+NvrtcLocation locate_nvrtc(const std::vector<int>& majors, int loaded_driver) {
     NvrtcLocation location;
     const char* override_path = secure_getenv("CUABI_NVRTC_PATH");
     if (override_path != nullptr && *override_path != '\0') {
@@ -120,23 +126,37 @@ NvrtcLocation locate() {
         location.searched = "CUABI_NVRTC_PATH='" + named + "'";
         location.major = major_of(location.path);
     } else {
-        // Every supported major is looked for (cuabi info lists those not chosen); the driver is
-        // asked only when the choice depends on it, since loading libcuda costs milliseconds.
         Places places;
         std::vector<Candidate> found;
-        for (int major : kNvrtcMajors) {
-            Candidate candidate = find_major(major, places);
-            if (!candidate.path.empty()) found.push_back(std::move(candidate));
+        if (loaded_driver != 0) {
+            // The driver is known and costs nothing to ask: the first major found in its order
+            // of preference is the one paired_nvrtc_major() would choose of all those found, so
+            // the rest are left for other_nvrtc_installs() (each costs stat() calls).
+            location.driver_version = loaded_driver;
+            for (int major : nvrtc_search_order(majors, loaded_driver)) {
+                if (!found.empty()) {
+                    location.unsearched.push_back(major);
+                    continue;
+                }
+                Candidate candidate = find_major(major, places);
+                if (!candidate.path.empty()) found.push_back(std::move(candidate));
+            }
+        } else {
+            // Every major is looked for: whether several are installed decides whether the driver
+            // must be asked (loading libcuda costs milliseconds), and cuabi info lists the others.
+            for (int major : majors) {
+                Candidate candidate = find_major(major, places);
+                if (!candidate.path.empty()) found.push_back(std::move(candidate));
+            }
+            if (found.size() > 1) location.driver_version = installed_driver_version();
         }
-        location.searched = searched_text(places);
-        if (found.empty()) return location;
-        if (found.size() > 1) location.driver_version = installed_driver_version();
-        std::vector<int> majors;
-        for (const Candidate& candidate : found) majors.push_back(candidate.major);
-        int major = paired_nvrtc_major(majors, location.driver_version);
+        int chosen = 0;
+        for (int major : nvrtc_search_order(majors, location.driver_version))
+            for (const Candidate& candidate : found)
+                if (chosen == 0 && candidate.major == major) chosen = major;
         for (const Candidate& candidate : found) {
-            if (candidate.major != major) {
-                location.others.push_back("libnvrtc.so." + std::to_string(candidate.major) + " at " + candidate.path);
+            if (candidate.major != chosen) {
+                location.others.push_back(install_text(candidate));
                 continue;
             }
             location.found = true;
@@ -144,6 +164,9 @@ NvrtcLocation locate() {
             location.major = candidate.major;
             location.source = candidate.source;
         }
+        // Only messages about a missing NVRTC need it, and it lists the toolkit and pip
+        // directories, which a search that found NVRTC in the loader's path never had to.
+        if (!location.found) location.searched = searched_text(majors, places);
     }
     if (location.found) {
         location.build_id = read_build_id(location.path);
@@ -152,10 +175,18 @@ NvrtcLocation locate() {
     return location;
 }
 
-}  // namespace
+std::vector<std::string> other_nvrtc_installs(const NvrtcLocation& location) {
+    std::vector<std::string> others = location.others;
+    Places places;
+    for (int major : location.unsearched) {
+        Candidate candidate = find_major(major, places);
+        if (!candidate.path.empty()) others.push_back(install_text(candidate));
+    }
+    return others;
+}
 
 int paired_nvrtc_major(const std::vector<int>& majors, int driver_version) {
-    for (int major : search_order(driver_version))
+    for (int major : nvrtc_search_order({std::begin(kNvrtcMajors), std::end(kNvrtcMajors)}, driver_version))
         for (int found : majors)
             if (found == major) return major;
     return 0;
@@ -182,7 +213,10 @@ uint64_t nvrtc_file_identity(const std::string& path, const std::string& build_i
 const NvrtcLocation& nvrtc_location() {
     static std::once_flag once;
     static const NvrtcLocation* location = nullptr;  // never destroyed: read from any thread at exit
-    std::call_once(once, [] { location = new NvrtcLocation(locate()); });
+    std::call_once(once, [] {
+        location = new NvrtcLocation(
+            locate_nvrtc({std::begin(kNvrtcMajors), std::end(kNvrtcMajors)}, loaded_driver_version()));
+    });
     return *location;
 }
 
@@ -202,7 +236,7 @@ std::string nvrtc_pairing_text(const NvrtcLocation& location, int driver_version
         text = format("NVRTC %d for the CUDA %d.%d driver (the newest major it supports)", location.major, driver_major,
                       driver_version % 1000 / 10);
     }
-    for (const std::string& other : location.others) text += "; also installed: " + other;
+    for (const std::string& other : other_nvrtc_installs(location)) text += "; also installed: " + other;
     return text;
 }
 

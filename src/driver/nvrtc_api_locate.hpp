@@ -4,9 +4,19 @@
 // each major cuabi supports (13, 12), looked for where the loader would find it (LD_LIBRARY_PATH,
 // /etc/ld.so.cache, the default directories), then in the usual toolkit locations and pip's
 // nvidia-* wheels. When more than one major is installed, paired_nvrtc_major() chooses (a CUDA 12
-// driver cannot load what NVRTC 13 produces); the driver's version is then that of cuabi's loaded
-// driver, or asked of libcuda without initializing it. The file found is the file loaded: NVRTC
-// is dlopened by this full path.
+// driver cannot load what NVRTC 13 produces). The file found is the file loaded: NVRTC is
+// dlopened by this full path.
+//
+// Which majors are searched depends on whether cuabi has already loaded the driver:
+//   - loaded: its version is known for free, so the majors are searched in the driver's order of
+//     preference (nvrtc_search_order) and the search stops at the first found -- the same choice
+//     as pairing over all installed majors, in a few syscalls. The majors not searched are kept
+//     in `unsearched`; other_nvrtc_installs() looks for them when asked (cuabi info).
+//   - not loaded (offline compiles, a cache hit before any GPU work): every major is searched,
+//     since only when several are installed is libcuda opened to ask its version (without
+//     initializing it), which costs milliseconds.
+// Each syscall costs microseconds on some hosts and this runs on a fresh process's first cache
+// hit, so what only messages need (`searched`) is built only when no NVRTC was found.
 //
 // The file's identity -- its GNU build-id, read from the file's note (or, for a file without
 // one, its path, size and modification time) -- goes into every cache key, so a fresh process
@@ -28,14 +38,31 @@ struct NvrtcLocation {
     std::string build_id;      // hex GNU build-id of the file; "" when it has none
     uint64_t identity = 0;     // for cache keys; never 0 when found
     std::string source;        // how it was found: "CUABI_NVRTC_PATH", "the loader's search path", ...
-    std::string searched;      // where cuabi looked, for messages
-    std::vector<std::string> others;  // other NVRTC majors found and not chosen ("libnvrtc.so.12 at ...")
-    int driver_version = 0;    // the driver it was paired with (13000); 0 when not needed or none
+    std::string searched;      // where cuabi looked, for messages; "" when found (unless CUABI_NVRTC_PATH)
+    std::vector<std::string> others;  // other majors found and not chosen ("libnvrtc.so.12 at ..."), of
+                                      // those searched: use other_nvrtc_installs() for all of them
+    std::vector<int> unsearched;      // majors not looked for (the driver was loaded, see above)
+    int driver_version = 0;    // the driver it was paired with (13000): cuabi's loaded driver, else
+                               // the installed one when several majors were found; 0 when neither
 };
 
 // Decided once per process, on first use; costs a few stat() calls and one ELF note read.
 // Thread-safe.
 const NvrtcLocation& nvrtc_location();
+
+// The search behind nvrtc_location(), not remembered: `majors` newest first (kNvrtcMajors; tests
+// pass others), `loaded_driver` the version of the driver cuabi has loaded, 0 for none
+// (loaded_driver_version()). Reads CUABI_NVRTC_PATH and the environment of every search.
+NvrtcLocation locate_nvrtc(const std::vector<int>& majors, int loaded_driver);
+
+// Other installed NVRTC majors than the one chosen ("libnvrtc.so.12 at ..."): location.others
+// and those of location.unsearched found now. For cuabi info; costs stat() calls.
+std::vector<std::string> other_nvrtc_installs(const NvrtcLocation& location);
+
+// `majors` (newest first) in order of preference for a driver of `driver_version` (13000; 0 for
+// none): those it supports, newest first, then the rest, oldest first (the closest to what it
+// supports). The first installed of them is paired_nvrtc_major()'s choice.
+std::vector<int> nvrtc_search_order(const std::vector<int>& majors, int driver_version);
 
 // The identity of the NVRTC file at `path` with build-id `build_id` (see the file comment).
 uint64_t nvrtc_file_identity(const std::string& path, const std::string& build_id);
@@ -45,7 +72,8 @@ uint64_t nvrtc_file_identity(const std::string& path, const std::string& build_i
 // driver; 0 when none was found.
 int paired_nvrtc_major(const std::vector<int>& majors, int driver_version);
 
-// One line for `cuabi info`: which NVRTC is paired with which driver and why.
+// One line for `cuabi info`: which NVRTC is paired with which driver and why, and the other
+// majors installed (other_nvrtc_installs).
 std::string nvrtc_pairing_text(const NvrtcLocation& location, int driver_version);
 
 }  // namespace cuabi
