@@ -139,7 +139,7 @@ Status Graph::write_dot(const char* path, bool verbose) {
     if (status != CUABI_SUCCESS) return status;
     std::lock_guard<Exclusive> lock(exclusive_);
     CUresult result =
-        context_->api().cuGraphDebugDotPrint(graph_, path, verbose ? CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE : 0u);
+        context_->api().cuGraphDebugDotPrint(graph_, path, verbose ? unsigned{CU_GRAPH_DEBUG_DOT_FLAGS_VERBOSE} : 0u);
     if (result != CUDA_SUCCESS)
         return fail_with_cu_result(CUABI_ERROR_CUDA, result,
                                    "pass a path in a directory that exists and that this process may write",
