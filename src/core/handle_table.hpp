@@ -122,9 +122,10 @@ private:
     };
     static constexpr uint32_t kIndexBits = 24;
     static constexpr uint64_t kIndexMask = (uint64_t{1} << kIndexBits) - 1;
-    // 256 slots (16 KiB) a chunk: a process's first handle touches four pages, not the 64 that
-    // 4096 slots did (about 0.1 ms of page faults inside its first compile or context call).
-    static constexpr uint32_t kChunkBits = 8;
+    // 64 slots (one 4 KiB page) a chunk: a process's first handle costs one page fault, not the
+    // 64 that 4096 slots did (about 0.1 ms inside its first compile or context call). The chunk
+    // table is 2 MiB of address space, of which only the pages of used entries are ever touched.
+    static constexpr uint32_t kChunkBits = 6;
     static constexpr uint32_t kChunkSize = 1u << kChunkBits;
     static constexpr uint32_t kMaxChunks = 1u << (kIndexBits - kChunkBits);
     static constexpr uint32_t kMaxSlots = (1u << kIndexBits) - 1;  // index + 1 must fit the index bits

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -58,11 +59,14 @@ bool regular_file(const std::string& path) {
     return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
 }
 
-// /etc/ld.so.cache ("glibc-ld.so.cache1.1" layout, alone or after an old-format table), read
-// once per process and searched in place. The cache is root's; every offset is checked against
-// its size.
+// /etc/ld.so.cache ("glibc-ld.so.cache1.1" layout, alone or after an old-format table), mapped
+// once per process and searched in place, as the dynamic loader does: only the pages a lookup
+// touches are read (copying the whole file cost a fresh process's first compile a dozen page
+// faults). ldconfig replaces the file by renaming a new one over it, so the mapping stays whole.
+// The cache is root's; every offset is checked against its size.
 struct LoaderCache {
-    std::string data;
+    const char* data = nullptr;
+    size_t size = 0;
     size_t start = 0;    // of the new-format table
     uint32_t count = 0;  // its entries
 
@@ -72,31 +76,39 @@ struct LoaderCache {
         int fd = open("/etc/ld.so.cache", O_RDONLY | O_CLOEXEC);
         if (fd < 0) return;
         struct stat info;
-        if (fstat(fd, &info) == 0 && info.st_size > 0 && info.st_size < kMaxLoaderCacheBytes) {
-            data.resize(static_cast<size_t>(info.st_size));
-            if (!read_at(fd, &data[0], data.size(), 0)) data.clear();
+        if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0 && info.st_size < kMaxLoaderCacheBytes) {
+            void* mapped = mmap(nullptr, static_cast<size_t>(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+            if (mapped != MAP_FAILED) {
+                data = static_cast<const char*>(mapped);
+                size = static_cast<size_t>(info.st_size);
+            }
         }
         close(fd);
-        if (data.compare(0, sizeof kOldMagic - 1, kOldMagic) == 0 && data.size() >= 16) {
+        if (size >= 16 && std::memcmp(data, kOldMagic, sizeof kOldMagic - 1) == 0) {
             uint32_t old_count = 0;
-            std::memcpy(&old_count, data.data() + 12, 4);
+            std::memcpy(&old_count, data + 12, 4);
             start = (16 + size_t(old_count) * 12 + 7) & ~size_t{7};
         }
-        if (data.size() < start + kHeader || data.compare(start, sizeof kNewMagic - 1, kNewMagic) != 0) return;
-        std::memcpy(&count, data.data() + start + 20, 4);
-        if (count > (data.size() - start - kHeader) / kEntry) count = 0;
+        if (size < start + kHeader || std::memcmp(data + start, kNewMagic, sizeof kNewMagic - 1) != 0) return;
+        std::memcpy(&count, data + start + 20, 4);
+        if (count > (size - start - kHeader) / kEntry) count = 0;
     }
+    ~LoaderCache() {
+        if (data != nullptr) munmap(const_cast<char*>(data), size);
+    }
+    LoaderCache(const LoaderCache&) = delete;
+    LoaderCache& operator=(const LoaderCache&) = delete;
 
     const char* string_at(uint32_t offset) const {
         size_t at = start + offset;
-        if (at >= data.size() || std::memchr(data.data() + at, '\0', data.size() - at) == nullptr) return nullptr;
-        return data.data() + at;
+        if (at >= size || std::memchr(data + at, '\0', size - at) == nullptr) return nullptr;
+        return data + at;
     }
 
     // The path for `name` of this machine's ELF class and architecture, or "".
     std::string find(const std::string& name) const {
         for (uint32_t i = 0; i < count; ++i) {
-            const char* entry = data.data() + start + kHeader + size_t(i) * kEntry;
+            const char* entry = data + start + kHeader + size_t(i) * kEntry;
             uint32_t key = 0, value = 0;
             std::memcpy(&key, entry + 4, 4);
             std::memcpy(&value, entry + 8, 4);
@@ -222,42 +234,71 @@ std::string find_library_file(const std::string& name) {
     return "";
 }
 
+namespace {
+
+// The file's first bytes, read once: an ELF file's header, program headers and build-id note
+// normally all lie in them, so identifying NVRTC costs one read (a fresh process's first compile
+// pays for each system call).
+struct FileHead {
+    int fd;
+    unsigned char bytes[2048];
+    size_t size;
+
+    explicit FileHead(int descriptor) : fd(descriptor), size(read_up_to(descriptor, bytes, sizeof bytes, 0)) {}
+    // `length` bytes at `offset`: from the head when they are in it, else read from the file.
+    bool copy(void* out, size_t length, uint64_t offset) const {
+        if (offset <= size && length <= size - offset) {
+            std::memcpy(out, bytes + offset, length);
+            return true;
+        }
+        return read_at(fd, out, length, static_cast<off_t>(offset));
+    }
+};
+
+// The hex of the NT_GNU_BUILD_ID note in `notes`, or "".
+std::string build_id_in(const std::string& notes) {
+    auto align4 = [](size_t n) { return (n + 3) & ~size_t{3}; };
+    for (size_t at = 0; at + sizeof(Elf64_Nhdr) <= notes.size();) {
+        Elf64_Nhdr note;
+        std::memcpy(&note, notes.data() + at, sizeof note);
+        size_t name_at = at + sizeof note, desc_at = name_at + align4(note.n_namesz);
+        if (note.n_namesz > notes.size() || note.n_descsz > notes.size() || desc_at + note.n_descsz > notes.size())
+            return "";
+        if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(notes.data() + name_at, "GNU", 4) == 0) {
+            std::string hex;
+            char digits[3];
+            for (uint32_t b = 0; b < note.n_descsz; ++b) {
+                std::snprintf(digits, sizeof digits, "%02x", static_cast<unsigned char>(notes[desc_at + b]));
+                hex += digits;
+            }
+            return hex;
+        }
+        at = desc_at + align4(note.n_descsz);
+    }
+    return "";
+}
+
+}  // namespace
+
 std::string read_build_id(const std::string& path) {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return "";
     std::string hex;
-    Elf64_Ehdr header;
     struct stat info;
-    bool usable = fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && read_native_header(fd, &header) &&
-                  header.e_phentsize == sizeof(Elf64_Phdr) && header.e_phnum <= kMaxProgramHeaders;
-    // The whole program header table in one read (each syscall costs microseconds on some
-    // hosts); a table cut short by the end of the file yields the headers it holds.
-    Elf64_Phdr segments[kMaxProgramHeaders];
-    size_t count = usable ? read_up_to(fd, segments, header.e_phnum * sizeof(Elf64_Phdr),
-                                       static_cast<off_t>(header.e_phoff)) / sizeof(Elf64_Phdr)
-                          : 0;
-    for (size_t i = 0; hex.empty() && i < count; ++i) {
-        const Elf64_Phdr& segment = segments[i];
-        if (segment.p_type != PT_NOTE || segment.p_filesz > kMaxNoteBytes || segment.p_filesz < sizeof(Elf64_Nhdr))
-            continue;
-        std::string notes(segment.p_filesz, '\0');
-        if (!read_at(fd, &notes[0], notes.size(), static_cast<off_t>(segment.p_offset))) continue;
-        auto align4 = [](size_t n) { return (n + 3) & ~size_t{3}; };
-        for (size_t at = 0; at + sizeof(Elf64_Nhdr) <= notes.size();) {
-            Elf64_Nhdr note;
-            std::memcpy(&note, notes.data() + at, sizeof note);
-            size_t name_at = at + sizeof note, desc_at = name_at + align4(note.n_namesz);
-            if (note.n_namesz > notes.size() || note.n_descsz > notes.size() || desc_at + note.n_descsz > notes.size())
-                break;
-            if (note.n_type == NT_GNU_BUILD_ID && note.n_namesz == 4 && std::memcmp(notes.data() + name_at, "GNU", 4) == 0) {
-                char digits[3];
-                for (uint32_t b = 0; b < note.n_descsz; ++b) {
-                    std::snprintf(digits, sizeof digits, "%02x", static_cast<unsigned char>(notes[desc_at + b]));
-                    hex += digits;
-                }
-                break;
-            }
-            at = desc_at + align4(note.n_descsz);
+    if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
+        const FileHead head(fd);
+        Elf64_Ehdr header;
+        bool usable = head.copy(&header, sizeof header, 0) && std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
+                      header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_machine == kMachine &&
+                      header.e_phentsize == sizeof(Elf64_Phdr) && header.e_phnum <= kMaxProgramHeaders;
+        for (uint16_t i = 0; usable && hex.empty() && i < header.e_phnum; ++i) {
+            Elf64_Phdr segment;
+            // A table cut short by the end of the file yields the headers it holds.
+            if (!head.copy(&segment, sizeof segment, header.e_phoff + uint64_t{i} * sizeof segment)) break;
+            if (segment.p_type != PT_NOTE || segment.p_filesz > kMaxNoteBytes || segment.p_filesz < sizeof(Elf64_Nhdr))
+                continue;
+            std::string notes(segment.p_filesz, '\0');
+            if (head.copy(&notes[0], notes.size(), segment.p_offset)) hex = build_id_in(notes);
         }
     }
     close(fd);
