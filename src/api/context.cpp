@@ -2,10 +2,12 @@
 #include "api/arguments.hpp"
 #include "api/device_info.hpp"
 #include "api/guard.hpp"
+#include "compile/discovery.hpp"
 #include "core/fork.hpp"
 #include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/context.hpp"
+#include "driver/driver_api.hpp"
 #include "graph/graph_cache.hpp"
 
 using namespace cuabi;
@@ -41,6 +43,10 @@ CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options
     if (read.device_ordinal < 0)
         return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_get_count() - 1",
                     "device ordinal %d is negative", read.device_ordinal);
+    // With the driver loaded, what compiles key by is found while the driver creates the context
+    // (the search pairs NVRTC with the loaded driver); the first compile then only looks it up.
+    if (driver(&status) == nullptr) return status;
+    discovery::start();
     std::shared_ptr<Context> context;
     status = Context::create(read.device_ordinal, &context);
     if (status != CUABI_SUCCESS) return status;
