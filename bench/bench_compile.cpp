@@ -29,6 +29,7 @@
 //   kernel by name expression); each also with CUABI_NVRTC_PATH pointing nowhere ("no NVRTC").
 // Without a GPU the context rows are skipped, and the bench says so.
 #include <pthread.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -261,7 +262,10 @@ int child_first_compile(const Options& options, uint32_t flags) {
     bench::Clock::time_point start = bench::Clock::now();
     bench::check(cuabi_module_compile_offline(source.c_str(), &compile, &module), "first compile");
     double ns = bench::nanoseconds(bench::Clock::now() - start);
-    if (origin(module) != CUABI_MODULE_ORIGIN_COMPILED) return 1;
+    if (origin(module) != CUABI_MODULE_ORIGIN_COMPILED) {
+        std::fprintf(stderr, "child: the first compile was not a compile (origin %u)\n", origin(module));
+        return 1;
+    }
     std::printf("%.0f\n", ns);
     cuabi_module_destroy(module);
     return 0;
@@ -297,8 +301,15 @@ double child_sample(const Options& options, const std::string& mode, const std::
     std::string command = environment + "'" + self_path() + "' --child " + mode + " --target " + options.target + extra;
     FILE* child = popen(command.c_str(), "r");
     double ns = -1;
-    if (child == nullptr || std::fscanf(child, "%lf", &ns) != 1 || pclose(child) != 0 || ns < 0) {
-        std::fprintf(stderr, "child '%s' failed\n", command.c_str());
+    bool read = child != nullptr && std::fscanf(child, "%lf", &ns) == 1;
+    int status = child != nullptr ? pclose(child) : -1;
+    if (!read || status != 0 || ns < 0) {
+        std::string how = status == -1            ? "could not be run"
+                          : WIFSIGNALED(status)   ? "was killed by signal " + std::to_string(WTERMSIG(status))
+                          : WEXITSTATUS(status) != 0 ? "exited with status " + std::to_string(WEXITSTATUS(status))
+                                                     : "printed no time";
+        std::fprintf(stderr, "child '%s' %s (printed %s)\n", command.c_str(), how.c_str(),
+                     read ? std::to_string(ns).c_str() : "nothing");
         std::exit(1);
     }
     return ns;
