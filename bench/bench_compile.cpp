@@ -138,7 +138,7 @@ struct Options {
     std::string target = "sm_90";
     const char* json = nullptr;
     const char* child = nullptr;  // --child MODE: this process is one fresh-process sample
-    const char* salt = "";        // --salt TEXT: the child's salt for a cold compile
+    std::string salt;             // --salt TEXT: the child's salt for a cold compile (owned: options point into it)
     bool no_cache = false;        // --no-cache: pass NVRTC's --no-cache (12.9+) on cold compiles
 };
 
