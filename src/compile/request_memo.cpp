@@ -1,6 +1,8 @@
 #include "compile/request_memo.hpp"
 
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <new>
 #include <string>
 
@@ -55,9 +57,8 @@ struct Scalars {
     }
 };
 
+// One remembered request, immutable once made: shared by the threads that remember it.
 struct Entry {
-    bool used = false;
-    uint64_t last_use = 0;
     Scalars scalars;
     bool offline = true;
     int32_t device_major = 0, device_minor = 0;
@@ -71,18 +72,44 @@ struct Entry {
     cache::Key key;
 };
 
-struct Memo {
-    Entry entries[kEntries];
+using EntryRef = std::shared_ptr<const Entry>;
+
+// A thread's recent requests: read and written by that thread only, so a hit takes no lock.
+struct ThreadMemo {
+    EntryRef entries[kEntries];
+    uint64_t last_use[kEntries] = {};
     uint64_t clock = 0;
+
+    void put(EntryRef entry) {
+        size_t oldest = 0;
+        for (size_t i = 0; i < kEntries; ++i)
+            if (!entries[i] || last_use[i] < last_use[oldest]) oldest = i;
+        entries[oldest] = std::move(entry);
+        last_use[oldest] = ++clock;
+    }
 };
 
-Memo& this_thread() {
-    thread_local Memo memo;
+// The process's recent requests, so that a thread's first compile of a request another thread
+// made finds it too (a thread pool's new worker, say). Looked at only when the thread's own memo
+// misses; replaced round robin.
+struct SharedMemo {
+    std::mutex mutex;
+    EntryRef entries[kSharedEntries];
+    size_t next = 0;
+};
+
+ThreadMemo& this_thread() {
+    thread_local ThreadMemo memo;
     return memo;
 }
 
+SharedMemo& shared() {
+    static SharedMemo* memo = new SharedMemo();  // never destroyed: compiles may run at exit
+    return *memo;
+}
+
 bool same_circumstances(const Entry& entry, const Scalars& scalars, const Circumstances& now) {
-    if (!entry.used || !(entry.scalars == scalars) || entry.nvrtc_identity != now.nvrtc_identity ||
+    if (!(entry.scalars == scalars) || entry.nvrtc_identity != now.nvrtc_identity ||
         entry.nvrtc_facts != now.nvrtc_facts || entry.offline != (now.device == nullptr))
         return false;
     return now.device == nullptr || (entry.device_major == now.device->compute_capability_major &&
@@ -127,53 +154,75 @@ bool serialize_strings(const CompileOptions& options, size_t budget, std::string
     return true;
 }
 
+// Whether `entry` is the request: its source, options and circumstances.
+bool matches(const Entry& entry, const char* source, const CompileOptions& options, const Scalars& scalars,
+             const Circumstances& circumstances) {
+    // strncmp stops at the caller's terminator, and a remembered source holds no NUL.
+    const size_t size = entry.source.size();
+    return same_circumstances(entry, scalars, circumstances) && std::strncmp(source, entry.source.data(), size) == 0 &&
+           source[size] == '\0' && same_strings(entry.strings, options);
+}
+
+bool answer(const Entry& entry, const char* source, std::string_view* out_source, Target* out_target,
+            cache::Key* out_key) {
+    *out_source = std::string_view(source, entry.source.size());
+    *out_target = entry.target;
+    *out_key = entry.key;
+    return true;
+}
+
 }  // namespace
 
 bool find(const char* source, const CompileOptions& options, const Circumstances& circumstances,
           std::string_view* out_source, Target* out_target, cache::Key* out_key) {
-    Memo& memo = this_thread();
+    ThreadMemo& memo = this_thread();
     const Scalars scalars(options);
-    for (Entry& entry : memo.entries) {
-        // strncmp stops at the caller's terminator, and a remembered source holds no NUL.
-        const size_t size = entry.source.size();
-        if (!same_circumstances(entry, scalars, circumstances) ||
-            std::strncmp(source, entry.source.data(), size) != 0 || source[size] != '\0' ||
-            !same_strings(entry.strings, options))
-            continue;
-        entry.last_use = ++memo.clock;
-        *out_source = std::string_view(source, size);
-        *out_target = entry.target;
-        *out_key = entry.key;
-        return true;
+    for (size_t i = 0; i < kEntries; ++i) {
+        const EntryRef& entry = memo.entries[i];
+        if (!entry || !matches(*entry, source, options, scalars, circumstances)) continue;
+        memo.last_use[i] = ++memo.clock;
+        return answer(*entry, source, out_source, out_target, out_key);
     }
-    return false;
+    EntryRef found;
+    {
+        SharedMemo& process = shared();
+        std::lock_guard<std::mutex> lock(process.mutex);
+        for (const EntryRef& entry : process.entries)
+            if (entry && matches(*entry, source, options, scalars, circumstances)) {
+                found = entry;
+                break;
+            }
+    }
+    if (!found) return false;
+    memo.put(found);
+    return answer(*found, source, out_source, out_target, out_key);
 }
 
 void remember(std::string_view source, const CompileOptions& options, const Circumstances& circumstances,
               const Target& target, const cache::Key& key) noexcept {
     if (source.size() >= kMaxRememberedBytes) return;
-    Memo& memo = this_thread();
-    Entry* oldest = &memo.entries[0];
-    for (Entry& entry : memo.entries)
-        if (!entry.used || entry.last_use < oldest->last_use) oldest = &entry;
-    Entry& entry = *oldest;
-    entry.used = false;
+    EntryRef remembered;
     try {
-        if (!serialize_strings(options, kMaxRememberedBytes - source.size(), &entry.strings)) return;
-        entry.source.assign(source.data(), source.size());
+        auto entry = std::make_shared<Entry>();
+        if (!serialize_strings(options, kMaxRememberedBytes - source.size(), &entry->strings)) return;
+        entry->source.assign(source.data(), source.size());
+        entry->scalars = Scalars(options);
+        entry->offline = circumstances.device == nullptr;
+        entry->device_major = entry->offline ? 0 : circumstances.device->compute_capability_major;
+        entry->device_minor = entry->offline ? 0 : circumstances.device->compute_capability_minor;
+        entry->nvrtc_identity = circumstances.nvrtc_identity;
+        entry->nvrtc_facts = circumstances.nvrtc_facts;
+        entry->target = target;
+        entry->key = key;
+        remembered = std::move(entry);
     } catch (const std::bad_alloc&) {
-        return;
+        return;  // not remembered: the next compile of the request keys it again
     }
-    entry.scalars = Scalars(options);
-    entry.offline = circumstances.device == nullptr;
-    entry.device_major = entry.offline ? 0 : circumstances.device->compute_capability_major;
-    entry.device_minor = entry.offline ? 0 : circumstances.device->compute_capability_minor;
-    entry.nvrtc_identity = circumstances.nvrtc_identity;
-    entry.nvrtc_facts = circumstances.nvrtc_facts;
-    entry.target = target;
-    entry.key = key;
-    entry.last_use = ++memo.clock;
-    entry.used = true;
+    this_thread().put(remembered);
+    SharedMemo& process = shared();
+    std::lock_guard<std::mutex> lock(process.mutex);
+    process.entries[process.next] = std::move(remembered);
+    process.next = (process.next + 1) % kSharedEntries;
 }
 
 }  // namespace request_memo

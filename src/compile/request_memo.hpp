@@ -1,4 +1,4 @@
-// The keys of this thread's recent compile requests, so that compiling the same source with the
+// The keys of recent compile requests, so that compiling the same source with the
 // same options again -- what a program does that compiles where it launches, or per call -- costs
 // one comparison with the remembered request instead of hashing the source and canonicalizing
 // every option into a key again.
@@ -10,9 +10,11 @@
 // cache is asked of the cache each time, so clearing, eviction and reconfiguration need not know
 // about it.
 //
-// Per thread, so a lookup takes no lock and touches no shared line; a thread's first compile of a
-// request takes the full way and fills an entry. Requests whose source or option strings are
-// large are not remembered, to bound each thread's memory (kMaxRememberedBytes per entry).
+// Each thread looks first at its own recent requests, without a lock; on a miss, at the process's
+// recent requests (one short lock), so a thread's first compile of a request another thread made
+// needs no key either. Entries are immutable and shared by reference between the two. A request
+// whose source and option strings pass kMaxRememberedBytes is not remembered, which bounds the
+// memory of the whole memo (kSharedEntries entries plus what threads still refer to).
 #pragma once
 
 #include <cstddef>
@@ -28,8 +30,9 @@ struct DeviceInfo;
 
 namespace request_memo {
 
-// Entries per thread, and the most source and option bytes one entry keeps.
+// Entries per thread and per process, and the most source and option bytes one entry keeps.
 constexpr size_t kEntries = 4;
+constexpr size_t kSharedEntries = 16;
 constexpr size_t kMaxRememberedBytes = 64 * 1024;
 
 // What decided the key besides the request itself.
@@ -39,14 +42,15 @@ struct Circumstances {
     const void* nvrtc_facts = nullptr;   // NVRTC's facts when known (they can change the target)
 };
 
-// The target and key remembered for this request, or false. `source` is NUL-terminated and read
+// The target and key remembered for this request, or false. Thread-safe. `source` is NUL-terminated and read
 // no further than its terminator (one pass: the comparison also measures it); on a hit
 // `*out_source` is a view of it with its length.
 bool find(const char* source, const CompileOptions& options, const Circumstances& circumstances,
           std::string_view* out_source, Target* out_target, cache::Key* out_key);
 
-// Remembers `target` and `key` for this request (replacing the thread's least recently used
-// entry). Allocates; a failed allocation only means the request is not remembered.
+// Remembers `target` and `key` for this request, in this thread's memo (replacing its least
+// recently used entry) and the process's (round robin). Allocates; a failed allocation only means
+// the request is not remembered. Thread-safe.
 void remember(std::string_view source, const CompileOptions& options, const Circumstances& circumstances,
               const Target& target, const cache::Key& key) noexcept;
 

@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <string>
@@ -39,7 +40,7 @@ Target target_of(int arch) {
 // Each test uses sources of its own, so entries other tests left in this thread's memo cannot
 // answer for it.
 std::string unique_source(const char* what) {
-    static int counter = 0;
+    static std::atomic<int> counter{0};
     return std::string("// ") + what + " " + std::to_string(getpid()) + " " + std::to_string(++counter) +
            "\nextern \"C\" __global__ void k(int* p) { *p = 1; }\n";
 }
@@ -155,13 +156,13 @@ TEST_F(RequestMemo, WhatDecidedTheKeyBesidesTheRequestMustMatch) {
     EXPECT_EQ(key, key_of(1));
 }
 
-TEST_F(RequestMemo, TheLeastRecentlyUsedEntryMakesRoom) {
+TEST_F(RequestMemo, OlderRequestsMakeRoomForNewerOnes) {
     std::vector<std::string> others;
-    for (size_t i = 0; i < request_memo::kEntries; ++i) {
+    for (size_t i = 0; i < request_memo::kSharedEntries; ++i) {
         others.push_back(unique_source("other"));
         request_memo::remember(others.back(), options, circumstances, target_of(90), key_of(10 + i));
     }
-    EXPECT_FALSE(found(source.c_str()));  // the oldest
+    EXPECT_FALSE(found(source.c_str()));  // out of this thread's memo and the process's
     for (size_t i = 0; i < others.size(); ++i) {
         cache::Key key;
         ASSERT_TRUE(found(others[i].c_str(), options, circumstances, &key)) << i;
@@ -185,11 +186,37 @@ TEST_F(RequestMemo, LargeRequestsAreNotRemembered) {
     EXPECT_TRUE(found(source.c_str()));  // the earlier entry was left alone
 }
 
-TEST_F(RequestMemo, EachThreadHasItsOwn) {
-    bool found_elsewhere = true;
+TEST_F(RequestMemo, AnotherThreadFindsWhatThisOneRemembered) {
+    bool found_elsewhere = false;
+    cache::Key key;
+    std::thread([&] { found_elsewhere = found(source.c_str(), options, circumstances, &key); }).join();
+    EXPECT_TRUE(found_elsewhere);
+    EXPECT_EQ(key, key_of(1));
+
+    // Once the process's memo has moved on, a new thread keys the request itself.
+    for (size_t i = 0; i < request_memo::kSharedEntries; ++i)
+        request_memo::remember(unique_source("newer"), options, circumstances, target_of(90), key_of(20 + i));
     std::thread([&] { found_elsewhere = found(source.c_str()); }).join();
     EXPECT_FALSE(found_elsewhere);
-    EXPECT_TRUE(found(source.c_str()));
+}
+
+// Threads remembering and finding at once (TSan runs this): entries are shared, never torn.
+TEST_F(RequestMemo, ThreadsRememberAndFindAtOnce) {
+    std::vector<std::thread> threads;
+    std::vector<int> wrong(8, 0);
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&, t] {
+            for (int i = 0; i < 200; ++i) {
+                std::string mine = unique_source("concurrent");
+                uint64_t value = 1000u * static_cast<uint64_t>(t) + static_cast<uint64_t>(i);
+                request_memo::remember(mine, options, circumstances, target_of(90), key_of(value));
+                cache::Key key;
+                if (!found(mine.c_str(), options, circumstances, &key) || key != key_of(value)) ++wrong[t];
+                if (found(source.c_str(), options, circumstances, &key) && key != key_of(1)) ++wrong[t];
+            }
+        });
+    for (std::thread& thread : threads) thread.join();
+    for (int t = 0; t < 8; ++t) EXPECT_EQ(wrong[t], 0) << t;
 }
 
 // Through the C API: a caller compiling from one buffer that it rewrites between calls (same
