@@ -65,6 +65,9 @@ public:
     Problem clear(Removal* out);
     Problem verify(Removal* out);
 
+    // Opens kernels/ ahead of the first read when it exists (never creates it).
+    void open_existing_kernels() { kernels(false, nullptr); }
+
     const std::string& directory() const { return path_; }
     uint64_t max_bytes() const { return max_bytes_; }
     int fd() const { return directory_.get(); }

@@ -1,5 +1,7 @@
 #include "cache/kernel_cache.hpp"
 
+#include <sys/stat.h>
+
 #include <time.h>
 
 #include <algorithm>
@@ -51,6 +53,14 @@ DiskStore* KernelCache::disk() {
         disk_problem_ = DiskStore::open(config_.directory, config_.disk_max_bytes, config_.lock_timeout_ms, &disk_);
     });
     return disk_.get();
+}
+
+void KernelCache::open_existing_disk() {
+    // Only an existing directory: opening a missing one would create it, for a process that may
+    // never compile. (Removed between this check and the walk, it is created, as a store would.)
+    struct stat info;
+    if (config_.disk_disabled || stat(config_.directory.c_str(), &info) != 0 || !S_ISDIR(info.st_mode)) return;
+    if (DiskStore* store = disk()) store->open_existing_kernels();
 }
 
 bool KernelCache::disk_writes_paused() const {

@@ -94,6 +94,10 @@ public:
     Status verify(Removal* out);                     // reads every entry, removes bad ones
     // CUABI_ERROR_CACHE_UNSAFE / CUABI_ERROR_CACHE_IO when the disk layer was refused or failed.
     Status check_disk();
+    // Opens the disk layer ahead of the first lookup -- the directory walk and its checks -- when
+    // the cache directory already exists; creates nothing (a directory that does not exist yet is
+    // left to the first store). Quiet: what it finds is reported by the lookups, as always.
+    void open_existing_disk();
 
     const Config& config() const { return config_; }
     const std::string& directory() const { return config_.directory; }

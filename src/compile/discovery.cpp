@@ -3,6 +3,7 @@
 #include <mutex>
 #include <thread>
 
+#include "cache/kernel_cache.hpp"
 #include "compile/toolkit_headers.hpp"
 #include "driver/nvrtc_api_locate.hpp"
 
@@ -32,6 +33,7 @@ void run() noexcept {
     try {
         (void)nvrtc_location();
         (void)toolkit_headers();
+        cache::KernelCache::instance().open_existing_disk();
     } catch (...) {
         // Allocation failure: the first compile searches again and reports what it finds.
     }

@@ -1,13 +1,15 @@
 // Finding what every compile keys by -- which NVRTC file would compile (its identity) and where
-// the CUDA Toolkit's headers are -- on a thread of its own while a context is being created, so
-// that a process's first compile (usually a disk-cache hit) does not pay for the search.
+// the CUDA Toolkit's headers are -- and opening the kernel cache's directory, on a thread of its
+// own while a context is being created, so that a process's first compile (usually a disk-cache
+// hit) does not pay for the search and the directory checks.
 //
 // The search is a few dozen stat() calls and small reads (about 0.1 ms on a GPU host, where each
 // system call costs microseconds); creating a context takes the driver tens of milliseconds, so
-// the search finishes long before it. Both answers are computed once per process behind
+// the search finishes long before it. Each answer is computed once per process behind
 // std::call_once, so a compile that arrives first simply does the work itself (or waits for the
 // thread's call to finish): nothing is done twice and nothing is skipped. Only reads: nothing is
-// created or written, no NVRTC or worker is loaded or started.
+// created or written (a cache directory that does not exist yet is left alone), no NVRTC or
+// worker is loaded or started.
 #pragma once
 
 namespace cuabi {

@@ -7,6 +7,11 @@
 #include <thread>
 #include <vector>
 
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cache/kernel_cache.hpp"
 #include "compile/discovery.hpp"
 #include "compile/toolkit_headers.hpp"
 #include "cuabi/cuabi.h"
@@ -57,6 +62,26 @@ TEST(Discovery, StartsOnceRacesCompilesAndGivesTheAnswersACompileWouldFind) {
     cuabi_module* module = nullptr;
     ASSERT_EQ(cuabi_module_compile_offline(source, &options, &module), CUABI_SUCCESS) << cuabi_last_error_message();
     cuabi_module_destroy(module);
+}
+
+// Opening the disk layer ahead of the first lookup creates nothing: a missing cache directory stays
+// missing (a program that only loads images must not grow one), an existing one gets no kernels/.
+TEST(Discovery, OpeningTheCacheAheadCreatesNothing) {
+    char scratch[] = "/tmp/cuabi-discovery-XXXXXX";
+    ASSERT_NE(mkdtemp(scratch), nullptr);
+    cache::Config config;
+    config.directory = std::string(scratch) + "/absent";
+    cache::KernelCache absent(config);
+    absent.open_existing_disk();
+    struct stat info;
+    EXPECT_NE(stat(config.directory.c_str(), &info), 0) << "the missing cache directory was created";
+
+    config.directory = scratch;
+    cache::KernelCache present(config);
+    present.open_existing_disk();
+    EXPECT_NE(stat((config.directory + "/kernels").c_str(), &info), 0) << "kernels/ was created";
+    EXPECT_EQ(present.check_disk(), CUABI_SUCCESS) << cuabi_last_error_message();  // opened and accepted
+    rmdir(scratch);
 }
 
 }  // namespace
