@@ -73,7 +73,7 @@ bool resolved(int32_t tristate, bool default_value) {
 // Writes the canonical flag list to `sink(parts)`: each flag is the concatenation of its parts.
 template <typename Sink>
 void emit_flags(const CompileRequest& request, Sink&& sink) {
-    const CompileOptions& options = request.options;
+    const CompileOptions& options = *request.options;
     using parts = std::initializer_list<std::string_view>;
     sink(parts{"--gpu-architecture=", request.target.name});
     if (options.cpp_standard != nullptr) {
@@ -263,7 +263,7 @@ std::vector<std::string_view> sorted_name_expressions(const CompileOptions& opti
 }
 
 cache::Key compile_key(const CompileRequest& request, uint64_t nvrtc_identity) {
-    const CompileOptions& options = request.options;
+    const CompileOptions& options = *request.options;
     cache::KeyBuilder key;
     key.add("source", request.source.data(), request.source.size());
     key.add("program_name", program_name(options), std::strlen(program_name(options)));
@@ -294,7 +294,7 @@ cache::Key compile_key(const CompileRequest& request, uint64_t nvrtc_identity) {
 }
 
 NvrtcJob make_job(const CompileRequest& request) {
-    const CompileOptions& options = request.options;
+    const CompileOptions& options = *request.options;
     NvrtcJob job;
     job.source.assign(request.source.data(), request.source.size());
     job.program_name = program_name(options);

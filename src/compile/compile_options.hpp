@@ -68,7 +68,7 @@ struct CompileOptions {
 // API call only.
 struct CompileRequest {
     std::string_view source;
-    CompileOptions options;                   // validated
+    const CompileOptions* options = nullptr;  // validated (not copied: every hit passes it along)
     Target target;                            // resolved
     const ToolkitHeaders* toolkit = nullptr;  // NULL with CUABI_COMPILE_NO_TOOLKIT_INCLUDES
 };

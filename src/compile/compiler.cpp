@@ -90,7 +90,7 @@ Status serve_without_nvrtc(const CompileRequest& request, cache::Key key, bool u
                     .c_str(),
                 "the kernel cache has no entry for '%s' for %s (key %s) from any NVRTC%s, and compiling it needs "
                 "NVRTC: %s",
-                program_name(request.options), request.target.name, key.hex().c_str(),
+                program_name(*request.options), request.target.name, key.hex().c_str(),
                 use_cache ? "" : " (CUABI_COMPILE_NO_CACHE)", what.c_str());
 }
 
@@ -102,7 +102,7 @@ Status compile_miss(const CompileInput& input, CompileRequest request, cache::Ke
         if (auto hit = kernel_cache.find_on_disk(key, counters))
             return serve(std::move(hit), key, cache::Layer::Disk, request.target, out);
 
-    const CompileOptions& options = input.options;
+    const CompileOptions& options = *input.options;
     Isolation isolation = Isolation::Worker;
     Status status = choose_isolation(options.flags, &isolation);
     if (status != CUABI_SUCCESS) return status;
@@ -198,9 +198,9 @@ Status resolve_target(const NvrtcFacts& nvrtc, const CompileOptions& options, co
 
 Status compile(const CompileInput& input, Counters* counters, CompileOutcome* out) {
     set_last_compile_log(nullptr);
-    const CompileOptions& options = input.options;
+    const CompileOptions& options = *input.options;
     CompileRequest request;
-    request.options = options;
+    request.options = &options;
     if ((options.flags & CUABI_COMPILE_NO_TOOLKIT_INCLUDES) == 0) request.toolkit = &toolkit_headers();
     const NvrtcFacts* facts = loaded_nvrtc_facts();
     const request_memo::Circumstances circumstances{input.device, key_nvrtc_identity(), facts};

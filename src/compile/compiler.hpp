@@ -31,7 +31,7 @@ Status resolve_target(const NvrtcFacts& nvrtc, const CompileOptions& options, co
 
 struct CompileInput {
     const char* source = nullptr;     // NUL-terminated
-    CompileOptions options;           // from read_compile_options()
+    const CompileOptions* options = nullptr;  // from read_compile_options()
     const DeviceInfo* device = nullptr;  // NULL: offline, options.target required
 };
 

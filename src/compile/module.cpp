@@ -40,7 +40,7 @@ Status Module::compile(std::shared_ptr<Context> context, const char* source, con
                        std::shared_ptr<Module>* out) {
     CompileInput input;
     input.source = source;
-    input.options = options;
+    input.options = &options;
     input.device = &context->info();
     CompileOutcome outcome;
     Status status = cuabi::compile(input, &context->counters(), &outcome);
@@ -57,7 +57,7 @@ Status Module::compile_offline(const char* source, const CompileOptions& options
                                std::shared_ptr<Module>* out) {
     CompileInput input;
     input.source = source;
-    input.options = options;
+    input.options = &options;
     CompileOutcome outcome;
     Status status = cuabi::compile(input, nullptr, &outcome);
     if (status != CUABI_SUCCESS) return status;

@@ -53,7 +53,7 @@ struct Inputs {
         CompileRequest request;
         request.source = source;
         EXPECT_EQ(cuabi::check_compile_options(options), CUABI_SUCCESS) << cuabi_last_error_message();
-        request.options = options;
+        request.options = &options;
         EXPECT_EQ(cuabi::parse_target(target, "target", &request.target), CUABI_SUCCESS);
         request.toolkit = with_toolkit ? &toolkit : nullptr;
         return cuabi::compile_key(request, nvrtc_identity);

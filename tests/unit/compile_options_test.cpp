@@ -30,9 +30,11 @@ cuabi_status read(const cuabi_compile_options& options) {
 }
 
 std::vector<std::string> flags_for(const cuabi_compile_options& options, const char* target = "sm_90") {
+    cuabi::CompileOptions read;
     CompileRequest request;
     request.source = "";
-    EXPECT_EQ(cuabi::read_compile_options(&options, &request.options), CUABI_SUCCESS) << cuabi_last_error_message();
+    request.options = &read;
+    EXPECT_EQ(cuabi::read_compile_options(&options, &read), CUABI_SUCCESS) << cuabi_last_error_message();
     EXPECT_EQ(cuabi::parse_target(target, "target", &request.target), CUABI_SUCCESS);
     return cuabi::nvrtc_flags(request);
 }
