@@ -49,15 +49,22 @@
 // Heap allocations of this thread, counted for the memory-hit row (libcuabi's operator new calls
 // resolve to these too).
 namespace {
-thread_local uint64_t allocations = 0;
+// Atomic: GCC may assume that a replaceable operator new touches no global the caller can see, and
+// move a plain read of the counter across the call that allocates (Release builds counted 0).
+thread_local std::atomic<uint64_t> allocations{0};
 }
 void* operator new(size_t size) {
-    ++allocations;
+    allocations.fetch_add(1, std::memory_order_seq_cst);
     if (void* block = std::malloc(size == 0 ? 1 : size)) return block;
     throw std::bad_alloc();
 }
+// GCC pairs every `new` in this file with the library's operator new and warns that free() does
+// not match it (-Wmismatched-new-delete); this file replaces both, and they do match.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void* block) noexcept { std::free(block); }
 void operator delete(void* block, size_t) noexcept { std::free(block); }
+#pragma GCC diagnostic pop
 
 namespace {
 
@@ -398,9 +405,9 @@ void memory_hits(const Options& options, const std::string& target, cuabi_contex
     std::vector<double>& new_thread = report.values("memory hit, new thread", "offline, thread's 1st call");
     for (int rep = 0; rep < options.reps; ++rep)
         std::thread([&] { new_thread.push_back(per_call(1, offline_hit)); }).join();
-    uint64_t before = allocations;
+    uint64_t before = allocations.load(std::memory_order_seq_cst);
     offline_hit();
-    report.note("memory hit allocations per call (offline compile+destroy)", std::to_string(allocations - before));
+    report.note("memory hit allocations per call (offline compile+destroy)", std::to_string(allocations.load(std::memory_order_seq_cst) - before));
 
     cuabi_kernel* held = nullptr;  // keeps the library loaded, as a running application would
     if (context != nullptr) {
