@@ -26,7 +26,9 @@
 //   child times its FIRST compile call and checks that the disk cache served it and that NVRTC was
 //   never loaded (nor a worker started). Modes: offline (compile -> image read back; no GPU),
 //   context (after cuabi_context_create, i.e. driver start-up excluded: compile -> loaded module ->
-//   kernel by name expression); each also with CUABI_NVRTC_PATH pointing nowhere ("no NVRTC").
+//   kernel by name expression; context creation starts cuabi's background search for NVRTC, the
+//   toolkit headers and the cache directory, as in any program); each also with CUABI_NVRTC_PATH
+//   pointing nowhere ("no NVRTC").
 // Without a GPU the context rows are skipped, and the bench says so.
 #include <pthread.h>
 #include <sys/wait.h>
