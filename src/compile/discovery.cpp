@@ -5,6 +5,7 @@
 
 #include "cache/kernel_cache.hpp"
 #include "compile/toolkit_headers.hpp"
+#include "core/fork.hpp"
 #include "driver/nvrtc_api_locate.hpp"
 
 namespace cuabi {
@@ -46,6 +47,9 @@ void start() noexcept {
     std::lock_guard<std::mutex> lock(state.mutex);
     if (state.started) return;
     state.started = true;
+    // A fork() child must never wait on a search this thread left half-done in its copy of
+    // memory: from here on this process counts as having used cuabi, so its children are refused.
+    fork_state::note_use();
     try {
         state.thread = std::thread(run);
     } catch (...) {

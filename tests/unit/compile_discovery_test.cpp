@@ -13,6 +13,7 @@
 
 #include "cache/kernel_cache.hpp"
 #include "compile/discovery.hpp"
+#include "forked_child.hpp"
 #include "compile/toolkit_headers.hpp"
 #include "cuabi/cuabi.h"
 #include "driver/nvrtc_api_locate.hpp"
@@ -82,6 +83,22 @@ TEST(Discovery, OpeningTheCacheAheadCreatesNothing) {
     EXPECT_NE(stat((config.directory + "/kernels").c_str(), &info), 0) << "kernels/ was created";
     EXPECT_EQ(present.check_disk(), CUABI_SUCCESS) << cuabi_last_error_message();  // opened and accepted
     rmdir(scratch);
+}
+
+// Starting the search is using cuabi: a fork() child of this process is refused rather than left
+// to wait on a search the parent's thread may have had half done at the fork.
+TEST(Discovery, AForkAfterTheSearchStartedIsAChildThatIsRefused) {
+    discovery::start();
+    std::string report = test_support::in_forked_child([] {
+        cuabi_compile_options options;
+        cuabi_compile_options_init(sizeof options, &options);
+        options.target = "sm_90";
+        cuabi_module* module = nullptr;
+        cuabi_status status = cuabi_module_compile_offline("extern \"C\" __global__ void k() {}", &options, &module);
+        return std::string(cuabi_status_name(status));
+    });
+    discovery::finish();
+    EXPECT_EQ(report, "CUABI_ERROR_FORKED");
 }
 
 }  // namespace
