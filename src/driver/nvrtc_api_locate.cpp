@@ -131,7 +131,7 @@ NvrtcLocation locate_nvrtc(const std::vector<int>& majors, int loaded_driver) {
         if (loaded_driver != 0) {
             // The driver is known and costs nothing to ask: the first major found in its order
             // of preference is the one paired_nvrtc_major() would choose of all those found, so
-            // the rest are left for other_nvrtc_installs() (each costs stat() calls).
+            // the rest are not looked for (each costs stat() calls).
             location.driver_version = loaded_driver;
             for (int major : nvrtc_search_order(majors, loaded_driver)) {
                 if (!found.empty()) {
@@ -175,16 +175,6 @@ NvrtcLocation locate_nvrtc(const std::vector<int>& majors, int loaded_driver) {
     return location;
 }
 
-std::vector<std::string> other_nvrtc_installs(const NvrtcLocation& location) {
-    std::vector<std::string> others = location.others;
-    Places places;
-    for (int major : location.unsearched) {
-        Candidate candidate = find_major(major, places);
-        if (!candidate.path.empty()) others.push_back(install_text(candidate));
-    }
-    return others;
-}
-
 int paired_nvrtc_major(const std::vector<int>& majors, int driver_version) {
     for (int major : nvrtc_search_order({std::begin(kNvrtcMajors), std::end(kNvrtcMajors)}, driver_version))
         for (int found : majors)
@@ -218,26 +208,6 @@ const NvrtcLocation& nvrtc_location() {
             locate_nvrtc({std::begin(kNvrtcMajors), std::end(kNvrtcMajors)}, loaded_driver_version()));
     });
     return *location;
-}
-
-std::string nvrtc_pairing_text(const NvrtcLocation& location, int driver_version) {
-    if (!location.found) return "no NVRTC found";
-    std::string text;
-    int driver_major = driver_version / 1000;
-    if (location.source == "CUABI_NVRTC_PATH") {
-        text = "chosen by CUABI_NVRTC_PATH";
-    } else if (driver_version == 0) {
-        text = format("NVRTC %d, the newest installed (no CUDA driver to pair with)", location.major);
-    } else if (location.major > driver_major) {
-        text = format("NVRTC %d is newer than the CUDA %d.%d driver, which cannot load what it compiles. Fix: "
-                      "install NVRTC %d (CUDA Toolkit or the nvidia-cuda-nvrtc-cu%d wheel) or update the NVIDIA driver",
-                      location.major, driver_major, driver_version % 1000 / 10, driver_major, driver_major);
-    } else {
-        text = format("NVRTC %d for the CUDA %d.%d driver (the newest major it supports)", location.major, driver_major,
-                      driver_version % 1000 / 10);
-    }
-    for (const std::string& other : other_nvrtc_installs(location)) text += "; also installed: " + other;
-    return text;
 }
 
 }  // namespace cuabi

@@ -11,7 +11,7 @@
 //   - loaded: its version is known for free, so the majors are searched in the driver's order of
 //     preference (nvrtc_search_order) and the search stops at the first found -- the same choice
 //     as pairing over all installed majors, in a few syscalls. The majors not searched are kept
-//     in `unsearched`; other_nvrtc_installs() looks for them when asked (cuabi info).
+//     in `unsearched`.
 //   - not loaded (offline compiles, a cache hit before any GPU work): every major is searched,
 //     since only when several are installed is libcuda opened to ask its version (without
 //     initializing it), which costs milliseconds.
@@ -39,8 +39,8 @@ struct NvrtcLocation {
     uint64_t identity = 0;     // for cache keys; never 0 when found
     std::string source;        // how it was found: "CUABI_NVRTC_PATH", "the loader's search path", ...
     std::string searched;      // where cuabi looked, for messages; "" when found (unless CUABI_NVRTC_PATH)
-    std::vector<std::string> others;  // other majors found and not chosen ("libnvrtc.so.12 at ..."), of
-                                      // those searched: use other_nvrtc_installs() for all of them
+    std::vector<std::string> others;  // other majors found and not chosen ("libnvrtc.so.12 at ..."),
+                                      // of those searched
     std::vector<int> unsearched;      // majors not looked for (the driver was loaded, see above)
     int driver_version = 0;    // the driver it was paired with (13000): cuabi's loaded driver, else
                                // the installed one when several majors were found; 0 when neither
@@ -55,10 +55,6 @@ const NvrtcLocation& nvrtc_location();
 // (loaded_driver_version()). Reads CUABI_NVRTC_PATH and the environment of every search.
 NvrtcLocation locate_nvrtc(const std::vector<int>& majors, int loaded_driver);
 
-// Other installed NVRTC majors than the one chosen ("libnvrtc.so.12 at ..."): location.others
-// and those of location.unsearched found now. For cuabi info; costs stat() calls.
-std::vector<std::string> other_nvrtc_installs(const NvrtcLocation& location);
-
 // `majors` (newest first) in order of preference for a driver of `driver_version` (13000; 0 for
 // none): those it supports, newest first, then the rest, oldest first (the closest to what it
 // supports). The first installed of them is paired_nvrtc_major()'s choice.
@@ -71,9 +67,5 @@ uint64_t nvrtc_file_identity(const std::string& path, const std::string& build_i
 // driver): the newest the driver supports, else the oldest (the closest), the newest without a
 // driver; 0 when none was found.
 int paired_nvrtc_major(const std::vector<int>& majors, int driver_version);
-
-// One line for `cuabi info`: which NVRTC is paired with which driver and why, and the other
-// majors installed (other_nvrtc_installs).
-std::string nvrtc_pairing_text(const NvrtcLocation& location, int driver_version);
 
 }  // namespace cuabi
