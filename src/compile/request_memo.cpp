@@ -5,6 +5,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <tuple>
 
 #include "device/context.hpp"
 
@@ -34,28 +35,12 @@ bool for_each_string(const CompileOptions& options, Visit visit) {
 }
 
 // The options' scalars, compared as a whole; the strings they count are compared by content.
-struct Scalars {
-    uint32_t flags = 0, fast_math = 0, max_registers = 0, line_info = 0, device_debug = 0, timeout_ms = 0;
-    int32_t ftz = 0, prec_div = 0, prec_sqrt = 0, fmad = 0;
-    size_t define_count = 0, include_dir_count = 0, header_count = 0, name_expression_count = 0,
-           extra_flag_count = 0, salt_size = 0;
-
-    explicit Scalars(const CompileOptions& o)
-        : flags(o.flags), fast_math(o.fast_math), max_registers(o.max_registers), line_info(o.line_info),
-          device_debug(o.device_debug), timeout_ms(o.timeout_ms), ftz(o.ftz), prec_div(o.prec_div),
-          prec_sqrt(o.prec_sqrt), fmad(o.fmad), define_count(o.define_count), include_dir_count(o.include_dir_count),
-          header_count(o.header_count), name_expression_count(o.name_expression_count),
-          extra_flag_count(o.extra_flag_count), salt_size(o.salt_size) {}
-    Scalars() = default;
-    bool operator==(const Scalars& other) const {
-        return flags == other.flags && fast_math == other.fast_math && max_registers == other.max_registers &&
-               line_info == other.line_info && device_debug == other.device_debug && timeout_ms == other.timeout_ms &&
-               ftz == other.ftz && prec_div == other.prec_div && prec_sqrt == other.prec_sqrt && fmad == other.fmad &&
-               define_count == other.define_count && include_dir_count == other.include_dir_count &&
-               header_count == other.header_count && name_expression_count == other.name_expression_count &&
-               extra_flag_count == other.extra_flag_count && salt_size == other.salt_size;
-    }
-};
+auto scalars_of(const CompileOptions& o) {
+    return std::make_tuple(o.flags, o.fast_math, o.max_registers, o.line_info, o.device_debug, o.timeout_ms, o.ftz,
+                           o.prec_div, o.prec_sqrt, o.fmad, o.define_count, o.include_dir_count, o.header_count,
+                           o.name_expression_count, o.extra_flag_count, o.salt_size);
+}
+using Scalars = decltype(scalars_of(CompileOptions{}));
 
 // One remembered request, immutable once made: shared by the threads that remember it.
 struct Entry {
@@ -109,7 +94,7 @@ SharedMemo& shared() {
 }
 
 bool same_circumstances(const Entry& entry, const Scalars& scalars, const Circumstances& now) {
-    if (!(entry.scalars == scalars) || entry.nvrtc_identity != now.nvrtc_identity ||
+    if (entry.scalars != scalars || entry.nvrtc_identity != now.nvrtc_identity ||
         entry.nvrtc_facts != now.nvrtc_facts || entry.offline != (now.device == nullptr))
         return false;
     return now.device == nullptr || (entry.device_major == now.device->compute_capability_major &&
@@ -163,12 +148,11 @@ bool matches(const Entry& entry, const char* source, const CompileOptions& optio
            source[size] == '\0' && same_strings(entry.strings, options);
 }
 
-bool answer(const Entry& entry, const char* source, std::string_view* out_source, Target* out_target,
+void answer(const Entry& entry, const char* source, std::string_view* out_source, Target* out_target,
             cache::Key* out_key) {
     *out_source = std::string_view(source, entry.source.size());
     *out_target = entry.target;
     *out_key = entry.key;
-    return true;
 }
 
 }  // namespace
@@ -176,12 +160,13 @@ bool answer(const Entry& entry, const char* source, std::string_view* out_source
 bool find(const char* source, const CompileOptions& options, const Circumstances& circumstances,
           std::string_view* out_source, Target* out_target, cache::Key* out_key) {
     ThreadMemo& memo = this_thread();
-    const Scalars scalars(options);
+    const Scalars scalars = scalars_of(options);
     for (size_t i = 0; i < kEntries; ++i) {
         const EntryRef& entry = memo.entries[i];
         if (!entry || !matches(*entry, source, options, scalars, circumstances)) continue;
         memo.last_use[i] = ++memo.clock;
-        return answer(*entry, source, out_source, out_target, out_key);
+        answer(*entry, source, out_source, out_target, out_key);
+        return true;
     }
     EntryRef found;
     {
@@ -195,7 +180,8 @@ bool find(const char* source, const CompileOptions& options, const Circumstances
     }
     if (!found) return false;
     memo.put(found);
-    return answer(*found, source, out_source, out_target, out_key);
+    answer(*found, source, out_source, out_target, out_key);
+    return true;
 }
 
 void remember(std::string_view source, const CompileOptions& options, const Circumstances& circumstances,
@@ -206,7 +192,7 @@ void remember(std::string_view source, const CompileOptions& options, const Circ
         auto entry = std::make_shared<Entry>();
         if (!serialize_strings(options, kMaxRememberedBytes - source.size(), &entry->strings)) return;
         entry->source.assign(source.data(), source.size());
-        entry->scalars = Scalars(options);
+        entry->scalars = scalars_of(options);
         entry->offline = circumstances.device == nullptr;
         entry->device_major = entry->offline ? 0 : circumstances.device->compute_capability_major;
         entry->device_minor = entry->offline ? 0 : circumstances.device->compute_capability_minor;

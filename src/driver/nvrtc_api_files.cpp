@@ -49,9 +49,14 @@ size_t read_up_to(int fd, void* data, size_t size, off_t offset) {
 
 bool read_at(int fd, void* data, size_t size, off_t offset) { return read_up_to(fd, data, size, offset) == size; }
 
+// A 64-bit ELF header of this machine's architecture.
+bool is_native_header(const Elf64_Ehdr& header) {
+    return std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 && header.e_ident[EI_CLASS] == ELFCLASS64 &&
+           header.e_machine == kMachine;
+}
+
 bool read_native_header(int fd, Elf64_Ehdr* header) {
-    return read_at(fd, header, sizeof *header, 0) && std::memcmp(header->e_ident, ELFMAG, SELFMAG) == 0 &&
-           header->e_ident[EI_CLASS] == ELFCLASS64 && header->e_machine == kMachine;
+    return read_at(fd, header, sizeof *header, 0) && is_native_header(*header);
 }
 
 bool regular_file(const std::string& path) {
@@ -288,8 +293,7 @@ std::string read_build_id(const std::string& path) {
     if (fstat(fd, &info) == 0 && S_ISREG(info.st_mode)) {
         const FileHead head(fd);
         Elf64_Ehdr header;
-        bool usable = head.copy(&header, sizeof header, 0) && std::memcmp(header.e_ident, ELFMAG, SELFMAG) == 0 &&
-                      header.e_ident[EI_CLASS] == ELFCLASS64 && header.e_machine == kMachine &&
+        bool usable = head.copy(&header, sizeof header, 0) && is_native_header(header) &&
                       header.e_phentsize == sizeof(Elf64_Phdr) && header.e_phnum <= kMaxProgramHeaders;
         for (uint16_t i = 0; usable && hex.empty() && i < header.e_phnum; ++i) {
             Elf64_Phdr segment;

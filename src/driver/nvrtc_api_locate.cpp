@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <iterator>
@@ -85,9 +86,16 @@ Candidate find_major(int major, Places& places) {
     return candidate;
 }
 
-// "libnvrtc.so.12 at /usr/local/cuda-12.8/lib64/libnvrtc.so.12", for cuabi info.
+// "libnvrtc.so.12 at /usr/local/cuda-12.8/lib64/libnvrtc.so.12", for NvrtcLocation::others.
 std::string install_text(const Candidate& candidate) {
     return "libnvrtc.so." + std::to_string(candidate.major) + " at " + candidate.path;
+}
+
+// The first of `order` that is among `installed`; 0 when none is.
+int first_installed(const std::vector<int>& order, const std::vector<int>& installed) {
+    for (int major : order)
+        if (std::find(installed.begin(), installed.end(), major) != installed.end()) return major;
+    return 0;
 }
 
 std::string searched_text(const std::vector<int>& majors, Places& places) {
@@ -143,17 +151,16 @@ NvrtcLocation locate_nvrtc(const std::vector<int>& majors, int loaded_driver) {
             }
         } else {
             // Every major is looked for: whether several are installed decides whether the driver
-            // must be asked (loading libcuda costs milliseconds), and cuabi info lists the others.
+            // must be asked (loading libcuda costs milliseconds).
             for (int major : majors) {
                 Candidate candidate = find_major(major, places);
                 if (!candidate.path.empty()) found.push_back(std::move(candidate));
             }
             if (found.size() > 1) location.driver_version = installed_driver_version();
         }
-        int chosen = 0;
-        for (int major : nvrtc_search_order(majors, location.driver_version))
-            for (const Candidate& candidate : found)
-                if (chosen == 0 && candidate.major == major) chosen = major;
+        std::vector<int> installed;
+        for (const Candidate& candidate : found) installed.push_back(candidate.major);
+        const int chosen = first_installed(nvrtc_search_order(majors, location.driver_version), installed);
         for (const Candidate& candidate : found) {
             if (candidate.major != chosen) {
                 location.others.push_back(install_text(candidate));
@@ -176,10 +183,8 @@ NvrtcLocation locate_nvrtc(const std::vector<int>& majors, int loaded_driver) {
 }
 
 int paired_nvrtc_major(const std::vector<int>& majors, int driver_version) {
-    for (int major : nvrtc_search_order({std::begin(kNvrtcMajors), std::end(kNvrtcMajors)}, driver_version))
-        for (int found : majors)
-            if (found == major) return major;
-    return 0;
+    return first_installed(nvrtc_search_order({std::begin(kNvrtcMajors), std::end(kNvrtcMajors)}, driver_version),
+                           majors);
 }
 
 uint64_t nvrtc_file_identity(const std::string& path, const std::string& build_id) {
