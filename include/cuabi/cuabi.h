@@ -618,8 +618,8 @@ CUABI_API cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* m
  * NVRTC itself runs, by default, in a worker process that cuabi starts and keeps, so that a crash
  * or hang inside NVRTC costs a status rather than the calling process. The toolkit's own headers
  * (cooperative_groups.h, cuda/std, CUB, cuda_fp16.h, ...) are found without include options, as
- * nvcc finds them. Modules of the same image share one loaded copy in the driver
- * (cuLibraryLoadData), in every context. A module keeps its context alive; its kernels keep it
+ * nvcc finds them. Modules of the same image in the same device share one loaded copy in the
+ * driver (cuModuleLoadDataEx). A module keeps its context alive; its kernels keep it
  * alive. Thread-safe: a module may be used and compiled from any thread; compiles of different
  * sources run concurrently, and identical compiles requested at once run NVRTC once.
  * ========================================================================================== */
@@ -775,7 +775,7 @@ CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const
 CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char* name_or_expression, cuabi_kernel** out_kernel);
 
 /* Since 1.1. A __device__ or __constant__ variable of the module as a buffer handle covering
- * exactly the variable's bytes (cuLibraryGetGlobal), found by name ("scale") or by a name
+ * exactly the variable's bytes (cuModuleGetGlobal), found by name ("scale") or by a name
  * expression registered at compile time ("table<float>", lowered through the module's name map,
  * which a cache hit restores too). Read and write it with the cuabi_buffer_* functions: bounds are
  * the variable's size, writes on a stream are ordered with kernels on that stream, and

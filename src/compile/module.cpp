@@ -27,10 +27,10 @@ bool looks_like_expression(const char* name) { return std::strpbrk(name, "<>():,
 }  // namespace
 
 Module::Module(std::shared_ptr<const cache::CachedImage> image, std::shared_ptr<Context> context,
-               std::shared_ptr<Library> library, uint32_t origin, bool ptx_fallback, const cache::Key* key)
+               std::shared_ptr<LoadedModule> loaded, uint32_t origin, bool ptx_fallback, const cache::Key* key)
     : image_(std::move(image)),
       context_(std::move(context)),
-      library_(std::move(library)),
+      loaded_(std::move(loaded)),
       origin_(origin),
       ptx_fallback_(ptx_fallback),
       has_key_(key != nullptr),
@@ -45,10 +45,10 @@ Status Module::compile(std::shared_ptr<Context> context, const char* source, con
     CompileOutcome outcome;
     Status status = cuabi::compile(input, &context->counters(), &outcome);
     if (status != CUABI_SUCCESS) return status;
-    std::shared_ptr<Library> library;
-    status = acquire_library(context->api(), outcome.key, *outcome.image, &library);
+    std::shared_ptr<LoadedModule> loaded;
+    status = acquire_loaded_module(context, outcome.key, *outcome.image, &loaded);
     if (status != CUABI_SUCCESS) return status;
-    *out = std::make_shared<Module>(std::move(outcome.image), std::move(context), std::move(library),
+    *out = std::make_shared<Module>(std::move(outcome.image), std::move(context), std::move(loaded),
                                     origin_of(outcome.layer), outcome.target.fallback, &outcome.key);
     return CUABI_SUCCESS;
 }
@@ -86,10 +86,10 @@ Status Module::load_image(std::shared_ptr<Context> context, const void* data, si
     cache::KeyBuilder builder;
     builder.add("image", image->image.data(), image->image.size());
     cache::Key key = builder.finish();
-    std::shared_ptr<Library> library;
-    status = acquire_library(context->api(), key, *image, &library);
+    std::shared_ptr<LoadedModule> loaded;
+    status = acquire_loaded_module(context, key, *image, &loaded);
     if (status != CUABI_SUCCESS) return status;
-    *out = std::make_shared<Module>(std::move(image), std::move(context), std::move(library),
+    *out = std::make_shared<Module>(std::move(image), std::move(context), std::move(loaded),
                                     CUABI_MODULE_ORIGIN_IMAGE, false, nullptr);
     return CUABI_SUCCESS;
 }
@@ -113,17 +113,17 @@ std::string Module::available_names() const {
     std::string text = expression_names();
     const DriverApi& api = context_->api();
     unsigned int count = 0;
-    if (api.cuLibraryGetKernelCount == nullptr || api.cuLibraryEnumerateKernels == nullptr ||
-        api.cuKernelGetName == nullptr || api.cuLibraryGetKernelCount(&count, library_->get()) != CUDA_SUCCESS)
+    if (api.cuModuleGetFunctionCount == nullptr || api.cuModuleEnumerateFunctions == nullptr ||
+        api.cuFuncGetName == nullptr || api.cuModuleGetFunctionCount(&count, loaded_->get()) != CUDA_SUCCESS)
         return text;
-    std::vector<CUkernel> kernels(count);
-    if (count > 0 && api.cuLibraryEnumerateKernels(kernels.data(), count, library_->get()) != CUDA_SUCCESS)
+    std::vector<CUfunction> kernels(count);
+    if (count > 0 && api.cuModuleEnumerateFunctions(kernels.data(), count, loaded_->get()) != CUDA_SUCCESS)
         return text;
     std::string symbols;
     const unsigned int shown = std::min(count, 20u);
     for (unsigned int i = 0; i < shown; ++i) {
         const char* symbol = nullptr;
-        if (api.cuKernelGetName(&symbol, kernels[i]) == CUDA_SUCCESS && symbol != nullptr)
+        if (api.cuFuncGetName(&symbol, kernels[i]) == CUDA_SUCCESS && symbol != nullptr)
             symbols += format("%s\"%s\"", symbols.empty() ? "" : ", ", symbol);
     }
     if (count > shown) symbols += format(" and %u more", count - shown);
@@ -140,11 +140,15 @@ Status Module::get_kernel(const std::shared_ptr<Module>& module, const char* nam
                     module->image_->target.c_str(), bounded(name).c_str());
     const std::string* lowered = module->lowered_name(name);
     const char* symbol = lowered != nullptr ? lowered->c_str() : name;
-    const DriverApi& api = module->context_->api();
-    CUkernel kernel = nullptr;
+    Status status = module->context_->make_current();
+    if (status != CUABI_SUCCESS) return status;
+    CUfunction function = nullptr;
     CUresult result = CUDA_ERROR_NOT_FOUND;
-    if (lowered != nullptr || !looks_like_expression(name))
-        result = api.cuLibraryGetKernel(&kernel, module->library_->get(), symbol);
+    if (lowered != nullptr || !looks_like_expression(name)) {
+        // Under lazy loading this is where the kernel's code reaches the device.
+        range::Scope scope(range::Phase::ModuleLoad, name);
+        result = module->context_->api().cuModuleGetFunction(&function, module->loaded_->get(), symbol);
+    }
     if (result == CUDA_ERROR_NOT_FOUND)
         return fail(CUABI_ERROR_KERNEL_NOT_FOUND,
                     looks_like_expression(name)
@@ -155,18 +159,7 @@ Status Module::get_kernel(const std::shared_ptr<Module>& module, const char* nam
                     "the module (%s) has no kernel '%s'; %s", describe_image(*module->image_).c_str(),
                     bounded(name).c_str(), module->available_names().c_str());
     if (result != CUDA_SUCCESS)
-        return fail_image(result, "cuLibraryGetKernel", format("kernel '%s'", bounded(name).c_str()));
-
-    Status status = module->context_->make_current();
-    if (status != CUABI_SUCCESS) return status;
-    CUfunction function = nullptr;
-    {
-        // Under lazy loading this is where the image is loaded into the context.
-        range::Scope scope(range::Phase::ModuleLoad, name);
-        result = api.cuKernelGetFunction(&function, kernel);
-    }
-    if (result != CUDA_SUCCESS)
-        return fail_image(result, "cuKernelGetFunction",
+        return fail_image(result, "cuModuleGetFunction",
                           format("kernel '%s' of the %s on %s", bounded(name).c_str(), describe_image(*module->image_).c_str(),
                                  module->context_->info().name));
     *out = std::make_shared<Kernel>(module, module->context_, function, name, symbol);
@@ -185,14 +178,13 @@ Status Module::get_global(const std::shared_ptr<Module>& module, const char* nam
     const std::string* lowered = module->lowered_name(name);
     const char* symbol = lowered != nullptr ? lowered->c_str() : name;
     const Context& context = *module->context_;
-    // The library API answers for the current context (and loads the image into it if need be).
     Status status = context.make_current();
     if (status != CUABI_SUCCESS) return status;
     CUdeviceptr address = 0;
     size_t size = 0;
     CUresult result = CUDA_ERROR_NOT_FOUND;
     if (lowered != nullptr || !looks_like_expression(name))
-        result = context.api().cuLibraryGetGlobal(&address, &size, module->library_->get(), symbol);
+        result = context.api().cuModuleGetGlobal(&address, &size, module->loaded_->get(), symbol);
     // The driver answers INVALID_VALUE for a symbol that exists but is no variable (a kernel's name).
     if (result == CUDA_ERROR_NOT_FOUND || result == CUDA_ERROR_INVALID_VALUE)
         return fail(CUABI_ERROR_NOT_FOUND,
@@ -205,8 +197,8 @@ Status Module::get_global(const std::shared_ptr<Module>& module, const char* nam
                     "the module (%s) has no __device__ or __constant__ variable '%s'; %s",
                     describe_image(*module->image_).c_str(), bounded(name).c_str(), module->expression_names().c_str());
     if (result != CUDA_SUCCESS)
-        return fail_image(result, "cuLibraryGetGlobal", format("variable '%s'", bounded(name).c_str()));
-    // The variable lives as long as the library is loaded, which the module keeps.
+        return fail_image(result, "cuModuleGetGlobal", format("variable '%s'", bounded(name).c_str()));
+    // The variable lives as long as the image is loaded, which the module keeps.
     return Buffer::view(module->context_, address, size, module, out);
 }
 

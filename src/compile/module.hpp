@@ -1,7 +1,7 @@
 // A module: one compiled or loaded image, its lowered-name map and its log, loaded into a context
-// (through a shared Library, see library.hpp) -- or, when compiled offline for an explicit target,
-// loaded nowhere and kept only to be read back. The module keeps its image, library and context
-// alive; its kernels keep the module alive.
+// (through a shared LoadedModule, see loaded_module.hpp) -- or, when compiled offline for an
+// explicit target, loaded nowhere and kept only to be read back. The module keeps its image, loaded
+// module and context alive; its kernels keep the module alive.
 #pragma once
 
 #include <memory>
@@ -11,7 +11,7 @@
 #include "cache/kernel_cache.hpp"
 #include "compile/kernel.hpp"
 #include "compile/compile_options.hpp"
-#include "compile/library.hpp"
+#include "compile/loaded_module.hpp"
 #include "core/handle_table.hpp"
 #include "cuabi/cuabi.h"
 #include "device/buffer.hpp"
@@ -45,7 +45,7 @@ public:
     static Status get_global(const std::shared_ptr<Module>& module, const char* name, std::shared_ptr<Buffer>* out);
 
     const cache::CachedImage& image() const { return *image_; }
-    bool loaded() const { return library_ != nullptr; }
+    bool loaded() const { return loaded_ != nullptr; }
     // The mangled name for a compile-time name expression, or nullptr.
     const std::string* lowered_name(std::string_view expression) const;
     uint32_t origin() const { return origin_; }  // CUABI_MODULE_ORIGIN_*
@@ -54,15 +54,15 @@ public:
     const cache::Key* cache_key() const { return has_key_ ? &key_ : nullptr; }
 
     Module(std::shared_ptr<const cache::CachedImage> image, std::shared_ptr<Context> context,
-           std::shared_ptr<Library> library, uint32_t origin, bool ptx_fallback, const cache::Key* key);
+           std::shared_ptr<LoadedModule> loaded, uint32_t origin, bool ptx_fallback, const cache::Key* key);
 
 private:
     std::string expression_names() const;  // "name expressions compiled: ..." for NOT_FOUND messages
     std::string available_names() const;   // the expressions and the image's kernels
 
     std::shared_ptr<const cache::CachedImage> image_;
-    std::shared_ptr<Context> context_;  // null when compiled offline
-    std::shared_ptr<Library> library_;  // null when compiled offline
+    std::shared_ptr<Context> context_;      // null when compiled offline
+    std::shared_ptr<LoadedModule> loaded_;  // null when compiled offline
     uint32_t origin_;                   // CUABI_MODULE_ORIGIN_*
     bool ptx_fallback_;
     bool has_key_;

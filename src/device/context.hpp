@@ -80,6 +80,19 @@ public:
     // (the runtime's cudaSetDevice, another library) may have switched contexts behind our back.
     Status make_current() const;
 
+    // Runs `call` (returning a CUresult) with this context pushed on the calling thread, then pops
+    // it: for work done on the caller's behalf -- loading or unloading a module, possibly from a
+    // destructor -- that must leave whatever context the caller had current in place.
+    template <typename Call>
+    CUresult call_pushed(Call call) const {
+        CUresult result = api_->cuCtxPushCurrent(context_);
+        if (result != CUDA_SUCCESS) return result;
+        result = call();
+        CUcontext popped = nullptr;
+        api_->cuCtxPopCurrent(&popped);
+        return result;
+    }
+
     // Waits for all work of this process on the context (cuCtxSynchronize); counted.
     Status synchronize() const;
 

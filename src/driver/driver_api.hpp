@@ -33,6 +33,8 @@
     X(cuDevicePrimaryCtxRelease)              \
     X(cuCtxGetCurrent)                        \
     X(cuCtxSetCurrent)                        \
+    X(cuCtxPushCurrent)                       \
+    X(cuCtxPopCurrent)                        \
     X(cuCtxSynchronize)                       \
     X(cuCtxGetStreamPriorityRange)            \
     X(cuStreamCreateWithPriority)             \
@@ -62,11 +64,10 @@
     X(cuMemsetD8Async)                        \
     X(cuMemsetD16Async)                       \
     X(cuMemsetD32Async)                       \
-    X(cuLibraryLoadData)                      \
-    X(cuLibraryUnload)                        \
-    X(cuLibraryGetModule)                     \
-    X(cuLibraryGetKernel)                     \
-    X(cuLibraryGetGlobal)                     \
+    X(cuModuleLoadDataEx)                     \
+    X(cuModuleUnload)                         \
+    X(cuModuleGetFunction)                    \
+    X(cuModuleGetGlobal)                      \
     X(cuKernelGetFunction)                    \
     X(cuLaunchKernel)                         \
     X(cuLaunchKernelEx)                       \
@@ -106,14 +107,13 @@
 //   cuFuncGetParamInfo (CUDA 12.4): kernel parameter layout; without it launch arguments are
 //   checked less (launch/arguments.hpp says how).
 //   cuFuncGetName (CUDA 12.3): names of graph kernel nodes that did not come from cuabi.
-//   cuLibraryGetKernelCount, cuLibraryEnumerateKernels (CUDA 12.4), cuKernelGetName (CUDA 12.3):
-//   the kernel names listed when a module lookup finds no kernel of the name asked for.
+//   cuModuleGetFunctionCount, cuModuleEnumerateFunctions (CUDA 12.4), with cuFuncGetName: the
+//   kernel names listed when a module lookup finds no kernel of the name asked for.
 //   cuLogsCurrent, cuLogsDumpToMemory (CUDA 12.9): the driver's error log quoted in messages
 //   (driver/driver_log.hpp); without them messages carry only the CUresult.
 #define CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(X) \
-    X(cuLibraryGetKernelCount)                \
-    X(cuLibraryEnumerateKernels)              \
-    X(cuKernelGetName)                        \
+    X(cuModuleGetFunctionCount)               \
+    X(cuModuleEnumerateFunctions)             \
     X(cuFuncGetParamInfo)                     \
     X(cuFuncGetName)                          \
     X(cuLogsCurrent)                          \

@@ -11,6 +11,7 @@
 
 #include "../unit/child_process.hpp"
 #include "module_test_support.hpp"
+#include "raw_driver.hpp"
 
 namespace {
 
@@ -61,6 +62,64 @@ TEST_F(ModuleTest, SecondCompileInTheContextIsAMemoryHitSharingTheLoadedImage) {
     EXPECT_EQ(first_function, second_function);
     cuabi_module_destroy(first);  // the library stays loaded for `second`
     expect_computes(kernel(second, "negate"), true, 0, 2);
+}
+
+std::string unique_salt(const char* what) {
+    return std::string(what) + "-" + std::to_string(getpid()) + "-" +
+           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+TEST_F(ModuleTest, ContextsOfOneDeviceShareOneLoadedImage) {
+    std::string salt = unique_salt("shared");
+    options.salt = salt.data();
+    options.salt_size = salt.size();
+    cuabi_context* other = nullptr;
+    cuabi_context_options same_device = CUABI_CONTEXT_OPTIONS_INIT;
+    same_device.device_ordinal = device.ordinal;
+    ASSERT_OK(cuabi_context_create(&same_device, &other));  // another handle, the same primary context
+    cuabi_module* here = compile(kIntKernels);
+    cuabi_module* there = nullptr;
+    ASSERT_OK(cuabi_module_compile(other, kIntKernels, &options, &there));
+    track(there);
+    void* here_function = nullptr;
+    void* there_function = nullptr;
+    ASSERT_OK(cuabi_kernel_get_native(kernel(here, "negate"), &here_function));
+    ASSERT_OK(cuabi_kernel_get_native(kernel(there, "negate"), &there_function));
+    EXPECT_EQ(here_function, there_function) << "one CUmodule for both handles of the device";
+    cuabi_context_destroy(other);  // `there` keeps its context alive
+    expect_computes(kernel(there, "negate"), true, 0, 3);
+}
+
+// Loading and unloading work in the module's context and give the thread back the context it had:
+// another library's, or none.
+TEST_F(ModuleTest, LoadingAndUnloadingLeaveTheThreadsCurrentContextAlone) {
+    RawDriver driver;
+    ASSERT_TRUE(driver.ok()) << "libcuda.so.1 lacks an entry point the test needs";
+    CUdevice cu_device = 0;
+    ASSERT_EQ(driver.device_get(&cu_device, device.ordinal), CUDA_SUCCESS);
+    CUcontext foreign = nullptr;
+    ASSERT_EQ(driver.ctx_create(&foreign, nullptr, 0, cu_device), CUDA_SUCCESS);
+    for (CUcontext current : {foreign, static_cast<CUcontext>(nullptr)}) {
+        SCOPED_TRACE(current ? "another context current" : "no context current");
+        std::string salt = unique_salt(current ? "foreign" : "none");
+        options.salt = salt.data();
+        options.salt_size = salt.size();
+        ASSERT_EQ(driver.ctx_set_current(current), CUDA_SUCCESS);
+        cuabi_module* module = nullptr;
+        ASSERT_OK(cuabi_module_compile(context, kIntKernels, &options, &module));  // a miss: loads
+        EXPECT_EQ(info(module).origin, CUABI_MODULE_ORIGIN_COMPILED);
+        CUcontext after = reinterpret_cast<CUcontext>(1);
+        ASSERT_EQ(driver.ctx_get_current(&after), CUDA_SUCCESS);
+        EXPECT_EQ(after, current) << "loading switched the thread's context";
+        cuabi_module_destroy(module);  // the last reference: unloads
+        ASSERT_EQ(driver.ctx_get_current(&after), CUDA_SUCCESS);
+        EXPECT_EQ(after, current) << "unloading switched the thread's context";
+    }
+    // Loads after those unloads still work, in cuabi's context.
+    options.salt = nullptr;
+    options.salt_size = 0;
+    expect_computes(kernel(compile(kIntKernels), "negate"), true, 0, 4);
+    EXPECT_EQ(driver.ctx_destroy(foreign), CUDA_SUCCESS);
 }
 
 TEST_F(ModuleTest, CubinReadBackLoadsAsAnImageAndRuns) {

@@ -24,6 +24,10 @@ struct RawDriver {
     PFN_cuGraphDestroy_v10000 graph_destroy = nullptr;
     PFN_cuMemGetInfo_v3020 mem_get_info = nullptr;
     PFN_cuCtxSetCurrent_v4000 ctx_set_current = nullptr;
+    PFN_cuCtxGetCurrent_v4000 ctx_get_current = nullptr;
+    PFN_cuCtxCreate_v12050 ctx_create = nullptr;
+    PFN_cuCtxDestroy_v4000 ctx_destroy = nullptr;
+    PFN_cuDeviceGet_v2000 device_get = nullptr;
 
     RawDriver() {
         void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
@@ -49,11 +53,15 @@ struct RawDriver {
         resolve("cuGraphDestroy", &graph_destroy);
         resolve("cuMemGetInfo", &mem_get_info);
         resolve("cuCtxSetCurrent", &ctx_set_current);
+        resolve("cuCtxGetCurrent", &ctx_get_current);
+        resolve("cuCtxCreate", &ctx_create);
+        resolve("cuCtxDestroy", &ctx_destroy);
+        resolve("cuDeviceGet", &device_get);
     }
 
     bool ok() const {
         return stream_begin_capture && stream_end_capture && stream_is_capturing && stream_create && stream_destroy &&
                stream_synchronize && graph_instantiate && graph_launch && graph_exec_destroy && graph_destroy &&
-               mem_get_info && ctx_set_current;
+               mem_get_info && ctx_set_current && ctx_get_current && ctx_create && ctx_destroy && device_get;
     }
 };
