@@ -4,7 +4,7 @@
 
 namespace cuabi {
 
-Status read_compile_options(const cuabi_compile_options* user, CompileOptions* out) {
+Status read_compile_options_unchecked(const cuabi_compile_options* user, CompileOptions* out) {
     // Every memory hit reads its options: no zero-filled temporaries (GCC clears a struct this
     // size with `rep stos`, which cost a tenth of a hit), each field written once.
     static const cuabi_compile_options defaults CUABI_COMPILE_OPTIONS_INIT;
@@ -39,7 +39,12 @@ Status read_compile_options(const cuabi_compile_options* user, CompileOptions* o
     options.salt = read.salt;
     options.salt_size = read.salt_size;
     options.timeout_ms = read.timeout_ms;
-    return check_compile_options(options);
+    return CUABI_SUCCESS;
+}
+
+Status read_compile_options(const cuabi_compile_options* user, CompileOptions* out) {
+    Status status = read_compile_options_unchecked(user, out);
+    return status == CUABI_SUCCESS ? check_compile_options(*out) : status;
 }
 
 }  // namespace cuabi

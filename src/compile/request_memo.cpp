@@ -14,7 +14,9 @@ namespace request_memo {
 namespace {
 
 // Every string of `options` in one fixed order (NULL included: an absent program name and an
-// empty one are different requests); `visit` returns false to stop.
+// empty one are different requests); `visit` returns false to stop. False, without a visit, for a
+// NULL array with a non-zero count: find() sees options before they are checked (a hit needs no
+// check), and a remembered request, checked when it was made, has none.
 template <typename Visit>
 bool for_each_string(const CompileOptions& options, Visit visit) {
     if (!visit(options.target) || !visit(options.cpp_standard) || !visit(options.program_name)) return false;
@@ -28,9 +30,11 @@ bool for_each_string(const CompileOptions& options, Visit visit) {
                           {options.header_sources, options.header_count},
                           {options.name_expressions, options.name_expression_count},
                           {options.extra_flags, options.extra_flag_count}};
-    for (const List& list : lists)
+    for (const List& list : lists) {
+        if (list.items == nullptr && list.count != 0) return false;
         for (size_t i = 0; i < list.count; ++i)
             if (!visit(list.items[i])) return false;
+    }
     return true;
 }
 
@@ -102,7 +106,9 @@ bool same_circumstances(const Entry& entry, const Scalars& scalars, const Circum
 }
 
 // Whether the caller's strings are those remembered in `stored`. A caller's string is read only
-// up to its terminator: strncmp stops there, and a remembered string holds no NUL.
+// up to its terminator: strncmp stops there, and a remembered string holds no NUL. Safe on
+// unchecked options: a NULL string where the remembered request had one (array entries always)
+// and a NULL salt with a size differ from every remembered request.
 bool same_strings(const std::string& stored, const CompileOptions& options) {
     const char* at = stored.data();
     const char* end = at + stored.size();
@@ -119,7 +125,8 @@ bool same_strings(const std::string& stored, const CompileOptions& options) {
         return true;
     });
     if (!same || static_cast<size_t>(end - at) != options.salt_size) return false;
-    return options.salt_size == 0 || std::memcmp(at, options.salt, options.salt_size) == 0;
+    if (options.salt_size == 0) return true;
+    return options.salt != nullptr && std::memcmp(at, options.salt, options.salt_size) == 0;
 }
 
 // The serialization same_strings() compares with; false when it would pass kMaxRememberedBytes.
