@@ -43,10 +43,11 @@ struct CompileOutcome {
 };
 
 // Compiles `input` unless the cache has it. Its options are checked first (check_compile_options;
-// for a request found in the request memo only the part that the memo cannot stand for). `counters` (may be NULL) counts compiles, compile
-// time and cache hits and misses. Every call replaces this thread's last compile log
-// (compile_log.hpp) with the log of what it returns or of its failure. An explicit target the
-// device cannot run is CUABI_ERROR_INVALID_IMAGE before anything else.
+// for a request found in the request memo only the part that the memo cannot stand for).
+// `counters` (may be NULL) counts compiles, compile time and cache hits and misses. Every call
+// with valid options replaces this thread's last compile log (compile_log.hpp) with the log of
+// what it returns or of its failure. An explicit target the device cannot run is
+// CUABI_ERROR_INVALID_IMAGE before anything else.
 Status compile(const CompileInput& input, Counters* counters, CompileOutcome* out);
 
 // This process's compile counters, for cuabi_cache_stats.

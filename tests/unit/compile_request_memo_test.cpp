@@ -351,6 +351,39 @@ TEST(RequestMemoApi, InvalidOptionsFailAsBeforeAfterAValidRequestThatLooksTheSam
     cuabi_module_destroy(module);
 }
 
+// A remembered request's memory hit writes the compile log once (compile/compiler.cpp), and still
+// replaces what an earlier call left there: the log of its image, not an earlier failure's.
+TEST(RequestMemoApi, AHitReplacesTheLogOfAnEarlierFailure) {
+    std::string salt = "memo-log-" + std::to_string(getpid()) + "-" +
+                       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    options.target = "sm_90";
+    options.salt = salt.data();
+    options.salt_size = salt.size();
+    const char* source = "extern \"C\" __global__ void memo_log(int* p) { *p = 1; }\n";
+    const char* broken = "__global__ void memo_log_broken() { undeclared_name = 1; }\n";
+    auto last_log = [] {
+        size_t size = 0;
+        EXPECT_EQ(cuabi_last_compile_log(nullptr, 0, &size), CUABI_SUCCESS);
+        std::string log(size, '\0');
+        EXPECT_EQ(cuabi_last_compile_log(&log[0], log.size(), &size), CUABI_SUCCESS);
+        return log;
+    };
+    cuabi_module* module = nullptr;
+    std::string image_log;
+    for (int i = 0; i < 3; ++i) {  // compiled, then hits (the last one found in the memo)
+        EXPECT_EQ(cuabi_module_compile_offline(broken, &options, &module), CUABI_ERROR_COMPILE);
+        ASSERT_NE(last_log().find("undeclared_name"), std::string::npos);
+        ASSERT_STATUS(cuabi_module_compile_offline(source, &options, &module), CUABI_SUCCESS);
+        const std::string log = last_log();
+        EXPECT_EQ(log.find("undeclared_name"), std::string::npos) << i << ": " << log;
+        if (i == 0) image_log = log;
+        EXPECT_EQ(log, image_log) << i;
+        cuabi_module_destroy(module);
+    }
+}
+
 // Define names are checked with isalnum(), which follows the thread's locale: a remembered request
 // is checked for them again. Needs an 8-bit locale in which 0xE9 is a letter (LOCPATH may point
 // at one made with localedef).
