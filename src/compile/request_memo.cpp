@@ -19,23 +19,22 @@ namespace {
 // check), and a remembered request, checked when it was made, has none.
 template <typename Visit>
 bool for_each_string(const CompileOptions& options, Visit visit) {
-    if (!visit(options.target) || !visit(options.cpp_standard) || !visit(options.program_name)) return false;
-    struct List {
-        const char* const* items;
-        size_t count;
+    // Called once per array rather than looping over a table of them: most are empty, and each
+    // then costs a test of its count on the hit path.
+    auto visit_array = [&visit](const char* const* items, size_t count) {
+        if (count == 0) return true;
+        if (items == nullptr) return false;
+        for (size_t i = 0; i < count; ++i)
+            if (!visit(items[i])) return false;
+        return true;
     };
-    const List lists[] = {{options.defines, options.define_count},
-                          {options.include_dirs, options.include_dir_count},
-                          {options.header_names, options.header_count},
-                          {options.header_sources, options.header_count},
-                          {options.name_expressions, options.name_expression_count},
-                          {options.extra_flags, options.extra_flag_count}};
-    for (const List& list : lists) {
-        if (list.items == nullptr && list.count != 0) return false;
-        for (size_t i = 0; i < list.count; ++i)
-            if (!visit(list.items[i])) return false;
-    }
-    return true;
+    return visit(options.target) && visit(options.cpp_standard) && visit(options.program_name) &&
+           visit_array(options.defines, options.define_count) &&
+           visit_array(options.include_dirs, options.include_dir_count) &&
+           visit_array(options.header_names, options.header_count) &&
+           visit_array(options.header_sources, options.header_count) &&
+           visit_array(options.name_expressions, options.name_expression_count) &&
+           visit_array(options.extra_flags, options.extra_flag_count);
 }
 
 // The options' scalars, compared as a whole; the strings they count are compared by content.
