@@ -4,14 +4,17 @@
 
 namespace cuabi {
 
-Status read_compile_options(const cuabi_compile_options* user, CompileOptions* out) {
+Status read_compile_options_unchecked(const cuabi_compile_options* user, CompileOptions* out) {
     // Every memory hit reads its options: no zero-filled temporaries (GCC clears a struct this
-    // size with `rep stos`, which cost a tenth of a hit), each field written once.
+    // size with `rep stos`, which cost a tenth of a hit), each field written once, and a caller's
+    // complete struct read in place rather than copied first.
     static const cuabi_compile_options defaults CUABI_COMPILE_OPTIONS_INIT;
-    cuabi_compile_options read;  // written whole by read_options()
+    cuabi_compile_options scratch;  // written whole when used
+    const cuabi_compile_options* fields = nullptr;
     Status status =
-        read_options(user, defaults, "cuabi_compile_options", "cuabi_compile_options_init", &read);
+        view_options(user, defaults, "cuabi_compile_options", "cuabi_compile_options_init", &scratch, &fields);
     if (status != CUABI_SUCCESS) return status;
+    const cuabi_compile_options& read = *fields;
     CompileOptions& options = *out;
     options.flags = read.flags;
     options.target = read.target;
@@ -39,7 +42,12 @@ Status read_compile_options(const cuabi_compile_options* user, CompileOptions* o
     options.salt = read.salt;
     options.salt_size = read.salt_size;
     options.timeout_ms = read.timeout_ms;
-    return check_compile_options(options);
+    return CUABI_SUCCESS;
+}
+
+Status read_compile_options(const cuabi_compile_options* user, CompileOptions* out) {
+    Status status = read_compile_options_unchecked(user, out);
+    return status == CUABI_SUCCESS ? check_compile_options(*out) : status;
 }
 
 }  // namespace cuabi

@@ -14,6 +14,18 @@
 
 using namespace cuabi;
 
+namespace {
+
+// A context handle that did not pin, for a compile: the options are checked by compile() (on a
+// request memo miss), after the context; invalid options are still what such a call reports, as
+// when they were checked before the context.
+[[gnu::cold]] Status refused_context(const CompileOptions& options) {
+    Status status = check_compile_options(options);
+    return status != CUABI_SUCCESS ? status : refused_handle();
+}
+
+}  // namespace
+
 extern "C" {
 
 CUABI_API cuabi_status cuabi_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options) try {
@@ -33,10 +45,10 @@ CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* 
     Status status = require_pointer(source, "source");
     if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
     CompileOptions read;
-    if (status == CUABI_SUCCESS) status = read_compile_options(options, &read);
+    if (status == CUABI_SUCCESS) status = read_compile_options_unchecked(options, &read);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> owner = acquire<Context>(context, "context");
-    if (!owner) return refused_handle();
+    if (!owner) return refused_context(read);
     std::shared_ptr<Module> module;
     status = Module::compile(std::move(owner), source, read, &module);
     if (status != CUABI_SUCCESS) return status;
@@ -51,7 +63,7 @@ CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cu
     Status status = require_pointer(source, "source");
     if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
     CompileOptions read;
-    if (status == CUABI_SUCCESS) status = read_compile_options(options, &read);
+    if (status == CUABI_SUCCESS) status = read_compile_options_unchecked(options, &read);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Module> module;
     status = Module::compile_offline(source, read, &module);

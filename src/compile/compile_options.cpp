@@ -237,6 +237,8 @@ Status check_compile_options(const CompileOptions& options) {
     return CUABI_SUCCESS;
 }
 
+Status check_locale_dependent_options(const CompileOptions& options) { return check_defines(options); }
+
 const char* program_name(const CompileOptions& options) {
     return options.program_name != nullptr ? options.program_name : "kernel.cu";
 }

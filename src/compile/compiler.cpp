@@ -197,30 +197,42 @@ Status resolve_target(const NvrtcFacts& nvrtc, const CompileOptions& options, co
 }
 
 Status compile(const CompileInput& input, Counters* counters, CompileOutcome* out) {
-    set_last_compile_log(nullptr);
     const CompileOptions& options = *input.options;
     CompileRequest request;
     request.options = &options;
-    if ((options.flags & CUABI_COMPILE_NO_TOOLKIT_INCLUDES) == 0) request.toolkit = &toolkit_headers();
     const NvrtcFacts* facts = loaded_nvrtc_facts();
     const request_memo::Circumstances circumstances{input.device, key_nvrtc_identity(), facts};
     cache::Key key;
-    if (!request_memo::find(input.source, options, circumstances, &request.source, &request.target, &key)) {
+    const bool remembered =
+        request_memo::find(input.source, options, circumstances, &request.source, &request.target, &key);
+    // A remembered request's options passed the check when it was made, and the check is a
+    // function of their content but for its locale-dependent part. Options that fail it leave the
+    // compile log as it was, like the API's other argument checks.
+    Status status = remembered ? check_locale_dependent_options(options) : check_compile_options(options);
+    if (status != CUABI_SUCCESS) return status;
+    // From here every call replaces the compile log. A memory hit, the common case, writes it once
+    // (serve); every other path clears it before anything that can fail.
+    if (!remembered) set_last_compile_log(nullptr);
+    if ((options.flags & CUABI_COMPILE_NO_TOOLKIT_INCLUDES) == 0) request.toolkit = &toolkit_headers();
+    if (!remembered) {
         request.source = input.source;
-        Status status = first_target(options, input.device, facts, &request.target);
+        status = first_target(options, input.device, facts, &request.target);
         if (status == CUABI_SUCCESS && input.device != nullptr && explicit_target(options))
             status = check_runs_on(request.target, *input.device);
         if (status != CUABI_SUCCESS) return status;
         key = compile_key(request, circumstances.nvrtc_identity);
         request_memo::remember(request.source, options, circumstances, request.target, key);
     }
-    if ((options.flags & CUABI_COMPILE_NO_CACHE) != 0) return compile_miss(input, request, key, false, counters, out);
+    const bool use_cache = (options.flags & CUABI_COMPILE_NO_CACHE) == 0;
+    if (use_cache)
+        if (auto hit = cache::KernelCache::instance().find_in_memory(key, counters))
+            return serve(std::move(hit), key, cache::Layer::Memory, request.target, out);
+    if (remembered) set_last_compile_log(nullptr);
+    if (!use_cache) return compile_miss(input, request, key, false, counters, out);
 
-    if (auto hit = cache::KernelCache::instance().find_in_memory(key, counters))
-        return serve(std::move(hit), key, cache::Layer::Memory, request.target, out);
     SingleFlight::Ticket ticket = flights().join(key);
     if (!ticket.leader()) return follow(ticket.wait(), out);
-    Status status = compile_miss(input, request, key, true, counters, out);
+    status = compile_miss(input, request, key, true, counters, out);
     ticket.complete(result_of(status, *out));
     return status;
 }

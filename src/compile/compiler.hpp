@@ -31,7 +31,7 @@ Status resolve_target(const NvrtcFacts& nvrtc, const CompileOptions& options, co
 
 struct CompileInput {
     const char* source = nullptr;     // NUL-terminated
-    const CompileOptions* options = nullptr;  // from read_compile_options()
+    const CompileOptions* options = nullptr;  // read, not necessarily checked: compile() checks them
     const DeviceInfo* device = nullptr;  // NULL: offline, options.target required
 };
 
@@ -42,10 +42,12 @@ struct CompileOutcome {
     Target target;
 };
 
-// Compiles `input` unless the cache has it. `counters` (may be NULL) counts compiles, compile
-// time and cache hits and misses. Every call replaces this thread's last compile log
-// (compile_log.hpp) with the log of what it returns or of its failure. An explicit target the
-// device cannot run is CUABI_ERROR_INVALID_IMAGE before anything else.
+// Compiles `input` unless the cache has it. Its options are checked first (check_compile_options;
+// for a request found in the request memo only the part that the memo cannot stand for).
+// `counters` (may be NULL) counts compiles, compile time and cache hits and misses. Every call
+// with valid options replaces this thread's last compile log (compile_log.hpp) with the log of
+// what it returns or of its failure. An explicit target the device cannot run is
+// CUABI_ERROR_INVALID_IMAGE before anything else.
 Status compile(const CompileInput& input, Counters* counters, CompileOutcome* out);
 
 // This process's compile counters, for cuabi_cache_stats.

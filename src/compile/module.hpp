@@ -24,7 +24,8 @@ public:
     static constexpr HandleType kHandleType = HandleType::Module;
 
     // Compiles `source` for the context's device (or options.target) through the kernel cache and
-    // loads the result. `options` must come from read_compile_options().
+    // loads the result. `options` come from read_compile_options_unchecked() (compile() checks
+    // them) or read_compile_options().
     static Status compile(std::shared_ptr<Context> context, const char* source, const CompileOptions& options,
                           std::shared_ptr<Module>* out);
     // Compiles for options.target (required) without any context or GPU: ahead-of-time use.

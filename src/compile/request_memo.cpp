@@ -14,24 +14,27 @@ namespace request_memo {
 namespace {
 
 // Every string of `options` in one fixed order (NULL included: an absent program name and an
-// empty one are different requests); `visit` returns false to stop.
+// empty one are different requests); `visit` returns false to stop. False, without a visit, for a
+// NULL array with a non-zero count: find() sees options before they are checked (a hit needs no
+// check), and a remembered request, checked when it was made, has none.
 template <typename Visit>
 bool for_each_string(const CompileOptions& options, Visit visit) {
-    if (!visit(options.target) || !visit(options.cpp_standard) || !visit(options.program_name)) return false;
-    struct List {
-        const char* const* items;
-        size_t count;
+    // Called once per array rather than looping over a table of them: most are empty, and each
+    // then costs a test of its count on the hit path.
+    auto visit_array = [&visit](const char* const* items, size_t count) {
+        if (count == 0) return true;
+        if (items == nullptr) return false;
+        for (size_t i = 0; i < count; ++i)
+            if (!visit(items[i])) return false;
+        return true;
     };
-    const List lists[] = {{options.defines, options.define_count},
-                          {options.include_dirs, options.include_dir_count},
-                          {options.header_names, options.header_count},
-                          {options.header_sources, options.header_count},
-                          {options.name_expressions, options.name_expression_count},
-                          {options.extra_flags, options.extra_flag_count}};
-    for (const List& list : lists)
-        for (size_t i = 0; i < list.count; ++i)
-            if (!visit(list.items[i])) return false;
-    return true;
+    return visit(options.target) && visit(options.cpp_standard) && visit(options.program_name) &&
+           visit_array(options.defines, options.define_count) &&
+           visit_array(options.include_dirs, options.include_dir_count) &&
+           visit_array(options.header_names, options.header_count) &&
+           visit_array(options.header_sources, options.header_count) &&
+           visit_array(options.name_expressions, options.name_expression_count) &&
+           visit_array(options.extra_flags, options.extra_flag_count);
 }
 
 // The options' scalars, compared as a whole; the strings they count are compared by content.
@@ -102,7 +105,9 @@ bool same_circumstances(const Entry& entry, const Scalars& scalars, const Circum
 }
 
 // Whether the caller's strings are those remembered in `stored`. A caller's string is read only
-// up to its terminator: strncmp stops there, and a remembered string holds no NUL.
+// up to its terminator: strncmp stops there, and a remembered string holds no NUL. Safe on
+// unchecked options: a NULL string where the remembered request had one (array entries always)
+// and a NULL salt with a size differ from every remembered request.
 bool same_strings(const std::string& stored, const CompileOptions& options) {
     const char* at = stored.data();
     const char* end = at + stored.size();
@@ -119,7 +124,8 @@ bool same_strings(const std::string& stored, const CompileOptions& options) {
         return true;
     });
     if (!same || static_cast<size_t>(end - at) != options.salt_size) return false;
-    return options.salt_size == 0 || std::memcmp(at, options.salt, options.salt_size) == 0;
+    if (options.salt_size == 0) return true;
+    return options.salt != nullptr && std::memcmp(at, options.salt, options.salt_size) == 0;
 }
 
 // The serialization same_strings() compares with; false when it would pass kMaxRememberedBytes.

@@ -44,11 +44,14 @@ struct Circumstances {
 
 // The target and key remembered for this request, or false. Thread-safe. `source` is NUL-terminated and read
 // no further than its terminator (one pass: the comparison also measures it); on a hit
-// `*out_source` is a view of it with its length.
+// `*out_source` is a view of it with its length. `options` need not be checked
+// (check_compile_options): options that would fail it match no remembered request, and what
+// they leave NULL is never read.
 bool find(const char* source, const CompileOptions& options, const Circumstances& circumstances,
           std::string_view* out_source, Target* out_target, cache::Key* out_key);
 
-// Remembers `target` and `key` for this request, in this thread's memo (replacing its least
+// Remembers `target` and `key` for this request, whose options passed check_compile_options (a
+// hit stands for that check), in this thread's memo (replacing its least
 // recently used entry) and the process's (round robin). Allocates; a failed allocation only means
 // the request is not remembered. Thread-safe.
 void remember(std::string_view source, const CompileOptions& options, const Circumstances& circumstances,

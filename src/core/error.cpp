@@ -6,18 +6,26 @@
 #include <cstring>
 
 namespace cuabi {
-namespace {
-
-// What the thread's last error reads when its message could not be allocated.
-const char* const kMessageUnallocated =
-    "cuabi could not allocate host memory for the message of a failure. Fix: free host memory, then retry the call.";
 
 struct LastError {
     std::string message = "no error";     // short enough to need no allocation
     const char* fixed_message = nullptr;  // when set, the message (static text)
     int32_t cu_result = 0;
     int32_t nvrtc_result = 0;
+    PreserveLastError* keeper = nullptr;  // the innermost active on this thread, or NULL
+
+    // Every change of the fields above starts here, so that a keeper saves what it must restore.
+    LastError& for_writing() noexcept {
+        if (keeper != nullptr) keeper->save();
+        return *this;
+    }
 };
+
+namespace {
+
+// What the thread's last error reads when its message could not be allocated.
+const char* const kMessageUnallocated =
+    "cuabi could not allocate host memory for the message of a failure. Fix: free host memory, then retry the call.";
 
 LastError& last_error() {
     thread_local LastError error;
@@ -68,7 +76,7 @@ void set_message(LastError& error, int32_t cu_result, const char* fix, const cha
 
 Status record(Status status, int32_t cu_result, int32_t nvrtc_result, const char* fix, const char* what_format,
               va_list args) noexcept {
-    LastError& error = last_error();
+    LastError& error = last_error().for_writing();
     set_message(error, cu_result, fix, what_format, args);
     error.cu_result = cu_result;
     error.nvrtc_result = nvrtc_result;
@@ -106,7 +114,7 @@ Status fail_with_nvrtc_result(Status status, int32_t nvrtc_result, const char* f
 }
 
 Status fail_again(Status status, const std::string& message, int32_t cu_result) {
-    LastError& error = last_error();
+    LastError& error = last_error().for_writing();
     try {
         error.message = message;
         error.fixed_message = nullptr;
@@ -125,20 +133,25 @@ const char* last_error_message() {
 int32_t last_cu_result() { return last_error().cu_result; }
 int32_t last_nvrtc_result() { return last_error().nvrtc_result; }
 
-PreserveLastError::PreserveLastError() noexcept {
-    LastError& error = last_error();
-    message_.swap(error.message);
-    fixed_message_ = error.fixed_message;
-    cu_result_ = error.cu_result;
-    nvrtc_result_ = error.nvrtc_result;
+PreserveLastError::PreserveLastError() noexcept : error_(last_error()), outer_(error_.keeper) { error_.keeper = this; }
+
+void PreserveLastError::save() noexcept {
+    if (saved_) return;
+    message_.swap(error_.message);
+    fixed_message_ = error_.fixed_message;
+    cu_result_ = error_.cu_result;
+    nvrtc_result_ = error_.nvrtc_result;
+    saved_ = true;
 }
 
 PreserveLastError::~PreserveLastError() {
-    LastError& error = last_error();
-    error.message.swap(message_);
-    error.fixed_message = fixed_message_;
-    error.cu_result = cu_result_;
-    error.nvrtc_result = nvrtc_result_;
+    if (saved_) {
+        error_.message.swap(message_);
+        error_.fixed_message = fixed_message_;
+        error_.cu_result = cu_result_;
+        error_.nvrtc_result = nvrtc_result_;
+    }
+    error_.keeper = outer_;
 }
 
 std::string bounded(const char* text, size_t limit) {

@@ -41,9 +41,15 @@ Status fail_again(Status status, const std::string& message, int32_t cu_result =
 // Recording never throws: when the host cannot allocate the message, the thread's last error
 // becomes a fixed text that says so (and the status is returned as usual).
 //
+struct LastError;  // the thread's last error (error.cpp)
+
 // Keeps the thread's last error as it was for the life of the object, whatever is recorded
 // meanwhile: destroys report nothing, so the message of an earlier failure must survive them.
-// Moves the message out and back, so it allocates nothing.
+// Copy on write, since most scopes record nothing (every destroy has one): the object only
+// registers as the thread's innermost keeper; the first record in its scope has it save the last
+// error (moving the message out, so it allocates nothing), and only then does it restore anything.
+// Nested keepers need no more: until the innermost saves, the error is still what it was when the
+// outer ones began, and the innermost puts back what it saved before an outer one writes again.
 class PreserveLastError {
 public:
     PreserveLastError() noexcept;
@@ -52,10 +58,16 @@ public:
     PreserveLastError& operator=(const PreserveLastError&) = delete;
 
 private:
+    friend struct LastError;
+    void save() noexcept;  // before the first change in this scope
+
+    LastError& error_;
+    PreserveLastError* const outer_;  // the keeper this one is nested in, or NULL
+    bool saved_ = false;
     std::string message_;
-    const char* fixed_message_;
-    int32_t cu_result_;
-    int32_t nvrtc_result_;
+    const char* fixed_message_ = nullptr;
+    int32_t cu_result_ = 0;
+    int32_t nvrtc_result_ = 0;
 };
 
 // Caller text for a message, bounded: at most `limit` bytes (cut at a UTF-8 character boundary),

@@ -20,16 +20,44 @@ Status check_struct_size(const void* user, uint32_t user_size, size_t known_size
 // Output structs: STRUCT_SIZE for a size no version of the struct can have.
 Status check_output_struct_size(uint32_t user_size, const char* type_name, const char* init_function);
 
+// The caller's struct as this library's T without a copy where none is needed: `user` itself when
+// it holds every field of T (a caller built against this header or a newer one, the usual case),
+// else `scratch` filled by read_options(). For readers that copy each field out once anyway.
+template <typename T>
+Status view_options(const T* user, const T& defaults, const char* type_name, const char* init_function, T* scratch,
+                    const T** out);
+
 // Copies *user (may be NULL) over *defaults and returns the result in *out.
 template <typename T>
 Status read_options(const T* user, const T& defaults, const char* type_name, const char* init_function, T* out) {
-    *out = defaults;
-    if (user == nullptr) return CUABI_SUCCESS;
+    if (user == nullptr) {
+        *out = defaults;
+        return CUABI_SUCCESS;
+    }
     Status status = check_struct_size(user, user->struct_size, sizeof(T), type_name, init_function);
     if (status != CUABI_SUCCESS) return status;
-    size_t copy = user->struct_size < sizeof(T) ? user->struct_size : sizeof(T);
-    std::memcpy(static_cast<void*>(out), user, copy);
+    if (user->struct_size >= sizeof(T)) {
+        // A caller built against this header (or a newer one): every field is the caller's, and a
+        // copy of constant size is a few moves rather than a call. Hot paths read options per call.
+        std::memcpy(static_cast<void*>(out), user, sizeof(T));
+    } else {
+        *out = defaults;
+        std::memcpy(static_cast<void*>(out), user, user->struct_size);
+    }
     out->struct_size = sizeof(T);
+    return CUABI_SUCCESS;
+}
+
+template <typename T>
+Status view_options(const T* user, const T& defaults, const char* type_name, const char* init_function, T* scratch,
+                    const T** out) {
+    if (user == nullptr || user->struct_size < sizeof(T)) {
+        *out = scratch;
+        return read_options(user, defaults, type_name, init_function, scratch);
+    }
+    Status status = check_struct_size(user, user->struct_size, sizeof(T), type_name, init_function);
+    if (status != CUABI_SUCCESS) return status;
+    *out = user;
     return CUABI_SUCCESS;
 }
 

@@ -12,9 +12,14 @@
 #include <thread>
 #include <vector>
 
+#include <clocale>
+#include <locale.h>
+
+#include "api/compile_options.hpp"
 #include "compile/request_memo.hpp"
 #include "cuabi/cuabi.h"
 #include "device/context.hpp"
+#include "expect_status.hpp"
 
 namespace cuabi {
 namespace {
@@ -124,6 +129,34 @@ TEST_F(RequestMemo, OptionStringsCompareByContentNotAddress) {
     const char* define = "N=4";
     other.defines = &define;
     other.define_count = 1;
+    EXPECT_FALSE(found(source.c_str(), other, circumstances));
+    EXPECT_TRUE(found(source.c_str()));
+}
+
+// find() sees options before they are checked: what a check would refuse matches nothing and is
+// not dereferenced, even where the scalars (the counts) are those of a remembered request.
+TEST_F(RequestMemo, OptionsThatWouldFailTheCheckAreNotFound) {
+    const char* define = "N=4";
+    CompileOptions with_define = options;
+    with_define.defines = &define;
+    with_define.define_count = 1;
+    request_memo::remember(source, with_define, circumstances, target_of(90), key_of(5));
+    ASSERT_TRUE(found(source.c_str(), with_define, circumstances));
+
+    CompileOptions other = with_define;
+    other.defines = nullptr;  // a NULL array with a count
+    EXPECT_FALSE(found(source.c_str(), other, circumstances));
+    const char* null_define = nullptr;
+    other.defines = &null_define;  // a NULL entry
+    EXPECT_FALSE(found(source.c_str(), other, circumstances));
+    other = options;
+    other.name_expressions = nullptr;
+    EXPECT_FALSE(found(source.c_str(), other, circumstances));
+    const char* null_expression = nullptr;
+    other.name_expressions = &null_expression;
+    EXPECT_FALSE(found(source.c_str(), other, circumstances));
+    other = options;
+    other.salt = nullptr;  // a NULL salt with its size
     EXPECT_FALSE(found(source.c_str(), other, circumstances));
     EXPECT_TRUE(found(source.c_str()));
 }
@@ -253,6 +286,139 @@ TEST(RequestMemoApi, ABufferRewrittenBetweenCompilesGetsItsOwnModule) {
     ASSERT_STATUS(cuabi_module_get_image(second, image.data(), image.size(), &size), CUABI_SUCCESS);
     EXPECT_NE(std::string(image.begin(), image.end()).find("two"), std::string::npos);
     for (cuabi_module* module : modules) cuabi_module_destroy(module);
+}
+
+// A request the memo finds skips most of the options check (compile/compiler.hpp): options that
+// look like a remembered request's but are invalid still fail as they do on their own -- the same
+// status and message, the compile log left as it was -- and the valid request still hits.
+TEST(RequestMemoApi, InvalidOptionsFailAsBeforeAfterAValidRequestThatLooksTheSame) {
+    std::string salt = "memo-check-" + std::to_string(getpid()) + "-" +
+                       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    const char* defines[] = {"N=4"};
+    cuabi_compile_options valid;
+    cuabi_compile_options_init(sizeof valid, &valid);
+    valid.target = "sm_90";
+    valid.defines = defines;
+    valid.define_count = 1;
+    valid.salt = salt.data();
+    valid.salt_size = salt.size();
+    const char* source = "extern \"C\" __global__ void memo_check(int* p) { *p = N; }\n";
+    cuabi_module* module = nullptr;
+    // Twice: the first may be the process's first compile, which makes NVRTC's facts known and so
+    // changes what the memo compares; the second is remembered as the calls below see it.
+    for (int i = 0; i < 2; ++i) {
+        ASSERT_STATUS(cuabi_module_compile_offline(source, &valid, &module), CUABI_SUCCESS);
+        cuabi_module_destroy(module);
+    }
+    // A failed compile leaves a log that the refusals below must not replace.
+    const char* broken = "__global__ void memo_check_broken() { undeclared_name = 1; }\n";
+    EXPECT_EQ(cuabi_module_compile_offline(broken, &valid, &module), CUABI_ERROR_COMPILE);
+    size_t size = 0;
+    ASSERT_EQ(cuabi_last_compile_log(nullptr, 0, &size), CUABI_SUCCESS);
+    std::string log(size, '\0');
+    ASSERT_EQ(cuabi_last_compile_log(&log[0], log.size(), &size), CUABI_SUCCESS);
+    ASSERT_NE(log.find("undeclared_name"), std::string::npos) << log;
+
+    const char* null_define = nullptr;
+    std::vector<cuabi_compile_options> invalid(5, valid);
+    invalid[0].defines = nullptr;  // NULL with define_count 1
+    invalid[1].defines = &null_define;
+    invalid[2].flags |= 1u << 30;  // a bit no version defines
+    invalid[3].flags |= CUABI_COMPILE_IN_PROCESS | CUABI_COMPILE_ISOLATED;
+    invalid[4].salt = nullptr;  // NULL with salt_size
+    for (size_t i = 0; i < invalid.size(); ++i) {
+        CompileOptions read;
+        const cuabi_status expected = read_compile_options(&invalid[i], &read);  // the check alone
+        const std::string expected_message = cuabi_last_error_message();
+        ASSERT_EQ(expected, CUABI_ERROR_INVALID_ARGUMENT) << i;
+        module = nullptr;
+        EXPECT_EQ(cuabi_module_compile_offline(source, &invalid[i], &module), expected) << i;
+        EXPECT_EQ(cuabi_last_error_message(), expected_message) << i;
+        EXPECT_EQ(module, nullptr) << i;
+        // With a context as well: the options are still what is reported, before the handle.
+        EXPECT_EQ(cuabi_module_compile(nullptr, source, &invalid[i], &module), expected) << i;
+        EXPECT_EQ(cuabi_last_error_message(), expected_message) << i;
+        std::string after(log.size(), '\0');
+        ASSERT_EQ(cuabi_last_compile_log(&after[0], after.size(), &size), CUABI_SUCCESS);
+        EXPECT_EQ(after, log) << i;
+    }
+
+    ASSERT_STATUS(cuabi_module_compile_offline(source, &valid, &module), CUABI_SUCCESS);
+    cuabi_module_info info;
+    cuabi_module_info_init(sizeof info, &info);
+    ASSERT_STATUS(cuabi_module_get_info(module, &info), CUABI_SUCCESS);
+    EXPECT_EQ(info.origin, CUABI_MODULE_ORIGIN_MEMORY_CACHE);
+    cuabi_module_destroy(module);
+}
+
+// A remembered request's memory hit writes the compile log once (compile/compiler.cpp), and still
+// replaces what an earlier call left there: the log of its image, not an earlier failure's.
+TEST(RequestMemoApi, AHitReplacesTheLogOfAnEarlierFailure) {
+    std::string salt = "memo-log-" + std::to_string(getpid()) + "-" +
+                       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    options.target = "sm_90";
+    options.salt = salt.data();
+    options.salt_size = salt.size();
+    const char* source = "extern \"C\" __global__ void memo_log(int* p) { *p = 1; }\n";
+    const char* broken = "__global__ void memo_log_broken() { undeclared_name = 1; }\n";
+    auto last_log = [] {
+        size_t size = 0;
+        EXPECT_EQ(cuabi_last_compile_log(nullptr, 0, &size), CUABI_SUCCESS);
+        std::string log(size, '\0');
+        EXPECT_EQ(cuabi_last_compile_log(&log[0], log.size(), &size), CUABI_SUCCESS);
+        return log;
+    };
+    cuabi_module* module = nullptr;
+    std::string image_log;
+    for (int i = 0; i < 3; ++i) {  // compiled, then hits (the last one found in the memo)
+        EXPECT_EQ(cuabi_module_compile_offline(broken, &options, &module), CUABI_ERROR_COMPILE);
+        ASSERT_NE(last_log().find("undeclared_name"), std::string::npos);
+        ASSERT_STATUS(cuabi_module_compile_offline(source, &options, &module), CUABI_SUCCESS);
+        const std::string log = last_log();
+        EXPECT_EQ(log.find("undeclared_name"), std::string::npos) << i << ": " << log;
+        if (i == 0) image_log = log;
+        EXPECT_EQ(log, image_log) << i;
+        cuabi_module_destroy(module);
+    }
+}
+
+// Define names are checked with isalnum(), which follows the thread's locale: a remembered request
+// is checked for them again. Needs an 8-bit locale in which 0xE9 is a letter (LOCPATH may point
+// at one made with localedef).
+TEST(RequestMemoApi, DefineNamesAreCheckedInTheLocaleOfEachRequest) {
+    locale_t latin1 = nullptr;
+    for (const char* name : {"en_US.ISO-8859-1", "de_DE.ISO-8859-1", "fr_FR.ISO-8859-1", "en_US.iso88591"})
+        if ((latin1 = newlocale(LC_CTYPE_MASK, name, nullptr)) != nullptr) break;
+    if (latin1 == nullptr) GTEST_SKIP() << "no ISO-8859-1 locale installed";
+    std::string salt = "memo-locale-" + std::to_string(getpid()) + "-" +
+                       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    const char* defines[] = {"caf\xe9"};
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    options.target = "sm_90";
+    options.defines = defines;
+    options.define_count = 1;
+    options.salt = salt.data();
+    options.salt_size = salt.size();
+    const char* source = "extern \"C\" __global__ void memo_locale(int* p) { *p = 1; }\n";
+    cuabi_module* module = nullptr;
+    // A first compile makes NVRTC's facts known, so they do not change between the two below
+    // (which would make the second a memo miss).
+    cuabi_compile_options plain = options;
+    plain.define_count = 0;
+    ASSERT_STATUS(cuabi_module_compile_offline(source, &plain, &module), CUABI_SUCCESS);
+    cuabi_module_destroy(module);
+    locale_t previous = uselocale(latin1);
+    // Accepted by the check, and remembered; NVRTC itself may refuse the name (CUABI_ERROR_COMPILE).
+    const cuabi_status in_latin1 = cuabi_module_compile_offline(source, &options, &module);
+    uselocale(previous);
+    freelocale(latin1);
+    ASSERT_NE(in_latin1, CUABI_ERROR_INVALID_ARGUMENT) << cuabi_last_error_message();
+    if (in_latin1 == CUABI_SUCCESS) cuabi_module_destroy(module);
+    EXPECT_FAILS_WITH(cuabi_module_compile_offline(source, &options, &module), CUABI_ERROR_INVALID_ARGUMENT,
+                      "is not a macro name");
 }
 
 }  // namespace
