@@ -110,7 +110,7 @@ Status HandleTable::take_slot(uint32_t* out_index) {
 
 Status HandleTable::insert(HandleType type, std::shared_ptr<Object> object, uint64_t* out_handle) {
     fork_state::note_use();
-    std::lock_guard<ShortLock> lock(mutex_);
+    std::lock_guard<std::mutex> lock(mutex_);
     uint32_t index = 0;
     Status status = take_slot(&index);
     if (status != CUABI_SUCCESS) return status;
@@ -226,7 +226,7 @@ std::shared_ptr<Object> HandleTable::remove(uint64_t handle, HandleType type, co
     // Pins taken before the generation changed last one API call; wait for them to end.
     wait_for_pins(slot);
     std::shared_ptr<Object> object = std::move(slot->object);
-    std::lock_guard<ShortLock> lock(mutex_);
+    std::lock_guard<std::mutex> lock(mutex_);
     // After 2^31 uses the next generation would be the slot's first again: retire it for good.
     if (generation + 1 == slot->first_generation) return object;
     slot->next_free = 0;

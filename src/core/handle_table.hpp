@@ -30,7 +30,6 @@
 
 #include "core/error.hpp"
 #include "core/fork.hpp"
-#include "core/short_lock.hpp"
 
 namespace cuabi {
 
@@ -156,7 +155,7 @@ private:
     uint32_t first_generation_of(uint32_t index);
 
     std::atomic<Slot*> chunks_[kMaxChunks] = {};
-    ShortLock mutex_;    // guards allocation of slots and the free queue, never lookups
+    std::mutex mutex_;   // guards allocation of slots and the free queue, never lookups
     uint64_t seed_ = 0;  // drawn at the first insert; 0 until then
     uint32_t slot_count_ = 0;
     uint32_t free_head_ = 0;  // index + 1 of the oldest free slot, 0 when none

@@ -33,7 +33,7 @@ struct HandleTableTesting {
     // come back to the first it ever had.
     static void make_next_use_last(const void* handle) {
         HandleTable& table = HandleTable::instance();
-        std::lock_guard<ShortLock> lock(table.mutex_);
+        std::lock_guard<std::mutex> lock(table.mutex_);
         HandleTable::Slot* slot = table.slot_at(slot_of(handle));
         slot->state.store(uint64_t{slot->first_generation - 2u} << 32);
     }
