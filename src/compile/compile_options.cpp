@@ -150,8 +150,12 @@ Status check_cpp_standard(const char* standard) {
 Status check_defines(const CompileOptions& options) {
     for (size_t i = 0; i < options.define_count; ++i) {
         std::string_view name = define_name(options.defines[i]);
-        bool valid = !name.empty() && !std::isdigit(static_cast<unsigned char>(name[0]));
-        for (char c : name) valid = valid && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+        // ASCII by hand, not isalnum(): that follows the thread's locale, and the answer must be a
+        // function of the options alone (the request memo skips this check for a repeated request).
+        auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+        auto digit = [](char c) { return c >= '0' && c <= '9'; };
+        bool valid = !name.empty() && letter(name[0]);
+        for (char c : name) valid = valid && (letter(c) || digit(c));
         if (!valid)
             return fail(CUABI_ERROR_INVALID_ARGUMENT,
                         "write defines as \"NAME\" or \"NAME=VALUE\" with a C identifier as NAME (no leading -D)",
@@ -237,7 +241,6 @@ Status check_compile_options(const CompileOptions& options) {
     return CUABI_SUCCESS;
 }
 
-Status check_locale_dependent_options(const CompileOptions& options) { return check_defines(options); }
 
 const char* program_name(const CompileOptions& options) {
     return options.program_name != nullptr ? options.program_name : "kernel.cu";

@@ -78,13 +78,6 @@ struct CompileRequest {
 // that would change the target or the image kind or produce none.
 Status check_compile_options(const CompileOptions& options);
 
-// The one part of check_compile_options whose answer is not a function of the options alone: the
-// define names, checked with isalnum(), which follows the thread's locale (LC_CTYPE) -- and that
-// may change between two requests that are otherwise the same. A request found in the request memo
-// (whose options passed check_compile_options when it was remembered) repeats only this. Every
-// entry of `options.defines` must be a string.
-Status check_locale_dependent_options(const CompileOptions& options);
-
 // The program name NVRTC shows in its log ("kernel.cu" by default).
 const char* program_name(const CompileOptions& options);
 

@@ -205,16 +205,17 @@ Status compile(const CompileInput& input, Counters* counters, CompileOutcome* ou
     cache::Key key;
     const bool remembered =
         request_memo::find(input.source, options, circumstances, &request.source, &request.target, &key);
-    // A remembered request's options passed the check when it was made, and the check is a
-    // function of their content but for its locale-dependent part. Options that fail it leave the
-    // compile log as it was, like the API's other argument checks.
-    Status status = remembered ? check_locale_dependent_options(options) : check_compile_options(options);
-    if (status != CUABI_SUCCESS) return status;
-    // From here every call replaces the compile log. A memory hit, the common case, writes it once
-    // (serve); every other path clears it before anything that can fail.
-    if (!remembered) set_last_compile_log(nullptr);
     if ((options.flags & CUABI_COMPILE_NO_TOOLKIT_INCLUDES) == 0) request.toolkit = &toolkit_headers();
+    Status status = CUABI_SUCCESS;
     if (!remembered) {
+        // A remembered request's options passed this check when it was made, and the check is a
+        // function of their content alone. Options that fail it leave the compile log as it was,
+        // like the API's other argument checks.
+        status = check_compile_options(options);
+        if (status != CUABI_SUCCESS) return status;
+        // From here every call replaces the compile log. A memory hit, the common case, writes it
+        // once (serve); every other path clears it before anything that can fail.
+        set_last_compile_log(nullptr);
         request.source = input.source;
         status = first_target(options, input.device, facts, &request.target);
         if (status == CUABI_SUCCESS && input.device != nullptr && explicit_target(options))
