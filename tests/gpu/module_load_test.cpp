@@ -99,12 +99,18 @@ TEST_F(ModuleTest, LoadingAndUnloadingLeaveTheThreadsCurrentContextAlone) {
     ASSERT_EQ(driver.device_get(&cu_device, device.ordinal), CUDA_SUCCESS);
     CUcontext foreign = nullptr;
     ASSERT_EQ(driver.ctx_create(&foreign, nullptr, 0, cu_device), CUDA_SUCCESS);
+    CUcontext pushed = nullptr;  // creating a context pushes it: give the thread its stack back
+    ASSERT_EQ(driver.ctx_pop_current(&pushed), CUDA_SUCCESS);
+    ASSERT_EQ(pushed, foreign);
     for (CUcontext current : {foreign, static_cast<CUcontext>(nullptr)}) {
         SCOPED_TRACE(current ? "another context current" : "no context current");
         std::string salt = unique_salt(current ? "foreign" : "none");
         options.salt = salt.data();
         options.salt_size = salt.size();
         ASSERT_EQ(driver.ctx_set_current(current), CUDA_SUCCESS);
+        CUcontext before = reinterpret_cast<CUcontext>(1);
+        ASSERT_EQ(driver.ctx_get_current(&before), CUDA_SUCCESS);
+        ASSERT_EQ(before, current) << "the test could not set the thread's context";
         cuabi_module* module = nullptr;
         ASSERT_OK(cuabi_module_compile(context, kIntKernels, &options, &module));  // a miss: loads
         EXPECT_EQ(info(module).origin, CUABI_MODULE_ORIGIN_COMPILED);

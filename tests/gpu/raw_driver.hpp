@@ -25,6 +25,8 @@ struct RawDriver {
     PFN_cuMemGetInfo_v3020 mem_get_info = nullptr;
     PFN_cuCtxSetCurrent_v4000 ctx_set_current = nullptr;
     PFN_cuCtxGetCurrent_v4000 ctx_get_current = nullptr;
+    PFN_cuCtxPushCurrent_v4000 ctx_push_current = nullptr;
+    PFN_cuCtxPopCurrent_v4000 ctx_pop_current = nullptr;
     PFN_cuCtxCreate_v12050 ctx_create = nullptr;
     PFN_cuCtxDestroy_v4000 ctx_destroy = nullptr;
     PFN_cuDeviceGet_v2000 device_get = nullptr;
@@ -54,6 +56,8 @@ struct RawDriver {
         resolve("cuMemGetInfo", &mem_get_info);
         resolve("cuCtxSetCurrent", &ctx_set_current);
         resolve("cuCtxGetCurrent", &ctx_get_current);
+        resolve("cuCtxPushCurrent", &ctx_push_current);
+        resolve("cuCtxPopCurrent", &ctx_pop_current);
         resolve("cuCtxCreate", &ctx_create);
         resolve("cuCtxDestroy", &ctx_destroy);
         resolve("cuDeviceGet", &device_get);
@@ -62,6 +66,6 @@ struct RawDriver {
     bool ok() const {
         return stream_begin_capture && stream_end_capture && stream_is_capturing && stream_create && stream_destroy &&
                stream_synchronize && graph_instantiate && graph_launch && graph_exec_destroy && graph_destroy &&
-               mem_get_info && ctx_set_current && ctx_get_current && ctx_create && ctx_destroy && device_get;
+               mem_get_info && ctx_set_current && ctx_get_current && ctx_push_current && ctx_pop_current && ctx_create && ctx_destroy && device_get;
     }
 };
