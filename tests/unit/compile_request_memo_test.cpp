@@ -50,6 +50,22 @@ std::string unique_source(const char* what) {
            "\nextern \"C\" __global__ void k(int* p) { *p = 1; }\n";
 }
 
+// A salt of the test's own, so that entries earlier runs left in the cache directory cannot answer.
+std::string unique_salt(const char* what) {
+    return std::string(what) + "-" + std::to_string(getpid()) + "-" +
+           std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+}
+
+// Offline sm_90 options salted with `salt`, which the caller keeps alive.
+cuabi_compile_options salted_offline_options(const std::string& salt) {
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    options.target = "sm_90";
+    options.salt = salt.data();
+    options.salt_size = salt.size();
+    return options;
+}
+
 class RequestMemo : public ::testing::Test {
 protected:
     void SetUp() override {
@@ -255,13 +271,8 @@ TEST_F(RequestMemo, ThreadsRememberAndFindAtOnce) {
 // Through the C API: a caller compiling from one buffer that it rewrites between calls (same
 // address, same length) gets the second program, not the first one's cached image.
 TEST(RequestMemoApi, ABufferRewrittenBetweenCompilesGetsItsOwnModule) {
-    std::string salt = "memo-" + std::to_string(getpid()) + "-" +
-                       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-    cuabi_compile_options options;
-    cuabi_compile_options_init(sizeof options, &options);
-    options.target = "sm_90";
-    options.salt = salt.data();
-    options.salt_size = salt.size();
+    const std::string salt = unique_salt("memo");
+    cuabi_compile_options options = salted_offline_options(salt);
     char buffer[] = "extern \"C\" __global__ void one(int* p) { *p = 1; }\n";
     cuabi_module* first = nullptr;
     ASSERT_STATUS(cuabi_module_compile_offline(buffer, &options, &first), CUABI_SUCCESS);
@@ -292,16 +303,11 @@ TEST(RequestMemoApi, ABufferRewrittenBetweenCompilesGetsItsOwnModule) {
 // look like a remembered request's but are invalid still fail as they do on their own -- the same
 // status and message, the compile log left as it was -- and the valid request still hits.
 TEST(RequestMemoApi, InvalidOptionsFailAsBeforeAfterAValidRequestThatLooksTheSame) {
-    std::string salt = "memo-check-" + std::to_string(getpid()) + "-" +
-                       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    const std::string salt = unique_salt("memo-check");
     const char* defines[] = {"N=4"};
-    cuabi_compile_options valid;
-    cuabi_compile_options_init(sizeof valid, &valid);
-    valid.target = "sm_90";
+    cuabi_compile_options valid = salted_offline_options(salt);
     valid.defines = defines;
     valid.define_count = 1;
-    valid.salt = salt.data();
-    valid.salt_size = salt.size();
     const char* source = "extern \"C\" __global__ void memo_check(int* p) { *p = N; }\n";
     cuabi_module* module = nullptr;
     // Twice: the first may be the process's first compile, which makes NVRTC's facts known and so
@@ -354,13 +360,8 @@ TEST(RequestMemoApi, InvalidOptionsFailAsBeforeAfterAValidRequestThatLooksTheSam
 // A remembered request's memory hit writes the compile log once (compile/compiler.cpp), and still
 // replaces what an earlier call left there: the log of its image, not an earlier failure's.
 TEST(RequestMemoApi, AHitReplacesTheLogOfAnEarlierFailure) {
-    std::string salt = "memo-log-" + std::to_string(getpid()) + "-" +
-                       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-    cuabi_compile_options options;
-    cuabi_compile_options_init(sizeof options, &options);
-    options.target = "sm_90";
-    options.salt = salt.data();
-    options.salt_size = salt.size();
+    const std::string salt = unique_salt("memo-log");
+    cuabi_compile_options options = salted_offline_options(salt);
     const char* source = "extern \"C\" __global__ void memo_log(int* p) { *p = 1; }\n";
     const char* broken = "__global__ void memo_log_broken() { undeclared_name = 1; }\n";
     auto last_log = [] {
@@ -394,16 +395,11 @@ TEST(RequestMemoApi, DefineNamesAreJudgedInAsciiWhateverTheLocale) {
         if ((latin1 = newlocale(LC_CTYPE_MASK, name, nullptr)) != nullptr) break;
     if (latin1 == nullptr) GTEST_SKIP() << "no ISO-8859-1 locale installed";
     ASSERT_NE(isalpha_l(0xE9, latin1), 0) << "the locale found does not make 0xE9 a letter";
-    std::string salt = "memo-locale-" + std::to_string(getpid()) + "-" +
-                       std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    const std::string salt = unique_salt("memo-locale");
     const char* defines[] = {"caf\xe9"};
-    cuabi_compile_options options;
-    cuabi_compile_options_init(sizeof options, &options);
-    options.target = "sm_90";
+    cuabi_compile_options options = salted_offline_options(salt);
     options.defines = defines;
     options.define_count = 1;
-    options.salt = salt.data();
-    options.salt_size = salt.size();
     const char* source = "extern \"C\" __global__ void memo_locale(int* p) { *p = 1; }\n";
     cuabi_module* module = nullptr;
     locale_t previous = uselocale(latin1);
