@@ -90,6 +90,39 @@ TEST_F(AllocationFailure, EveryAllocationOfAFirstLaunchFailsInTurn) {
     cuabi_kernel_destroy(kernel);
 }
 
+// Loading an image into the context and resolving a kernel of it: a failure after the driver
+// loaded the image (the loaded module's own object) unloads it again, and the next run loads anew.
+TEST_F(AllocationFailure, EveryAllocationOfALoadFailsInTurn) {
+    size_t size = 0;
+    ASSERT_OK(cuabi_module_get_image(module, nullptr, 0, &size));
+    std::vector<uint8_t> image(size);
+    ASSERT_OK(cuabi_module_get_image(module, image.data(), image.size(), &size));
+    const long sites = failing_new::fail_each_allocation(
+        [&] {
+            cuabi_module* loaded = nullptr;
+            cuabi_kernel* kernel = nullptr;
+            cuabi_status status = cuabi_module_load_image(context, image.data(), image.size(), &loaded);
+            if (status == CUABI_SUCCESS) status = cuabi_module_get_kernel(loaded, "twice", &kernel);
+            failing_new::pause();
+            cuabi_kernel_destroy(kernel);
+            cuabi_module_destroy(loaded);  // the last reference: unloads
+            return status;
+        },
+        20000);
+    EXPECT_GT(sites, 0) << "the injection did not reach the load";
+    cuabi_module* loaded = nullptr;
+    cuabi_kernel* kernel = nullptr;
+    ASSERT_OK(cuabi_module_load_image(context, image.data(), image.size(), &loaded));
+    ASSERT_OK(cuabi_module_get_kernel(loaded, "twice", &kernel));
+    std::vector<int32_t> values = after([&] {
+        EXPECT_OK(launch(kernel));
+        EXPECT_OK(cuabi_stream_synchronize(stream));
+    });
+    for (int32_t i = 0; i < kCount; ++i) ASSERT_EQ(values[i], 2 * i) << "element " << i;
+    cuabi_kernel_destroy(kernel);
+    cuabi_module_destroy(loaded);
+}
+
 TEST_F(AllocationFailure, EveryAllocationOfACaptureFailsInTurnAndNoStreamStaysCapturing) {
     cuabi_kernel* kernel = nullptr;
     ASSERT_OK(cuabi_module_get_kernel(module, "twice", &kernel));
