@@ -2,8 +2,9 @@
 """Freezes the memory layout and constant values of the public header.
 
 A binding built against 1.x hard-codes where each field of each struct lives and what each
-constant is worth. This tool writes a C program from the header -- one line per struct, per
-field, per constant and per CUABI_*_INIT initializer -- compiles it with the C compiler, runs it,
+constant is worth. This tool writes a C program from the header's declarations as the ABI model
+reads them (abi/model.py: clang's parse) -- one line per struct, per field, per constant and per
+CUABI_*_INIT initializer -- compiles it with the C compiler, runs it,
 and compares the lines with a committed golden file:
 
   struct cuabi_x size=16 align=4
@@ -28,7 +29,7 @@ import tempfile
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import abi_tools  # noqa: E402
-from cuabi_header import Header, HeaderError, initializer_struct_name  # noqa: E402
+import model as abi_model  # noqa: E402
 
 PRELUDE = r"""
 #include <stddef.h>
@@ -58,39 +59,37 @@ int main(void) {
 """
 
 
-def program(header, header_path):
+def program(model, header_path):
     lines = [PRELUDE % {"header": os.path.abspath(header_path)}]
-    for struct in header.structs:
-        t = struct.name
+    initializers = []
+    for struct in model["structs"]:
+        t = struct["name"]
         lines.append('    printf("struct %s size=%%zu align=%%zu\\n", sizeof(%s), _Alignof(%s));'
                      % (t, t, t))
-        for field in struct.fields:
-            member = "((%s*)0)->%s" % (t, field.name)
+        for field in struct["fields"]:
+            member = "((%s*)0)->%s" % (t, field["name"])
             lines.append('    printf("field %s.%s offset=%%zu size=%%zu align=%%zu\\n", '
                          'offsetof(%s, %s), sizeof(%s), (size_t)__alignof__(%s));'
-                         % (t, field.name, t, field.name, member, member))
-    for define in header.constants():
-        name = define.name
-        if define.value.startswith("{"):
-            struct = initializer_struct_name(name)
-            if header.struct(struct) is None:
-                raise HeaderError("%s:%d: %s initializes no struct %s" % (
-                    header.path, define.line, name, struct))
-            lines.append('    { static const %s v = %s; bytes("%s", &v, sizeof v); }'
-                         % (struct, name, name))
-        elif define.value.startswith('"'):
+                         % (t, field["name"], t, field["name"], member, member))
+        if struct["init_macro"]:
+            initializers.append((struct["init_macro"], t))
+    for constant in model["constants"]:
+        name = constant["name"]
+        if constant["type"] == "string":
             lines.append('    printf("constant %s value=\\"%%s\\"\\n", %s);' % (name, name))
         else:
             lines.append('    number("%s", IS_SIGNED(%s), (long long)(%s), (unsigned long long)(%s), '
                          'sizeof(%s));' % (name, name, name, name, name))
+    for macro, struct in initializers:
+        lines.append('    { static const %s v = %s; bytes("%s", &v, sizeof v); }' % (struct, macro, macro))
     lines.append("    return 0;\n}\n")
     return "\n".join(lines)
 
 
 def measure(header_path, cc):
     """Runs the generated program and returns its lines."""
-    header = Header(header_path)
-    source = program(header, header_path)
+    model, _ = abi_model.build(header_path)  # release facts are not needed here
+    source = program(model, header_path)
     workdir = tempfile.mkdtemp(prefix="cuabi-layout-")
     try:
         with open(os.path.join(workdir, "layout.c"), "w") as handle:
@@ -144,7 +143,7 @@ def main():
     cc = abi_tools.require_tool(args.cc, "compile the layout probe")
     try:
         current = measure(args.header, cc)
-    except HeaderError as error:
+    except abi_model.ModelError as error:
         abi_tools.report([str(error)], "")
     if args.command == "generate":
         with open(args.out, "w") as handle:
