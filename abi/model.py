@@ -225,7 +225,7 @@ class Builder(object):
                 if c.location.file and os.path.abspath(c.location.file.name) == self.header_path]
 
     def build(self):
-        cursors = self.parse()
+        cursors = self.cursors = self.parse()
         version = self.version(cursors)
         release = ".".join(version.split(".")[:2])
         # A header without a version (a test's small header) has no releases to check against.
@@ -274,8 +274,10 @@ class Builder(object):
                 self.problem(cursor.location.line, "%s is a function-like macro; bindings cannot "
                              "call macros. Fix: write a function" % name)
             return None
-        values = [t.spelling for t in tokens[1:]]
-        return " ".join(values) if values else ""
+        if len(tokens) < 2:
+            return ""
+        # the value as written (the preprocessing record's extent), e.g. "(1u << 3)"
+        return self.text[tokens[1].extent.start.offset:tokens[-1].extent.end.offset]
 
     def since(self, cursor):
         return fact(annotations(cursor), "since") or "1.0"
@@ -337,8 +339,8 @@ class Builder(object):
                  "since": self.constant_since(name), "doc": self.doc(cursor), "line": line}
         if value.startswith('"'):
             entry.update(value=json.loads(value), type="string")
-        elif DECIMAL.match(value.replace("- ", "-")):
-            entry.update(value=int(value.replace(" ", "")), type="int32_t")
+        elif DECIMAL.match(value):
+            entry.update(value=int(value), type="int32_t")
             if not -2 ** 31 <= entry["value"] < 2 ** 31:
                 self.problem(line, "%s is %s, outside int32_t. Fix: write a u suffix for an "
                              "unsigned value" % (name, value))
@@ -503,14 +505,20 @@ def strip_private(model):
     return clean(model)
 
 
-def build(header_path):
-    """(model as committed, problems). Tools that need only the declarations (layout, lint) may
-    use the model of a header whose release facts are incomplete and ignore the problems."""
+def build_with_builder(header_path):
+    """(Builder after its build, the model as committed): for tools that also walk clang's cursors."""
     builder = Builder(header_path)
     model = builder.build()
     for family in model["families"]:
         family["prefix"] = family["members"][0]
-    return strip_private(model), builder.problems
+    return builder, strip_private(model)
+
+
+def build(header_path):
+    """(model as committed, problems). Tools that need only the declarations (layout, lint) may
+    use the model of a header whose release facts are incomplete and ignore the problems."""
+    builder, model = build_with_builder(header_path)
+    return model, builder.problems
 
 
 def render(model):

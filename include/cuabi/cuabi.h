@@ -66,6 +66,8 @@ extern "C" {
 /* CUABI_API marks exported functions. The library is built with hidden visibility. */
 #if defined(CUABI_BUILDING) && defined(__GNUC__)
 #define CUABI_API __attribute__((visibility("default")))
+#elif defined(CUABI_ABI_MODEL) && defined(__clang__)
+#define CUABI_API __attribute__((annotate("cuabi:api"))) /* the ABI model sees what is exported */
 #else
 #define CUABI_API
 #endif

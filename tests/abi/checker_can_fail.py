@@ -52,6 +52,8 @@ extern "C" {
 #endif
 #if defined(CUABI_BUILDING) && defined(__GNUC__)
 #define CUABI_API __attribute__((visibility("default")))
+#elif defined(CUABI_ABI_MODEL) && defined(__clang__)
+#define CUABI_API __attribute__((annotate("cuabi:api")))
 #else
 #define CUABI_API
 #endif
