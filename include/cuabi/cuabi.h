@@ -86,8 +86,8 @@ extern "C" {
  *   CUABI_TRANSFERRED        the caller's ownership moves into cuabi (destroy functions).
  *                            Unmarked input pointers are borrowed for the call: cuabi copies what
  *                            it keeps. Unmarked non-pointers are plain values.
- *   CUABI_SINCE(1.1)         the release that added a function, struct, field, handle or family;
- *                            unmarked: 1.0 (a field: its struct's release).
+ *   CUABI_SINCE(1.1)         the release that added a function (written after its parameter list),
+ *                            struct, field, handle or family; unmarked: 1.0 (a field: its struct's).
  *   CUABI_ENUM_FAMILY("P_")  on an int32_t typedef: the type of the enumerated constants named P_*
  *   CUABI_FLAGS_FAMILY("P_") on a uint32_t typedef: the type of the flag constants named P_*
  *                            (several prefixes or whole names may be listed, space-separated; a
@@ -321,7 +321,7 @@ CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, CUABI_INOUT cuabi_
  * escape hatch for facts cuabi_device_info lacks, so new hardware needs no new cuabi.
  * CUABI_ERROR_INVALID_DEVICE for an ordinal outside [0, count), CUABI_ERROR_INVALID_ARGUMENT for an
  * attribute this driver does not know (cuabi_last_cu_result() has the CUresult). */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_device_get_attribute(int32_t ordinal, int32_t attribute, CUABI_OUT int32_t* out_value);
+CUABI_API cuabi_status cuabi_device_get_attribute(int32_t ordinal, int32_t attribute, CUABI_OUT int32_t* out_value) CUABI_SINCE(1.1);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -626,35 +626,35 @@ typedef struct CUABI_SINCE(1.1) cuabi_host_memory_options {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults. */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_host_memory_options_init(uint32_t struct_size, CUABI_OUT cuabi_host_memory_options* out_options);
+CUABI_API cuabi_status cuabi_host_memory_options_init(uint32_t struct_size, CUABI_OUT cuabi_host_memory_options* out_options) CUABI_SINCE(1.1);
 
 /* Allocates `size` bytes of page-locked host memory for `context`'s device. Returns
  * CUABI_ERROR_INVALID_ARGUMENT for size 0 or unknown flags, CUABI_ERROR_OUT_OF_HOST_MEMORY when the
  * system cannot pin that much. The bytes are not initialized. The caller owns *out_memory. */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_host_memory_create(cuabi_context* context, size_t size, CUABI_NULLABLE const cuabi_host_memory_options* options, CUABI_OUT CUABI_OWNED cuabi_host_memory** out_memory);
+CUABI_API cuabi_status cuabi_host_memory_create(cuabi_context* context, size_t size, CUABI_NULLABLE const cuabi_host_memory_options* options, CUABI_OUT CUABI_OWNED cuabi_host_memory** out_memory) CUABI_SINCE(1.1);
 
 /* Page-locks `size` bytes of the caller's memory at `pointer` (any alignment; the driver pins
  * whole pages around it) without taking ownership: `pointer` must stay allocated until the handle
  * is destroyed. CUABI_ERROR_INVALID_ARGUMENT for NULL, size 0, flags other than PORTABLE and
  * DEVICE_MAPPED, or memory that is already registered (also partly) or is not ordinary host
  * memory; CUABI_ERROR_OUT_OF_HOST_MEMORY when the system cannot pin that much. */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_host_memory_register(cuabi_context* context, void* pointer, size_t size, CUABI_NULLABLE const cuabi_host_memory_options* options, CUABI_OUT CUABI_OWNED cuabi_host_memory** out_memory);
+CUABI_API cuabi_status cuabi_host_memory_register(cuabi_context* context, void* pointer, size_t size, CUABI_NULLABLE const cuabi_host_memory_options* options, CUABI_OUT CUABI_OWNED cuabi_host_memory** out_memory) CUABI_SINCE(1.1);
 
 /* Releases the handle: allocated memory is freed, registered memory unregistered (and stays the
  * caller's). Like cuabi_buffer_destroy it does not wait for copies already enqueued on streams:
  * synchronize them first. */
-CUABI_API CUABI_SINCE(1.1) void cuabi_host_memory_destroy(CUABI_NULLABLE CUABI_TRANSFERRED cuabi_host_memory* memory);
+CUABI_API void cuabi_host_memory_destroy(CUABI_NULLABLE CUABI_TRANSFERRED cuabi_host_memory* memory) CUABI_SINCE(1.1);
 
 /* The host address of the memory (the allocation's start, or the pointer that was registered). */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_host_memory_get_pointer(cuabi_host_memory* memory, CUABI_OUT CUABI_BORROWED void** out_pointer);
+CUABI_API cuabi_status cuabi_host_memory_get_pointer(cuabi_host_memory* memory, CUABI_OUT CUABI_BORROWED void** out_pointer) CUABI_SINCE(1.1);
 
 /* The size in bytes (as created or registered). */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_host_memory_get_size(cuabi_host_memory* memory, CUABI_OUT size_t* out_size);
+CUABI_API cuabi_status cuabi_host_memory_get_size(cuabi_host_memory* memory, CUABI_OUT size_t* out_size) CUABI_SINCE(1.1);
 
 /* The device address at which kernels of the memory's context reach these bytes over the bus
  * (zero-copy). CUABI_ERROR_UNSUPPORTED unless created or registered with
  * CUABI_HOST_MEMORY_DEVICE_MAPPED. */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* memory, CUABI_OUT uint64_t* out_address);
+CUABI_API cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* memory, CUABI_OUT uint64_t* out_address) CUABI_SINCE(1.1);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -838,7 +838,7 @@ CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char*
  * returns a new handle; the caller owns it. CUABI_ERROR_NOT_FOUND when the module has no such
  * variable (the message lists the name expressions it knows), CUABI_ERROR_UNSUPPORTED for a module
  * from cuabi_module_compile_offline() (it is not loaded on a device). */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_module_get_global(cuabi_module* module, const char* name_or_expression, CUABI_OUT CUABI_OWNED cuabi_buffer** out_buffer);
+CUABI_API cuabi_status cuabi_module_get_global(cuabi_module* module, const char* name_or_expression, CUABI_OUT CUABI_OWNED cuabi_buffer** out_buffer) CUABI_SINCE(1.1);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -954,7 +954,7 @@ CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uin
  * CUABI_ERROR_UNSUPPORTED for a non-portable cluster size on a device without clusters. Launches
  * already checked keep their results; the next launch re-reads the limits the attribute changes
  * (the largest cluster it may use). Thread-safe, but racing launches may see either setting. */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_kernel_set_attribute(cuabi_kernel* kernel, int32_t attribute, int32_t value);
+CUABI_API cuabi_status cuabi_kernel_set_attribute(cuabi_kernel* kernel, int32_t attribute, int32_t value) CUABI_SINCE(1.1);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -1046,7 +1046,7 @@ CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, CUABI_NULLABLE 
  * ignored. CUABI_ERROR_LAUNCH_CLUSTER when the device has no clusters or the cluster is malformed
  * or above the kernel's limit, CUABI_ERROR_LAUNCH_BLOCK / _KERNEL_THREADS / _SHARED_MEMORY as for
  * a launch. */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_kernel_get_max_active_clusters(cuabi_kernel* kernel, const cuabi_launch_config* config, CUABI_OUT uint32_t* out_clusters);
+CUABI_API cuabi_status cuabi_kernel_get_max_active_clusters(cuabi_kernel* kernel, const cuabi_launch_config* config, CUABI_OUT uint32_t* out_clusters) CUABI_SINCE(1.1);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -1208,7 +1208,7 @@ CUABI_API cuabi_status cuabi_graph_node_info_init(uint32_t struct_size, CUABI_OU
 CUABI_API cuabi_status cuabi_graph_update_info_init(uint32_t struct_size, CUABI_OUT cuabi_graph_update_info* out_info);
 
 /* Since 1.1. Fills *out_params with CUABI_GRAPH_MEMCPY_PARAMS_INIT (no end points, size 0). */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_graph_memcpy_params_init(uint32_t struct_size, CUABI_OUT cuabi_graph_memcpy_params* out_params);
+CUABI_API cuabi_status cuabi_graph_memcpy_params_init(uint32_t struct_size, CUABI_OUT cuabi_graph_memcpy_params* out_params) CUABI_SINCE(1.1);
 
 /* Starts capturing `stream` in `mode` (CUABI_CAPTURE_MODE_*): work enqueued on it is recorded,
  * not run. Returns CUABI_ERROR_INVALID_ARGUMENT for an unknown mode, CUABI_ERROR_CAPTURE when the
@@ -1314,28 +1314,28 @@ CUABI_API cuabi_status cuabi_graph_update_memset_value(cuabi_graph* graph, size_
  * one end point per side, size 0, or a direction other than the node's; CUABI_ERROR_CONTEXT_MISMATCH
  * for a buffer of another device; CUABI_ERROR_GRAPH_NODE for a bad index or a node that is not a
  * memcpy node; CUABI_ERROR_GRAPH_UPDATE when the driver refuses (the node keeps its end points). */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_graph_update_memcpy(cuabi_graph* graph, size_t index, const cuabi_graph_memcpy_params* params);
+CUABI_API cuabi_status cuabi_graph_update_memcpy(cuabi_graph* graph, size_t index, const cuabi_graph_memcpy_params* params) CUABI_SINCE(1.1);
 
 /* Since 1.1. Turns node `index` of the executable off (enabled 0: replays skip it, as if it had no
  * work) or back on (1), for the following replays; its dependencies still order the nodes around
  * it. Only kernel, memcpy and memset nodes can be turned off: CUABI_ERROR_GRAPH_NODE for other
  * kinds and bad indexes, CUABI_ERROR_INVALID_ARGUMENT for enabled other than 0 or 1. A
  * capture_end_update that re-instantiates turns every node back on. */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_graph_set_node_enabled(cuabi_graph* graph, size_t index, uint32_t enabled);
+CUABI_API cuabi_status cuabi_graph_set_node_enabled(cuabi_graph* graph, size_t index, uint32_t enabled) CUABI_SINCE(1.1);
 
 /* Since 1.1. Whether node `index` runs on replay (1) or is turned off (0). Errors as for
  * cuabi_graph_set_node_enabled. */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_graph_get_node_enabled(cuabi_graph* graph, size_t index, CUABI_OUT uint32_t* out_enabled);
+CUABI_API cuabi_status cuabi_graph_get_node_enabled(cuabi_graph* graph, size_t index, CUABI_OUT uint32_t* out_enabled) CUABI_SINCE(1.1);
 
 /* Since 1.1. Writes the graph as Graphviz DOT text (cuGraphDebugDotPrint; CUABI_GRAPH_DOT_* flags)
  * to the file at `path`, created or replaced as open(2) with O_CREAT|O_TRUNC would (the caller
  * chooses the path, so links in it are followed). CUABI_ERROR_INVALID_ARGUMENT for unknown flags,
  * CUABI_ERROR_CUDA when the file cannot be written (the message names the path). */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_graph_write_dot(cuabi_graph* graph, const char* path, uint32_t flags);
+CUABI_API cuabi_status cuabi_graph_write_dot(cuabi_graph* graph, const char* path, uint32_t flags) CUABI_SINCE(1.1);
 
 /* Since 1.1. Two-call: the graph as DOT text (as cuabi_graph_write_dot), without touching the file
  * system. The text is the same for both calls of the pattern. */
-CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_graph_get_dot(cuabi_graph* graph, uint32_t flags, CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
+CUABI_API cuabi_status cuabi_graph_get_dot(cuabi_graph* graph, uint32_t flags, CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size) CUABI_SINCE(1.1);
 
 #endif /* CUABI_NO_PROTOTYPES */
 

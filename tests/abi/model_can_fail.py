@@ -79,8 +79,8 @@ class PlantedMistakes(unittest.TestCase):
                             "pointer field cuabi_graph_node_info.kernel of an output struct has no ownership")
 
     def test_a_since_that_disagrees_with_the_version_script_is_refused(self):
-        self.assert_refused(self.planted("CUABI_API CUABI_SINCE(1.1) cuabi_status cuabi_module_get_global(",
-                                         "CUABI_API cuabi_status cuabi_module_get_global("),
+        self.assert_refused(self.planted("CUABI_OWNED cuabi_buffer** out_buffer) CUABI_SINCE(1.1);",
+                                         "CUABI_OWNED cuabi_buffer** out_buffer);"),
                             "cuabi_module_get_global is marked since 1.0 but abi/cuabi.map exports it "
                             "in CUABI_1.1")
 
