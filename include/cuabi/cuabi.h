@@ -73,7 +73,7 @@ extern "C" {
 #endif
 
 /* Annotations: facts about parameters, fields and declarations that the C types cannot say, for
- * the ABI model (abi/cuabi_model.json) that every binding generator and ABI check reads. They
+ * cuabi's ABI model, the description of this header that its bindings and ABI checks read. They
  * expand to nothing for every compiler and generator; only the model tool (clang with
  * CUABI_ABI_MODEL defined) sees them, as __attribute__((annotate("cuabi:..."))).
  *   CUABI_OUT, CUABI_INOUT   the call writes through the pointer (INOUT: and reads it first, such as
