@@ -66,11 +66,15 @@ class ModelError(Exception):
     pass
 
 
+class ToolMissing(ModelError):
+    """libclang or clang is not installed: with CUABI_ABI_TOOLS_OPTIONAL=1 the checks skip (77)."""
+
+
 def load_clang():
     try:
         import clang.cindex as cindex
     except ImportError:
-        raise ModelError("the Python module clang (PyPI libclang) is missing for %s. Fix: run "
+        raise ToolMissing("the Python module clang (PyPI libclang) is missing for %s. Fix: run "
                          "scripts/setup.sh" % sys.executable)
     return cindex
 
@@ -81,7 +85,7 @@ def builtin_include_dir():
         resource = subprocess.run(["clang", "-print-resource-dir"], stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, universal_newlines=True, check=True)
     except (OSError, subprocess.CalledProcessError):
-        raise ModelError("clang is not on PATH; its builtin headers are needed. Fix: run scripts/setup.sh")
+        raise ToolMissing("clang is not on PATH; its builtin headers are needed. Fix: run scripts/setup.sh")
     return os.path.join(resource.stdout.strip(), "include")
 
 
@@ -541,7 +545,8 @@ def main():
         model, problems = build(args.header)
     except ModelError as error:
         print("FAIL: %s" % error)
-        return 1
+        optional = os.environ.get("CUABI_ABI_TOOLS_OPTIONAL") == "1"
+        return 77 if isinstance(error, ToolMissing) and optional else 1
     for problem in problems:
         print("FAIL: %s" % problem)
     if problems:

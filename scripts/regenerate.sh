@@ -35,8 +35,11 @@ trap 'rm -rf "$tmp"' EXIT
 stale=()
 
 # The model first: everything else reads it.
-if ! "$py" abi/model.py generate --out "$tmp/cuabi_model.json" >"$tmp/model.log"; then
+status=0
+"$py" abi/model.py generate --out "$tmp/cuabi_model.json" >"$tmp/model.log" || status=$?
+if ((status)); then
   cat "$tmp/model.log"
+  ((status == 77)) && exit 77  # libclang missing and CUABI_ABI_TOOLS_OPTIONAL=1: a skip
   echo "regenerate: the header's annotations have problems (above). Fix them in include/cuabi/cuabi.h" >&2
   exit 1
 fi
