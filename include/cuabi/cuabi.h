@@ -163,6 +163,7 @@ CUABI_API cuabi_proc cuabi_get_proc_address(CUABI_NULLABLE const char* name);
  * goroutines or tasks between OS threads must read it inside the same native call (or pin the
  * thread around call and read).
  * ========================================================================================== */
+/* What a call did: CUABI_SUCCESS (0) or one of the CUABI_ERROR_* codes below. */
 typedef int32_t cuabi_status CUABI_ENUM_FAMILY("CUABI_ERROR_ CUABI_SUCCESS");
 
 #define CUABI_SUCCESS 0
