@@ -1039,7 +1039,7 @@ CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, CUABI_NULLABLE const c
 /* Like cuabi_launch(), with all arguments in one buffer of packed_size bytes, each at the offset
  * cuabi_kernel_get_param_info() reports; packed_size is where the last parameter ends. For callers
  * that cannot build pointer tables (cgo). The buffer is copied before the call returns. */
-CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, CUABI_NULLABLE const cuabi_launch_config* config, const void* packed, size_t packed_size);
+CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, CUABI_NULLABLE const cuabi_launch_config* config, CUABI_NULLABLE const void* packed, size_t packed_size);
 
 /* Since 1.1. How many clusters of config->cluster blocks, each block of config->block threads
  * with config->shared_memory_bytes of dynamic shared memory, can be resident on the device at
@@ -1296,7 +1296,7 @@ CUABI_API cuabi_status cuabi_graph_update_kernel_args(cuabi_graph* graph, size_t
 
 /* Like cuabi_graph_update_kernel_args, with all arguments in one buffer laid out as
  * cuabi_graph_get_node_param_info says (packed_size must be the node's param_bytes). */
-CUABI_API cuabi_status cuabi_graph_update_kernel_args_packed(cuabi_graph* graph, size_t index, const void* packed, size_t packed_size);
+CUABI_API cuabi_status cuabi_graph_update_kernel_args_packed(cuabi_graph* graph, size_t index, CUABI_NULLABLE const void* packed, size_t packed_size);
 
 /* Changes kernel node `index`'s grid, block (3 values each) and dynamic shared memory for the
  * following replays, checked as a launch checks them (CUABI_ERROR_LAUNCH_GRID, _BLOCK,
@@ -1376,12 +1376,12 @@ CUABI_API uint64_t cuabi_graph_cache_get_capacity_class(uint64_t size);
 
 /* Finds the graph cached under (context, key[0..key_size), capacity class of size) and returns a
  * new handle to it in *out_graph (owned by the caller). CUABI_ERROR_NOT_FOUND on a miss. */
-CUABI_API cuabi_status cuabi_graph_cache_lookup(cuabi_context* context, const void* key, size_t key_size, uint64_t size, CUABI_OUT CUABI_OWNED cuabi_graph** out_graph);
+CUABI_API cuabi_status cuabi_graph_cache_lookup(cuabi_context* context, CUABI_NULLABLE const void* key, size_t key_size, uint64_t size, CUABI_OUT CUABI_OWNED cuabi_graph** out_graph);
 
 /* Caches `graph` under (context, key[0..key_size), capacity class of size), replacing an entry
  * with the same key, and evicts beyond the capacity. CUABI_ERROR_CONTEXT_MISMATCH when the graph
  * belongs to another device's context. */
-CUABI_API cuabi_status cuabi_graph_cache_insert(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph* graph);
+CUABI_API cuabi_status cuabi_graph_cache_insert(cuabi_context* context, CUABI_NULLABLE const void* key, size_t key_size, uint64_t size, cuabi_graph* graph);
 
 /* Sets the most graphs the cache holds, evicting down to it now (0 disables caching). */
 CUABI_API void cuabi_graph_cache_set_capacity(size_t max_entries);

@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "eb10dbe9874f7d0ae750bf20b961afe8f7f497bc90753284b06bad50ea31a950";
+pub const cuabi_header_digest = "ae596164fef02ebccc1fb138171b9377283531e4ce03aafbf830ecaba831bd49";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
