@@ -17,11 +17,18 @@ Every difference is a failing line naming the struct.field or constant. So is a 
 constant that is in the header but not in the golden file, so that a new one is frozen on
 purpose the moment it is added (scripts/abi-baseline.sh regenerates the file).
 
+check-release compares with a released layout (abi/baselines/layout-X.Y.golden) instead: what
+that release froze must still hold -- every field's offset, size and alignment, every constant's
+value (the CUABI_VERSION_* numbers of the header excepted), every struct, with a struct that
+starts with struct_size allowed to grow -- while additions pass.
+
 usage: layout.py generate --header H --cc CC --out GOLDEN
        layout.py check --header H --cc CC --golden GOLDEN
+       layout.py check-release --header H --cc CC --golden abi/baselines/layout-X.Y.golden
 """
 import argparse
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -132,9 +139,35 @@ def compare(golden_lines, current_lines, golden_name):
     return problems
 
 
+# The header's own version: a later release has other values by design.
+VERSION_CONSTANTS = {"CUABI_VERSION_MINOR", "CUABI_VERSION_PATCH", "CUABI_VERSION_NUMBER",
+                     "CUABI_VERSION_STRING"}
+
+
+def compare_release(release_lines, current_lines, release_name):
+    released, current = keyed(release_lines), keyed(current_lines)
+    problems = []
+    for (kind, name), then in released.items():
+        now = current.get((kind, name))
+        if kind == "initializer" or (kind == "constant" and name in VERSION_CONSTANTS):
+            continue  # initializers hold sizeof, which grows; see VERSION_CONSTANTS
+        if now is None:
+            problems.append("%s %s of %s is no longer in the header: removing it breaks programs "
+                            "built against that release" % (kind, name, release_name))
+        elif kind == "struct" and ("field", name + ".struct_size") in current:
+            size_then, size_now = (int(re.search(r"size=(\d+)", text).group(1)) for text in (then, now))
+            if size_now < size_then or then.split()[1:] != now.split()[1:]:
+                problems.append("struct %s was %s in %s, is %s now: a struct_size struct may only "
+                                "grow. Fix: restore its fields" % (name, then, release_name, now))
+        elif now != then:
+            problems.append("%s %s was %s in %s, is %s now: programs built against that release "
+                            "rely on it. Fix: restore it" % (kind, name, then, release_name, now))
+    return problems
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=["generate", "check"])
+    parser.add_argument("command", choices=["generate", "check", "check-release"])
     parser.add_argument("--header", required=True)
     parser.add_argument("--cc", default="cc")
     parser.add_argument("--golden")
@@ -155,6 +188,10 @@ def main():
         return 0
     with open(args.golden) as handle:
         golden = handle.read().splitlines()
+    if args.command == "check-release":
+        abi_tools.report(compare_release(golden, current, os.path.basename(args.golden)),
+                         "what %s froze holds (%d lines)" % (args.golden, len(keyed(golden))))
+        return 0
     abi_tools.report(compare(golden, current, os.path.basename(args.golden)),
                      "%d struct/field/constant lines match %s" % (len(current), args.golden))
     return 0
