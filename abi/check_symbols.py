@@ -20,7 +20,7 @@ import sys
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import abi_tools  # noqa: E402
-from cuabi_header import Header, HeaderError  # noqa: E402
+import model as abi_model  # noqa: E402
 
 FORBIDDEN_NEEDED = re.compile(r"lib(cuda|cudart|nvrtc|nvJitLink|nvToolsExt)([.\-_]|$)")
 
@@ -93,7 +93,7 @@ def differences(sets):
 
 
 def check(header_path, map_path, library):
-    header = Header(header_path)
+    header, _ = abi_model.build(header_path)  # the declarations; the model's own checks run elsewhere
     nodes, problems = read_map(map_path)
     exports = read_exports(library)
     node_of = {}
@@ -119,18 +119,17 @@ def check(header_path, map_path, library):
         if version and name in node_of and version != node_of[name]:
             problems.append("%s is exported at version %s but %s puts it in %s"
                             % (name, version, map_path, node_of[name]))
-    problems += differences({"the header (CUABI_API)": set(header.function_names()),
+    problems += differences({"the header (CUABI_API)": set(f["name"] for f in header["functions"]),
                              "the map": set(node_of),
                              "the library (nm -D)": functions})
 
-    abi_major = header.constant("CUABI_ABI_VERSION")
+    abi_major = next((c["value"] for c in header["constants"] if c["name"] == "CUABI_ABI_VERSION"), None)
     soname, needed = read_dynamic(library)
     stem = re.sub(r"\.so(\..*)?$", "", os.path.basename(library))
     if abi_major is None:
         problems.append("%s defines no CUABI_ABI_VERSION" % header_path)
-    elif soname != "%s.so.%s" % (stem, abi_major.value.rstrip("uU")):
-        problems.append("SONAME is %s, expected %s.so.%s (CUABI_ABI_VERSION)" % (soname, stem,
-                                                                               abi_major.value.rstrip("uU")))
+    elif soname != "%s.so.%s" % (stem, abi_major):
+        problems.append("SONAME is %s, expected %s.so.%s (CUABI_ABI_VERSION)" % (soname, stem, abi_major))
     for entry in needed:
         if FORBIDDEN_NEEDED.match(entry):
             problems.append("NEEDED %s: cuabi must load CUDA libraries at run time, never link them" % entry)
@@ -145,7 +144,7 @@ def main():
     args = parser.parse_args()
     try:
         problems, count, soname, needed = check(args.header, args.map, args.library)
-    except HeaderError as error:
+    except abi_model.ModelError as error:
         problems, count, soname, needed = [str(error)], 0, None, []
     abi_tools.report(problems, "%d functions agree in header, map and binary; SONAME %s; NEEDED %s"
                      % (count, soname, ", ".join(needed)))

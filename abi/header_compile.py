@@ -24,26 +24,26 @@ import tempfile
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import abi_tools  # noqa: E402
-from cuabi_header import Header, initializer_struct_name  # noqa: E402
+import model as abi_model  # noqa: E402
 
 CXX = {"gcc": "g++", "clang": "clang++"}
 
 
 def initializers(header):
-    return ["%s probe_%s = %s;" % (initializer_struct_name(d.name), d.name, d.name)
-            for d in header.initializers()]
+    return ["%s probe_%s = %s;" % (s["name"], s["init_macro"], s["init_macro"])
+            for s in header["structs"] if s["init_macro"]]
 
 
 def prototypes_probe(header):
     lines = ['#include "cuabi/cuabi.h"']
-    lines += ["PFN_%s probe_%s = &%s;" % (f.name, f.name, f.name) for f in header.functions]
+    lines += ["PFN_%s probe_%s = &%s;" % (f, f, f) for f in (f["name"] for f in header["functions"])]
     return lines + initializers(header) + ["int main(void) { return 0; }"]
 
 
 def no_prototypes_probe(header):
     lines = ["#define CUABI_NO_PROTOTYPES", '#include "cuabi/cuabi.h"']
-    lines += ["typedef int %s;" % f.name for f in header.functions]
-    lines += ["PFN_%s probe_%s = 0;" % (f.name, f.name) for f in header.functions]
+    lines += ["typedef int %s;" % f for f in (f["name"] for f in header["functions"])]
+    lines += ["PFN_%s probe_%s = 0;" % (f, f) for f in (f["name"] for f in header["functions"])]
     return lines + initializers(header) + ["int main(void) { return 0; }"]
 
 
@@ -56,7 +56,7 @@ def main():
     is_cxx = args.std.startswith("c++")
     compiler = abi_tools.require_tool(CXX[args.compiler] if is_cxx else args.compiler,
                                       "compile the header as %s" % args.std)
-    header = Header(os.path.join(args.include_dir, "cuabi", "cuabi.h"))
+    header, _ = abi_model.build(os.path.join(args.include_dir, "cuabi", "cuabi.h"))
     flags = ["-std=" + args.std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-Wpadded", "-fsyntax-only",
              "-I", args.include_dir, "-x", "c++" if is_cxx else "c"]
     if not is_cxx:
@@ -75,8 +75,8 @@ def main():
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     abi_tools.report(problems, "cuabi.h compiles as %s with %s, with and without prototypes "
-                     "(%d functions, %d initializers)" % (args.std, compiler, len(header.functions),
-                                                        len(header.initializers())))
+                     "(%d functions, %d initializers)" % (args.std, compiler, len(header["functions"]),
+                                                        len(initializers(header))))
     return 0
 
 

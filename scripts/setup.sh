@@ -57,14 +57,16 @@ else
   pip_wanted=()
   [[ "$("$python" -m ziglang version 2>/dev/null || true)" == "0.17.1" ]] || pip_wanted+=("ziglang==0.17.1")
   "$python" -c 'import cffi' 2>/dev/null || pip_wanted+=("cffi==2.0.0")
+  # libclang: the ABI model's parser (abi/model.py reads cuabi.h with clang's own parser).
+  [[ "$("$python" -m pip show libclang 2>/dev/null | sed -n 's/^Version: //p')" == "18.1.1" ]] || pip_wanted+=("libclang==18.1.1")
   if ((${#pip_wanted[@]})); then
-    echo "setup: installing ${pip_wanted[*]} with $python -m pip (Zig bindings and the generators test)"
+    echo "setup: installing ${pip_wanted[*]} with $python -m pip (Zig bindings, the generators test, the ABI model)"
     if ! "$python" -m pip install --quiet --disable-pip-version-check "${pip_wanted[@]}"; then
       echo "setup: WARNING: pip could not install ${pip_wanted[*]} for $python." >&2
       echo "setup: the Zig and cffi tests will say so." >&2
     fi
   else
-    echo "setup: Python packages present (ziglang 0.17.1, cffi)"
+    echo "setup: Python packages present (ziglang 0.17.1, cffi, libclang 18.1.1)"
   fi
 fi
 

@@ -66,8 +66,53 @@ extern "C" {
 /* CUABI_API marks exported functions. The library is built with hidden visibility. */
 #if defined(CUABI_BUILDING) && defined(__GNUC__)
 #define CUABI_API __attribute__((visibility("default")))
+#elif defined(CUABI_ABI_MODEL) && defined(__clang__)
+#define CUABI_API __attribute__((annotate("cuabi:api"))) /* the ABI model sees what is exported */
 #else
 #define CUABI_API
+#endif
+
+/* Annotations: facts about parameters, fields and declarations that the C types cannot say, for
+ * cuabi's ABI model, the description of this header that its bindings and ABI checks read. They
+ * expand to nothing for every compiler and generator; only the model tool (clang with
+ * CUABI_ABI_MODEL defined) sees them, as __attribute__((annotate("cuabi:..."))).
+ *   CUABI_OUT, CUABI_INOUT   the call writes through the pointer (INOUT: and reads it first, such as
+ *                            an output struct whose struct_size the caller sets). Unmarked: input.
+ *   CUABI_NULLABLE           NULL is accepted (its meaning is in the documentation). Unmarked
+ *                            pointers must not be NULL.
+ *   CUABI_OWNED              an output the caller now owns and must destroy or free.
+ *   CUABI_BORROWED           valid only while its parent lives; the receiver must not destroy it
+ *                            (a native handle, a handle inside an output struct, a static string).
+ *   CUABI_TRANSFERRED        the caller's ownership moves into cuabi (destroy functions).
+ *                            Unmarked input pointers are borrowed for the call: cuabi copies what
+ *                            it keeps. Unmarked non-pointers are plain values.
+ *   CUABI_SINCE(1.1)         the release that added a function (written after its parameter list),
+ *                            struct, field, handle or family; unmarked: 1.0 (a field: its struct's).
+ *   CUABI_ENUM_FAMILY("P_")  on an int32_t typedef: the type of the enumerated constants named P_*
+ *   CUABI_FLAGS_FAMILY("P_") on a uint32_t typedef: the type of the flag constants named P_*
+ *                            (several prefixes or whole names may be listed, space-separated; a
+ *                            constant belongs to the family whose entry matches it longest).
+ * The constants stay plain #define literals, so C code keeps using them in case labels and #if. */
+#if defined(CUABI_ABI_MODEL) && defined(__clang__)
+#define CUABI_OUT __attribute__((annotate("cuabi:direction=out")))
+#define CUABI_INOUT __attribute__((annotate("cuabi:direction=inout")))
+#define CUABI_NULLABLE __attribute__((annotate("cuabi:nullable")))
+#define CUABI_OWNED __attribute__((annotate("cuabi:ownership=owned")))
+#define CUABI_BORROWED __attribute__((annotate("cuabi:ownership=borrowed")))
+#define CUABI_TRANSFERRED __attribute__((annotate("cuabi:ownership=transferred")))
+#define CUABI_SINCE(version) __attribute__((annotate("cuabi:since=" #version)))
+#define CUABI_ENUM_FAMILY(prefixes) __attribute__((annotate("cuabi:family=enum:" prefixes)))
+#define CUABI_FLAGS_FAMILY(prefixes) __attribute__((annotate("cuabi:family=flags:" prefixes)))
+#else
+#define CUABI_OUT
+#define CUABI_INOUT
+#define CUABI_NULLABLE
+#define CUABI_OWNED
+#define CUABI_BORROWED
+#define CUABI_TRANSFERRED
+#define CUABI_SINCE(version)
+#define CUABI_ENUM_FAMILY(prefixes)
+#define CUABI_FLAGS_FAMILY(prefixes)
 #endif
 
 /* ============================================================================================
@@ -79,11 +124,11 @@ extern "C" {
  * found by cuabi_get_proc_address() only in libraries of 1.y or later. Thread-free.
  * ========================================================================================== */
 #define CUABI_VERSION_MAJOR 1u
-#define CUABI_VERSION_MINOR 1u
+#define CUABI_VERSION_MINOR 2u
 #define CUABI_VERSION_PATCH 0u
 /* 10000 * major + 100 * minor + patch. */
-#define CUABI_VERSION_NUMBER 10100u
-#define CUABI_VERSION_STRING "1.1.0"
+#define CUABI_VERSION_NUMBER 10200u
+#define CUABI_VERSION_STRING "1.2.0"
 /* The ABI major: the SONAME is libcuabi.so.<CUABI_ABI_VERSION>. */
 #define CUABI_ABI_VERSION 1u
 /* The most bytes any struct_size may claim (a larger value is an uninitialized struct). */
@@ -103,7 +148,7 @@ CUABI_API uint32_t cuabi_abi_version(void);
 /* The exported function called `name` ("cuabi_launch"), or NULL for any other name (NULL
  * included). This is the one symbol a dlopen user needs; cast the result to the matching
  * PFN_cuabi_* type. */
-CUABI_API cuabi_proc cuabi_get_proc_address(const char* name);
+CUABI_API cuabi_proc cuabi_get_proc_address(CUABI_NULLABLE const char* name);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -118,7 +163,8 @@ CUABI_API cuabi_proc cuabi_get_proc_address(const char* name);
  * goroutines or tasks between OS threads must read it inside the same native call (or pin the
  * thread around call and read).
  * ========================================================================================== */
-typedef int32_t cuabi_status;
+/* What a call did: CUABI_SUCCESS (0) or one of the CUABI_ERROR_* codes below. */
+typedef int32_t cuabi_status CUABI_ENUM_FAMILY("CUABI_ERROR_ CUABI_SUCCESS");
 
 #define CUABI_SUCCESS 0
 /* Generic: 1-19 */
@@ -191,7 +237,7 @@ CUABI_API int32_t cuabi_last_nvrtc_result(void);
 /* The NVRTC log of the last cuabi_module_compile() / cuabi_module_compile_offline() on this
  * thread, failed or not: the one way to read the log of a compile that produced no module.
  * "" when that call failed before NVRTC ran. Two-call. Thread-local, like the message. */
-CUABI_API cuabi_status cuabi_last_compile_log(char* out_text, size_t capacity, size_t* out_size);
+CUABI_API cuabi_status cuabi_last_compile_log(CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -210,7 +256,7 @@ typedef struct cuabi_module cuabi_module;
 typedef struct cuabi_kernel cuabi_kernel;
 typedef struct cuabi_graph cuabi_graph;
 typedef struct cuabi_range cuabi_range;
-typedef struct cuabi_host_memory cuabi_host_memory; /* since 1.1 */
+typedef struct cuabi_host_memory cuabi_host_memory CUABI_SINCE(1.1);
 
 /* ============================================================================================
  * Driver and devices
@@ -258,25 +304,25 @@ typedef struct cuabi_device_info {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Prepares *out_info for a call that fills it (see "Structs" above). */
-CUABI_API cuabi_status cuabi_device_info_init(uint32_t struct_size, cuabi_device_info* out_info);
+CUABI_API cuabi_status cuabi_device_info_init(uint32_t struct_size, CUABI_OUT cuabi_device_info* out_info);
 
 /* The CUDA driver's version (e.g. 13000 for 13.0). Returns CUABI_ERROR_DRIVER_NOT_FOUND when
  * libcuda.so.1 cannot be loaded (the message says where cuabi looked and why it failed). */
-CUABI_API cuabi_status cuabi_driver_get_version(int32_t* out_version);
+CUABI_API cuabi_status cuabi_driver_get_version(CUABI_OUT int32_t* out_version);
 
 /* The number of CUDA devices. Returns CUABI_ERROR_NO_DEVICE when the driver loads but sees none. */
-CUABI_API cuabi_status cuabi_device_get_count(int32_t* out_count);
+CUABI_API cuabi_status cuabi_device_get_count(CUABI_OUT int32_t* out_count);
 
 /* Facts about device `ordinal` without creating a context (set out_info->struct_size first).
  * Returns CUABI_ERROR_INVALID_DEVICE for an ordinal outside [0, count). */
-CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info* out_info);
+CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, CUABI_INOUT cuabi_device_info* out_info);
 
 /* Since 1.1. The value of any CUdevice_attribute (`attribute` is its number in cuda.h, e.g. 16 =
  * CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) of device `ordinal`, without creating a context: the
  * escape hatch for facts cuabi_device_info lacks, so new hardware needs no new cuabi.
  * CUABI_ERROR_INVALID_DEVICE for an ordinal outside [0, count), CUABI_ERROR_INVALID_ARGUMENT for an
  * attribute this driver does not know (cuabi_last_cu_result() has the CUresult). */
-CUABI_API cuabi_status cuabi_device_get_attribute(int32_t ordinal, int32_t attribute, int32_t* out_value);
+CUABI_API cuabi_status cuabi_device_get_attribute(int32_t ordinal, int32_t attribute, CUABI_OUT int32_t* out_value) CUABI_SINCE(1.1);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -327,32 +373,32 @@ typedef struct cuabi_counters {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults (device 0). */
-CUABI_API cuabi_status cuabi_context_options_init(uint32_t struct_size, cuabi_context_options* out_options);
+CUABI_API cuabi_status cuabi_context_options_init(uint32_t struct_size, CUABI_OUT cuabi_context_options* out_options);
 
 /* Prepares *out_counters for a call that fills it (see "Structs" above). */
-CUABI_API cuabi_status cuabi_counters_init(uint32_t struct_size, cuabi_counters* out_counters);
+CUABI_API cuabi_status cuabi_counters_init(uint32_t struct_size, CUABI_OUT cuabi_counters* out_counters);
 
 /* Creates a context on options->device_ordinal (NULL options: device 0).
  * Returns CUABI_ERROR_INVALID_DEVICE for a bad ordinal, CUABI_ERROR_STRUCT_SIZE for a bad
  * options struct. The caller owns *out_context and releases it with cuabi_context_destroy(). */
-CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options, cuabi_context** out_context);
+CUABI_API cuabi_status cuabi_context_create(CUABI_NULLABLE const cuabi_context_options* options, CUABI_OUT CUABI_OWNED cuabi_context** out_context);
 
 /* Releases the handle and drops the graph-cache entries inserted under it (graphs whose own
  * handles are still held stay valid). Streams, buffers, modules, graphs... made from it keep the
  * CUDA context alive until they are destroyed too. */
-CUABI_API void cuabi_context_destroy(cuabi_context* context);
+CUABI_API void cuabi_context_destroy(CUABI_NULLABLE CUABI_TRANSFERRED cuabi_context* context);
 
 /* Facts and launch limits of the context's device (see cuabi_device_get_info). */
-CUABI_API cuabi_status cuabi_context_get_device_info(cuabi_context* context, cuabi_device_info* out_info);
+CUABI_API cuabi_status cuabi_context_get_device_info(cuabi_context* context, CUABI_INOUT cuabi_device_info* out_info);
 
 /* Waits until all work on the context's device submitted by this process is done. */
 CUABI_API cuabi_status cuabi_context_synchronize(cuabi_context* context);
 
 /* The underlying CUcontext, for interoperating with other CUDA code. Not owned by the caller. */
-CUABI_API cuabi_status cuabi_context_get_native(cuabi_context* context, void** out_cu_context);
+CUABI_API cuabi_status cuabi_context_get_native(cuabi_context* context, CUABI_OUT CUABI_BORROWED void** out_cu_context);
 
 /* Reads the context's counters (set out_counters->struct_size first). */
-CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, cuabi_counters* out_counters);
+CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, CUABI_INOUT cuabi_counters* out_counters);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -370,6 +416,7 @@ CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, cuabi_
  * ========================================================================================== */
 
 /* Stream flags (cuabi_stream_options.flags). */
+typedef uint32_t cuabi_stream_flags CUABI_FLAGS_FAMILY("CUABI_STREAM_") CUABI_SINCE(1.2);
 #define CUABI_STREAM_DEFAULT 0x0u
 
 /* Options for cuabi_stream_create(). */
@@ -384,22 +431,22 @@ typedef struct cuabi_stream_options {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults. */
-CUABI_API cuabi_status cuabi_stream_options_init(uint32_t struct_size, cuabi_stream_options* out_options);
+CUABI_API cuabi_status cuabi_stream_options_init(uint32_t struct_size, CUABI_OUT cuabi_stream_options* out_options);
 
 /* Creates a non-blocking stream on the context. options->priority is clamped to the device's
  * range. The caller owns *out_stream. */
-CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, const cuabi_stream_options* options, cuabi_stream** out_stream);
+CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, CUABI_NULLABLE const cuabi_stream_options* options, CUABI_OUT CUABI_OWNED cuabi_stream** out_stream);
 
 /* Wraps a CUstream created elsewhere (another CUDA library) without taking ownership: destroying
  * the handle does not destroy the stream. The stream must belong to the context's CUDA context
  * and outlive the handle. Returns CUABI_ERROR_INVALID_ARGUMENT for NULL (0), CU_STREAM_LEGACY or
  * CU_STREAM_PER_THREAD (pass NULL streams to cuabi functions instead) or a stream the driver does
  * not know, CUABI_ERROR_CONTEXT_MISMATCH when the stream belongs to another context. */
-CUABI_API cuabi_status cuabi_stream_wrap(cuabi_context* context, void* cu_stream, cuabi_stream** out_stream);
+CUABI_API cuabi_status cuabi_stream_wrap(cuabi_context* context, void* cu_stream, CUABI_OUT CUABI_OWNED cuabi_stream** out_stream);
 
 /* Destroys an owned stream after its queued work finishes (CUDA semantics: the call does not
  * wait); releases a wrapped one. A capture cuabi began on the stream is ended and discarded. */
-CUABI_API void cuabi_stream_destroy(cuabi_stream* stream);
+CUABI_API void cuabi_stream_destroy(CUABI_NULLABLE CUABI_TRANSFERRED cuabi_stream* stream);
 
 /* Waits until all work on the stream is done. */
 CUABI_API cuabi_status cuabi_stream_synchronize(cuabi_stream* stream);
@@ -413,7 +460,7 @@ CUABI_API cuabi_status cuabi_stream_query(cuabi_stream* stream);
 CUABI_API cuabi_status cuabi_stream_wait_event(cuabi_stream* stream, cuabi_event* event);
 
 /* The underlying CUstream. Not owned by the caller. */
-CUABI_API cuabi_status cuabi_stream_get_native(cuabi_stream* stream, void** out_cu_stream);
+CUABI_API cuabi_status cuabi_stream_get_native(cuabi_stream* stream, CUABI_OUT CUABI_BORROWED void** out_cu_stream);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -424,6 +471,7 @@ CUABI_API cuabi_status cuabi_stream_get_native(cuabi_stream* stream, void** out_
  * ========================================================================================== */
 
 /* Event flags (cuabi_event_options.flags). */
+typedef uint32_t cuabi_event_flags CUABI_FLAGS_FAMILY("CUABI_EVENT_") CUABI_SINCE(1.2);
 #define CUABI_EVENT_DEFAULT 0x0u
 #define CUABI_EVENT_DISABLE_TIMING 0x1u /* cheaper; cuabi_event_get_elapsed_ms() is then refused */
 #define CUABI_EVENT_BLOCKING_SYNC 0x2u  /* synchronize by sleeping rather than spinning */
@@ -438,20 +486,20 @@ typedef struct cuabi_event_options {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults. */
-CUABI_API cuabi_status cuabi_event_options_init(uint32_t struct_size, cuabi_event_options* out_options);
+CUABI_API cuabi_status cuabi_event_options_init(uint32_t struct_size, CUABI_OUT cuabi_event_options* out_options);
 
 /* Creates an event. The caller owns *out_event. Returns CUABI_ERROR_INVALID_ARGUMENT for
  * unknown flags. */
-CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_event_options* options, cuabi_event** out_event);
+CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, CUABI_NULLABLE const cuabi_event_options* options, CUABI_OUT CUABI_OWNED cuabi_event** out_event);
 
 /* Destroys the event. */
-CUABI_API void cuabi_event_destroy(cuabi_event* event);
+CUABI_API void cuabi_event_destroy(CUABI_NULLABLE CUABI_TRANSFERRED cuabi_event* event);
 
 /* Records the event at the current end of `stream`. A NULL stream records on the calling
  * thread's per-thread stream, where cuabi runs synchronous (NULL-stream) work, so two events
  * recorded with NULL time the synchronous calls between them. CUABI_ERROR_CONTEXT_MISMATCH when
  * event and stream belong to different contexts. */
-CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stream);
+CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, CUABI_NULLABLE cuabi_stream* stream);
 
 /* Waits until the event has completed. */
 CUABI_API cuabi_status cuabi_event_synchronize(cuabi_event* event);
@@ -462,7 +510,7 @@ CUABI_API cuabi_status cuabi_event_query(cuabi_event* event);
 /* Milliseconds between two completed events (resolution about 0.5 us). Returns
  * CUABI_ERROR_NOT_READY when one has not completed, CUABI_ERROR_INVALID_ARGUMENT when one was
  * created with CUABI_EVENT_DISABLE_TIMING or never recorded. */
-CUABI_API cuabi_status cuabi_event_get_elapsed_ms(cuabi_event* start, cuabi_event* end, float* out_ms);
+CUABI_API cuabi_status cuabi_event_get_elapsed_ms(cuabi_event* start, cuabi_event* end, CUABI_OUT float* out_ms);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -478,6 +526,7 @@ CUABI_API cuabi_status cuabi_event_get_elapsed_ms(cuabi_event* start, cuabi_even
  * ========================================================================================== */
 
 /* Buffer flags (cuabi_buffer_options.flags). */
+typedef uint32_t cuabi_buffer_flags CUABI_FLAGS_FAMILY("CUABI_BUFFER_") CUABI_SINCE(1.2);
 #define CUABI_BUFFER_DEFAULT 0x0u
 #define CUABI_BUFFER_ZERO 0x1u /* fill the new buffer with zero bytes */
 
@@ -491,30 +540,30 @@ typedef struct cuabi_buffer_options {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults. */
-CUABI_API cuabi_status cuabi_buffer_options_init(uint32_t struct_size, cuabi_buffer_options* out_options);
+CUABI_API cuabi_status cuabi_buffer_options_init(uint32_t struct_size, CUABI_OUT cuabi_buffer_options* out_options);
 
 /* Allocates `size` bytes of device memory. Returns CUABI_ERROR_INVALID_ARGUMENT for size 0 or
  * unknown flags, CUABI_ERROR_DEVICE_OUT_OF_MEMORY when the device cannot hold it. The caller owns
  * *out_buffer. */
-CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, const cuabi_buffer_options* options, cuabi_buffer** out_buffer);
+CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, CUABI_NULLABLE const cuabi_buffer_options* options, CUABI_OUT CUABI_OWNED cuabi_buffer** out_buffer);
 
 /* Wraps `size` bytes at device address `device_address` (a CUdeviceptr from another library)
  * without taking ownership; the memory must outlive the handle. cuabi asks the driver whether the
  * address is CUDA memory (CUABI_ERROR_INVALID_ARGUMENT if not, or for address 0 or size 0),
  * whether it belongs to the context (CUABI_ERROR_CONTEXT_MISMATCH if not) and, where the driver
  * knows the allocation's extent, whether the range fits in it (CUABI_ERROR_OUT_OF_BOUNDS if not). */
-CUABI_API cuabi_status cuabi_buffer_wrap(cuabi_context* context, uint64_t device_address, size_t size, cuabi_buffer** out_buffer);
+CUABI_API cuabi_status cuabi_buffer_wrap(cuabi_context* context, uint64_t device_address, size_t size, CUABI_OUT CUABI_OWNED cuabi_buffer** out_buffer);
 
 /* Releases the handle. An owned buffer's memory is freed once no graph keeps it alive, after work
  * already queued on it (as CUDA's cuMemFree, it does not wait: synchronize first if kernels may
  * still use it); a wrapped buffer's memory stays its owner's. */
-CUABI_API void cuabi_buffer_destroy(cuabi_buffer* buffer);
+CUABI_API void cuabi_buffer_destroy(CUABI_NULLABLE CUABI_TRANSFERRED cuabi_buffer* buffer);
 
 /* The buffer's size in bytes. */
-CUABI_API cuabi_status cuabi_buffer_get_size(cuabi_buffer* buffer, size_t* out_size);
+CUABI_API cuabi_status cuabi_buffer_get_size(cuabi_buffer* buffer, CUABI_OUT size_t* out_size);
 
 /* The buffer's device address (a CUdeviceptr), e.g. to pass as a kernel argument. */
-CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, uint64_t* out_address);
+CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, CUABI_OUT uint64_t* out_address);
 
 /* Copies `size` bytes from host memory `data` to the buffer at byte `offset`.
  * CUABI_ERROR_OUT_OF_BOUNDS when offset + size exceeds the buffer. A size of 0 does nothing
@@ -523,7 +572,7 @@ CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, uin
  * of other streams. Page-locked memory (a cuabi_host_memory, allocated or registered) is copied by
  * the GPU's copy engine while the call returns at once: the copy overlaps with other streams' work,
  * and `data` must stay unchanged until the stream reaches the copy. */
-CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, const void* data, size_t size, cuabi_stream* stream);
+CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, CUABI_NULLABLE const void* data, size_t size, CUABI_NULLABLE cuabi_stream* stream);
 
 /* Copies `size` bytes from the buffer at byte `offset` to host memory `out_data`.
  * CUABI_ERROR_OUT_OF_BOUNDS when offset + size exceeds the buffer. A size of 0 does nothing
@@ -531,19 +580,19 @@ CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, c
  * the data has arrived (the driver stages it, so it does not overlap); a read into page-locked
  * memory (a cuabi_host_memory) is enqueued and returns at once: the bytes are there when the
  * stream has reached the copy (synchronize the stream or an event recorded after it). */
-CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, void* out_data, size_t size, cuabi_stream* stream);
+CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, CUABI_OUT CUABI_NULLABLE void* out_data, size_t size, CUABI_NULLABLE cuabi_stream* stream);
 
 /* Copies `size` bytes between device buffers of one context. CUABI_ERROR_OUT_OF_BOUNDS when
  * either range exceeds its buffer, CUABI_ERROR_INVALID_ARGUMENT when the two ranges overlap in
  * device memory (also through wrapped buffers that alias), CUABI_ERROR_CONTEXT_MISMATCH when the
  * buffers belong to different devices. */
-CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, cuabi_stream* stream);
+CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, CUABI_NULLABLE cuabi_stream* stream);
 
 /* Sets `count` elements of `element_size` bytes (1, 2 or 4) starting at byte `offset` to the low
  * element_size bytes of `value`. CUABI_ERROR_INVALID_ARGUMENT for another element_size or when
  * offset (or, for a wrapped buffer, the address) is not a multiple of element_size;
  * CUABI_ERROR_OUT_OF_BOUNDS when the range exceeds the buffer. */
-CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, cuabi_stream* stream);
+CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size, size_t count, CUABI_NULLABLE cuabi_stream* stream);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -560,6 +609,7 @@ CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, ui
  * ========================================================================================== */
 
 /* Host memory flags (cuabi_host_memory_options.flags). */
+typedef uint32_t cuabi_host_memory_flags CUABI_FLAGS_FAMILY("CUABI_HOST_MEMORY_") CUABI_SINCE(1.2);
 #define CUABI_HOST_MEMORY_DEFAULT 0x0u
 #define CUABI_HOST_MEMORY_PORTABLE 0x1u       /* page-locked for every context, not only this one */
 #define CUABI_HOST_MEMORY_DEVICE_MAPPED 0x2u  /* also mapped into the device's address space:
@@ -568,7 +618,7 @@ CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, ui
                                                  the bus, very slow for the CPU to read */
 
 /* Options for cuabi_host_memory_create() and _register(). */
-typedef struct cuabi_host_memory_options {
+typedef struct CUABI_SINCE(1.1) cuabi_host_memory_options {
     uint32_t struct_size; /* sizeof(cuabi_host_memory_options) */
     uint32_t flags;       /* CUABI_HOST_MEMORY_*; default 0 */
 } cuabi_host_memory_options;
@@ -577,35 +627,35 @@ typedef struct cuabi_host_memory_options {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults. */
-CUABI_API cuabi_status cuabi_host_memory_options_init(uint32_t struct_size, cuabi_host_memory_options* out_options);
+CUABI_API cuabi_status cuabi_host_memory_options_init(uint32_t struct_size, CUABI_OUT cuabi_host_memory_options* out_options) CUABI_SINCE(1.1);
 
 /* Allocates `size` bytes of page-locked host memory for `context`'s device. Returns
  * CUABI_ERROR_INVALID_ARGUMENT for size 0 or unknown flags, CUABI_ERROR_OUT_OF_HOST_MEMORY when the
  * system cannot pin that much. The bytes are not initialized. The caller owns *out_memory. */
-CUABI_API cuabi_status cuabi_host_memory_create(cuabi_context* context, size_t size, const cuabi_host_memory_options* options, cuabi_host_memory** out_memory);
+CUABI_API cuabi_status cuabi_host_memory_create(cuabi_context* context, size_t size, CUABI_NULLABLE const cuabi_host_memory_options* options, CUABI_OUT CUABI_OWNED cuabi_host_memory** out_memory) CUABI_SINCE(1.1);
 
 /* Page-locks `size` bytes of the caller's memory at `pointer` (any alignment; the driver pins
  * whole pages around it) without taking ownership: `pointer` must stay allocated until the handle
  * is destroyed. CUABI_ERROR_INVALID_ARGUMENT for NULL, size 0, flags other than PORTABLE and
  * DEVICE_MAPPED, or memory that is already registered (also partly) or is not ordinary host
  * memory; CUABI_ERROR_OUT_OF_HOST_MEMORY when the system cannot pin that much. */
-CUABI_API cuabi_status cuabi_host_memory_register(cuabi_context* context, void* pointer, size_t size, const cuabi_host_memory_options* options, cuabi_host_memory** out_memory);
+CUABI_API cuabi_status cuabi_host_memory_register(cuabi_context* context, void* pointer, size_t size, CUABI_NULLABLE const cuabi_host_memory_options* options, CUABI_OUT CUABI_OWNED cuabi_host_memory** out_memory) CUABI_SINCE(1.1);
 
 /* Releases the handle: allocated memory is freed, registered memory unregistered (and stays the
  * caller's). Like cuabi_buffer_destroy it does not wait for copies already enqueued on streams:
  * synchronize them first. */
-CUABI_API void cuabi_host_memory_destroy(cuabi_host_memory* memory);
+CUABI_API void cuabi_host_memory_destroy(CUABI_NULLABLE CUABI_TRANSFERRED cuabi_host_memory* memory) CUABI_SINCE(1.1);
 
 /* The host address of the memory (the allocation's start, or the pointer that was registered). */
-CUABI_API cuabi_status cuabi_host_memory_get_pointer(cuabi_host_memory* memory, void** out_pointer);
+CUABI_API cuabi_status cuabi_host_memory_get_pointer(cuabi_host_memory* memory, CUABI_OUT CUABI_BORROWED void** out_pointer) CUABI_SINCE(1.1);
 
 /* The size in bytes (as created or registered). */
-CUABI_API cuabi_status cuabi_host_memory_get_size(cuabi_host_memory* memory, size_t* out_size);
+CUABI_API cuabi_status cuabi_host_memory_get_size(cuabi_host_memory* memory, CUABI_OUT size_t* out_size) CUABI_SINCE(1.1);
 
 /* The device address at which kernels of the memory's context reach these bytes over the bus
  * (zero-copy). CUABI_ERROR_UNSUPPORTED unless created or registered with
  * CUABI_HOST_MEMORY_DEVICE_MAPPED. */
-CUABI_API cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* memory, uint64_t* out_address);
+CUABI_API cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* memory, CUABI_OUT uint64_t* out_address) CUABI_SINCE(1.1);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -625,11 +675,13 @@ CUABI_API cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* m
  * ========================================================================================== */
 
 /* Image kinds: what a module was loaded from (cuabi_module_info.image_kind). */
+typedef int32_t cuabi_image_kind CUABI_ENUM_FAMILY("CUABI_IMAGE_") CUABI_SINCE(1.2);
 #define CUABI_IMAGE_PTX 1    /* PTX text (NUL-terminated), JIT-compiled by the driver at load */
 #define CUABI_IMAGE_CUBIN 2  /* an ELF binary for one GPU architecture: loads without a JIT */
 #define CUABI_IMAGE_FATBIN 3 /* a fat binary (nvcc -fatbin): CUBINs and/or PTX for several targets */
 
 /* Compile flags (cuabi_compile_options.flags). */
+typedef uint32_t cuabi_compile_flags CUABI_FLAGS_FAMILY("CUABI_COMPILE_") CUABI_SINCE(1.2);
 #define CUABI_COMPILE_DEFAULT 0x0u
 #define CUABI_COMPILE_NO_CACHE 0x1u            /* neither look up nor store in the kernel cache: always run NVRTC */
 #define CUABI_COMPILE_PTX 0x2u                 /* emit PTX for the target's compute_XY instead of a CUBIN */
@@ -639,6 +691,7 @@ CUABI_API cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* m
                                                   default (CUABI_COMPILE_ISOLATION) says otherwise */
 
 /* Tri-state settings (cuabi_compile_options.ftz, prec_div, prec_sqrt, fmad). */
+typedef int32_t cuabi_tristate CUABI_ENUM_FAMILY("CUABI_TRISTATE_") CUABI_SINCE(1.2);
 #define CUABI_TRISTATE_DEFAULT -1 /* NVRTC's default, which fast_math changes */
 #define CUABI_TRISTATE_OFF 0
 #define CUABI_TRISTATE_ON 1
@@ -651,10 +704,10 @@ CUABI_API cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* m
 typedef struct cuabi_compile_options {
     uint32_t struct_size;       /* sizeof(cuabi_compile_options) */
     uint32_t flags;             /* CUABI_COMPILE_*; default 0 */
-    const char* target;         /* "sm_90" (CUBIN), "compute_90" (PTX), with optional 'a'/'f' suffix;
+    CUABI_NULLABLE const char* target;       /* "sm_90" (CUBIN), "compute_90" (PTX), with optional 'a'/'f' suffix;
                                    NULL or "": the context device (see cuabi_module_compile) */
-    const char* cpp_standard;   /* "c++17", "c++20" (or "17", "20"); NULL: NVRTC's default */
-    const char* program_name;   /* file name used in the log and line info; NULL: "kernel.cu" */
+    CUABI_NULLABLE const char* cpp_standard;   /* "c++17", "c++20" (or "17", "20"); NULL: NVRTC's default */
+    CUABI_NULLABLE const char* program_name;   /* file name used in the log and line info; NULL: "kernel.cu" */
     uint32_t fast_math;         /* boolean: --use_fast_math (implies ftz, approximate div/sqrt, fmad) */
     int32_t ftz;                /* CUABI_TRISTATE_*: flush denormals to zero */
     int32_t prec_div;           /* CUABI_TRISTATE_*: IEEE-rounded division */
@@ -663,19 +716,19 @@ typedef struct cuabi_compile_options {
     uint32_t max_registers;     /* --maxrregcount; 0: no limit */
     uint32_t line_info;         /* boolean: --generate-line-info (source lines for profilers) */
     uint32_t device_debug;      /* boolean: --device-debug (-G: unoptimized, debuggable) */
-    const char* const* defines; /* "NAME" or "NAME=VALUE" (as -D) */
+    CUABI_NULLABLE const char* const* defines; /* "NAME" or "NAME=VALUE" (as -D) */
     size_t define_count;
-    const char* const* include_dirs; /* searched in order for #include, before the toolkit's own
+    CUABI_NULLABLE const char* const* include_dirs; /* searched in order for #include, before the toolkit's own
                                         (files found here are not tracked by the cache key: see salt) */
     size_t include_dir_count;
-    const char* const* header_names;   /* in-memory headers: the name #include uses ... */
-    const char* const* header_sources; /* ... and its contents */
+    CUABI_NULLABLE const char* const* header_names;   /* in-memory headers: the name #include uses ... */
+    CUABI_NULLABLE const char* const* header_sources; /* ... and its contents */
     size_t header_count;
-    const char* const* name_expressions; /* C++ names of kernels to look up later: "reduce<float, 256>" */
+    CUABI_NULLABLE const char* const* name_expressions; /* C++ names of kernels to look up later: "reduce<float, 256>" */
     size_t name_expression_count;
-    const char* const* extra_flags;      /* further NVRTC options, passed as given */
+    CUABI_NULLABLE const char* const* extra_flags;      /* further NVRTC options, passed as given */
     size_t extra_flag_count;
-    const void* salt;                    /* caller bytes mixed into the cache key (e.g. a hash of the
+    CUABI_NULLABLE const void* salt;                    /* caller bytes mixed into the cache key (e.g. a hash of the
                                             files reached through include_dirs) */
     size_t salt_size;
     uint32_t timeout_ms;                 /* deadline for NVRTC in the worker, after which the compile
@@ -689,6 +742,7 @@ typedef struct cuabi_compile_options {
      NULL, NULL, 0, NULL, 0, NULL, 0, NULL, 0, 0u, 0u}
 
 /* Where a module's image came from (cuabi_module_info.origin). */
+typedef int32_t cuabi_module_origin CUABI_ENUM_FAMILY("CUABI_MODULE_ORIGIN_") CUABI_SINCE(1.2);
 #define CUABI_MODULE_ORIGIN_COMPILED 0     /* NVRTC ran for this call */
 #define CUABI_MODULE_ORIGIN_MEMORY_CACHE 1 /* the in-process cache: no NVRTC, no disk */
 #define CUABI_MODULE_ORIGIN_DISK_CACHE 2   /* the on-disk cache: no NVRTC */
@@ -712,10 +766,10 @@ typedef struct cuabi_module_info {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults (the tri-states to CUABI_TRISTATE_DEFAULT, everything else 0/NULL). */
-CUABI_API cuabi_status cuabi_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options);
+CUABI_API cuabi_status cuabi_compile_options_init(uint32_t struct_size, CUABI_OUT cuabi_compile_options* out_options);
 
 /* Prepares *out_info for a call that fills it (see "Structs" above). */
-CUABI_API cuabi_status cuabi_module_info_init(uint32_t struct_size, cuabi_module_info* out_info);
+CUABI_API cuabi_status cuabi_module_info_init(uint32_t struct_size, CUABI_OUT cuabi_module_info* out_info);
 
 /* Compiles CUDA C++ `source` with NVRTC for the context's device and loads it.
  * Without options->target the image is a CUBIN for the device's sm_XY, or -- when NVRTC is older
@@ -728,14 +782,14 @@ CUABI_API cuabi_status cuabi_module_info_init(uint32_t struct_size, cuabi_module
  * CUABI_ERROR_INVALID_IMAGE when an explicit target cannot run on the device, CUABI_ERROR_TIMEOUT
  * when NVRTC ran past options->timeout_ms, CUABI_ERROR_NVRTC when NVRTC failed otherwise (also
  * when it crashed in the worker). The caller owns *out_module. */
-CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
+CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* source, CUABI_NULLABLE const cuabi_compile_options* options, CUABI_OUT CUABI_OWNED cuabi_module** out_module);
 
 /* Compiles `source` for options->target (required) without a context, driver or GPU: for
  * ahead-of-time builds. The module is not loaded: read it with cuabi_module_get_image(),
  * cuabi_module_get_log() and cuabi_module_get_lowered_name(); cuabi_module_get_kernel() refuses it.
  * Goes through the kernel cache too, so it warms the cache for later cuabi_module_compile() calls
  * with the same options on a device of that architecture. Statuses as cuabi_module_compile(). */
-CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cuabi_compile_options* options, cuabi_module** out_module);
+CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cuabi_compile_options* options, CUABI_OUT CUABI_OWNED cuabi_module** out_module);
 
 /* Loads `size` bytes of PTX (text; a terminating NUL is optional), a CUBIN or a fatbin into the
  * context. The bytes are checked before the driver sees them (every header, table and section
@@ -743,28 +797,28 @@ CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cu
  * CUABI_ERROR_INVALID_IMAGE for bytes that are none of these or are damaged, for a CUBIN of
  * another architecture or PTX newer than the device, and when the driver refuses the image (the
  * message carries the JIT error log). The caller owns *out_module. */
-CUABI_API cuabi_status cuabi_module_load_image(cuabi_context* context, const void* image, size_t size, cuabi_module** out_module);
+CUABI_API cuabi_status cuabi_module_load_image(cuabi_context* context, const void* image, size_t size, CUABI_OUT CUABI_OWNED cuabi_module** out_module);
 
 /* Releases the module. Kernels taken from it stay usable until they are destroyed. */
-CUABI_API void cuabi_module_destroy(cuabi_module* module);
+CUABI_API void cuabi_module_destroy(CUABI_NULLABLE CUABI_TRANSFERRED cuabi_module* module);
 
 /* Facts about the module: image kind and size, target, where it came from, the cache key
  * (set out_info->struct_size first). */
-CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_info* out_info);
+CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, CUABI_INOUT cuabi_module_info* out_info);
 
 /* The module's image, two-call: the CUBIN, the PTX including its terminating NUL, or the fatbin.
  * Write it to a file and load it later with cuabi_module_load_image(). */
-CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* out_image, size_t capacity, size_t* out_size);
+CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, CUABI_OUT CUABI_NULLABLE void* out_image, size_t capacity, CUABI_OUT size_t* out_size);
 
 /* The NVRTC log of the compile that produced the module (warnings), "" for loaded images and for
  * clean compiles. Two-call. On a cache hit it is the log stored with the image. */
-CUABI_API cuabi_status cuabi_module_get_log(cuabi_module* module, char* out_text, size_t capacity, size_t* out_size);
+CUABI_API cuabi_status cuabi_module_get_log(cuabi_module* module, CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
 
 /* The mangled symbol that the name expression `expression` (as given in
  * cuabi_compile_options.name_expressions, e.g. "reduce<float, 256>") lowered to, as NVRTC's
  * nvrtcGetLoweredName reported it. Two-call. Returns CUABI_ERROR_KERNEL_NOT_FOUND for an
  * expression the module was not compiled with. */
-CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const char* expression, char* out_text, size_t capacity, size_t* out_size);
+CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const char* expression, CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
 
 /* Finds a kernel by symbol name ("saxpy" for an extern "C" kernel, or a mangled name) or by a
  * C++ name expression the module was compiled with ("reduce<float, 256>"), resolved through the
@@ -772,7 +826,7 @@ CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const
  * CUABI_ERROR_KERNEL_NOT_FOUND, listing the module's expressions and kernels, when there is no
  * such kernel; CUABI_ERROR_INVALID_ARGUMENT for a module compiled offline; CUABI_ERROR_INVALID_IMAGE
  * when the driver cannot load the image on the device. The caller owns *out_kernel. */
-CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char* name_or_expression, cuabi_kernel** out_kernel);
+CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char* name_or_expression, CUABI_OUT CUABI_OWNED cuabi_kernel** out_kernel);
 
 /* Since 1.1. A __device__ or __constant__ variable of the module as a buffer handle covering
  * exactly the variable's bytes (cuModuleGetGlobal), found by name ("scale") or by a name
@@ -785,7 +839,7 @@ CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char*
  * returns a new handle; the caller owns it. CUABI_ERROR_NOT_FOUND when the module has no such
  * variable (the message lists the name expressions it knows), CUABI_ERROR_UNSUPPORTED for a module
  * from cuabi_module_compile_offline() (it is not loaded on a device). */
-CUABI_API cuabi_status cuabi_module_get_global(cuabi_module* module, const char* name_or_expression, cuabi_buffer** out_buffer);
+CUABI_API cuabi_status cuabi_module_get_global(cuabi_module* module, const char* name_or_expression, CUABI_OUT CUABI_OWNED cuabi_buffer** out_buffer) CUABI_SINCE(1.1);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -801,22 +855,22 @@ CUABI_API cuabi_status cuabi_module_get_global(cuabi_module* module, const char*
 
 /* The version of the NVRTC cuabi uses. Returns CUABI_ERROR_NVRTC_NOT_FOUND, saying where cuabi
  * looked, when there is none. */
-CUABI_API cuabi_status cuabi_nvrtc_get_version(int32_t* out_major, int32_t* out_minor);
+CUABI_API cuabi_status cuabi_nvrtc_get_version(CUABI_OUT int32_t* out_major, CUABI_OUT int32_t* out_minor);
 
 /* The architectures NVRTC compiles for, ascending (75 for sm_75, ...). Two-call counted in
  * elements: *out_count receives the number; `out_archs` holds `capacity` elements.
  * Returns CUABI_ERROR_NVRTC_NOT_FOUND when NVRTC cannot be loaded. */
-CUABI_API cuabi_status cuabi_nvrtc_get_supported_archs(int32_t* out_archs, size_t capacity, size_t* out_count);
+CUABI_API cuabi_status cuabi_nvrtc_get_supported_archs(CUABI_OUT CUABI_NULLABLE int32_t* out_archs, size_t capacity, CUABI_OUT size_t* out_count);
 
 /* The path of the NVRTC library cuabi loaded or would load (two-call). Returns
  * CUABI_ERROR_NVRTC_NOT_FOUND, saying where cuabi looked, when there is none. */
-CUABI_API cuabi_status cuabi_nvrtc_get_path(char* out_text, size_t capacity, size_t* out_size);
+CUABI_API cuabi_status cuabi_nvrtc_get_path(CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
 
 /* The toolkit include directories cuabi gives NVRTC unless CUABI_COMPILE_NO_TOOLKIT_INCLUDES is
  * set, one per line in search order (two-call; "" when no toolkit headers were found). They come
  * from $CUABI_CUDA_INCLUDE_PATH, $CUDA_HOME / $CUDA_PATH, the toolkit NVRTC was loaded from, the
  * usual install locations and pip's nvidia-* packages. Needs no GPU and does not load NVRTC. */
-CUABI_API cuabi_status cuabi_nvrtc_get_include_dirs(char* out_text, size_t capacity, size_t* out_size);
+CUABI_API cuabi_status cuabi_nvrtc_get_include_dirs(CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -845,6 +899,7 @@ typedef struct cuabi_kernel_attributes {
 #define CUABI_KERNEL_ATTRIBUTES_INIT {sizeof(cuabi_kernel_attributes), 0, 0, 0, 0, 0, 0, 0, 0, 0u}
 
 /* Attributes a caller may set on a kernel (cuabi_kernel_set_attribute), since 1.1. */
+typedef int32_t cuabi_kernel_attribute CUABI_ENUM_FAMILY("CUABI_KERNEL_ATTRIBUTE_") CUABI_SINCE(1.2);
 #define CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT 1 /* preferred share of the L1/shared memory
                                                            array for shared memory, in percent 0..100,
                                                            or -1 for no preference; a hint */
@@ -853,6 +908,7 @@ typedef struct cuabi_kernel_attributes {
 #define CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG 3 /* CUABI_CACHE_PREFER_*: L1 vs shared memory split */
 
 /* Values of CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG (CUfunc_cache). */
+typedef int32_t cuabi_cache_config CUABI_ENUM_FAMILY("CUABI_CACHE_PREFER_") CUABI_SINCE(1.2);
 #define CUABI_CACHE_PREFER_NONE 0
 #define CUABI_CACHE_PREFER_SHARED 1
 #define CUABI_CACHE_PREFER_L1 2
@@ -861,37 +917,37 @@ typedef struct cuabi_kernel_attributes {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Prepares *out_attributes for a call that fills it (see "Structs" above). */
-CUABI_API cuabi_status cuabi_kernel_attributes_init(uint32_t struct_size, cuabi_kernel_attributes* out_attributes);
+CUABI_API cuabi_status cuabi_kernel_attributes_init(uint32_t struct_size, CUABI_OUT cuabi_kernel_attributes* out_attributes);
 
 /* Releases the kernel. */
-CUABI_API void cuabi_kernel_destroy(cuabi_kernel* kernel);
+CUABI_API void cuabi_kernel_destroy(CUABI_NULLABLE CUABI_TRANSFERRED cuabi_kernel* kernel);
 
 /* The kernel's registers, thread limit, static shared/constant/local memory and PTX/binary
  * versions on its device (set out_attributes->struct_size first). */
-CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_kernel_attributes* out_attributes);
+CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, CUABI_INOUT cuabi_kernel_attributes* out_attributes);
 
 /* The underlying CUfunction (of the kernel's context), for interoperating with other CUDA code.
  * Not owned by the caller; valid while the kernel handle lives. */
-CUABI_API cuabi_status cuabi_kernel_get_native(cuabi_kernel* kernel, void** out_cu_function);
+CUABI_API cuabi_status cuabi_kernel_get_native(cuabi_kernel* kernel, CUABI_OUT CUABI_BORROWED void** out_cu_function);
 
 /* The number of parameters `kernel` takes. CUABI_ERROR_UNSUPPORTED when the driver is older than
  * CUDA 12.4 (no cuFuncGetParamInfo). */
-CUABI_API cuabi_status cuabi_kernel_get_param_count(cuabi_kernel* kernel, size_t* out_count);
+CUABI_API cuabi_status cuabi_kernel_get_param_count(cuabi_kernel* kernel, CUABI_OUT size_t* out_count);
 
 /* Where parameter `index` lies in the kernel's parameter buffer: its byte offset and size (the
  * layout cuabi_launch_packed() expects). CUABI_ERROR_OUT_OF_BOUNDS for index >= the parameter count,
  * CUABI_ERROR_UNSUPPORTED as for cuabi_kernel_get_param_count(). */
-CUABI_API cuabi_status cuabi_kernel_get_param_info(cuabi_kernel* kernel, size_t index, size_t* out_offset, size_t* out_size);
+CUABI_API cuabi_status cuabi_kernel_get_param_info(cuabi_kernel* kernel, size_t index, CUABI_OUT size_t* out_offset, CUABI_OUT size_t* out_size);
 
 /* How many blocks of `block_threads` threads with `shared_memory_bytes` of dynamic shared memory
  * can be resident on one multiprocessor at once (the driver's occupancy calculator; 0 when none
  * fits). A cooperative grid may have at most this times the multiprocessor count blocks.
  * CUABI_ERROR_LAUNCH_BLOCK / _KERNEL_THREADS / _SHARED_MEMORY for values no launch could use. */
-CUABI_API cuabi_status cuabi_kernel_get_max_active_blocks_per_sm(cuabi_kernel* kernel, uint32_t block_threads, uint32_t shared_memory_bytes, uint32_t* out_blocks);
+CUABI_API cuabi_status cuabi_kernel_get_max_active_blocks_per_sm(cuabi_kernel* kernel, uint32_t block_threads, uint32_t shared_memory_bytes, CUABI_OUT uint32_t* out_blocks);
 
 /* The block size (threads) that gives `kernel` the highest occupancy with `shared_memory_bytes` of
  * dynamic shared memory per block, and the smallest grid (blocks) that fills the device with it. */
-CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uint32_t shared_memory_bytes, uint32_t* out_block_threads, uint32_t* out_min_grid_blocks);
+CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uint32_t shared_memory_bytes, CUABI_OUT uint32_t* out_block_threads, CUABI_OUT uint32_t* out_min_grid_blocks);
 
 /* Since 1.1. Sets one CUABI_KERNEL_ATTRIBUTE_* of the kernel's function for every later launch
  * (and every kernel handle of the same function in this context), checked against the device:
@@ -899,7 +955,7 @@ CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uin
  * CUABI_ERROR_UNSUPPORTED for a non-portable cluster size on a device without clusters. Launches
  * already checked keep their results; the next launch re-reads the limits the attribute changes
  * (the largest cluster it may use). Thread-safe, but racing launches may see either setting. */
-CUABI_API cuabi_status cuabi_kernel_set_attribute(cuabi_kernel* kernel, int32_t attribute, int32_t value);
+CUABI_API cuabi_status cuabi_kernel_set_attribute(cuabi_kernel* kernel, int32_t attribute, int32_t value) CUABI_SINCE(1.1);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -932,6 +988,7 @@ CUABI_API cuabi_status cuabi_kernel_set_attribute(cuabi_kernel* kernel, int32_t 
  * ========================================================================================== */
 
 /* Launch flags (cuabi_launch_config.flags). */
+typedef uint32_t cuabi_launch_flags CUABI_FLAGS_FAMILY("CUABI_LAUNCH_") CUABI_SINCE(1.2);
 #define CUABI_LAUNCH_DEFAULT 0x0u
 #define CUABI_LAUNCH_COOPERATIVE 0x1u /* all blocks resident at once, so the kernel may sync the whole grid */
 #define CUABI_LAUNCH_SYNCHRONIZE 0x2u /* wait until the kernel has finished before returning */
@@ -952,11 +1009,11 @@ typedef struct cuabi_launch_config {
     uint32_t block[3];            /* threads per block in x, y, z; every dimension >= 1 */
     uint32_t cluster[3];          /* blocks per thread block cluster (sm_90+); {0,0,0} = no cluster */
     uint32_t shared_memory_bytes; /* dynamic shared memory per block; above 48 KiB cuabi opts the kernel in */
-    cuabi_stream* stream;         /* NULL: run on the calling thread's per-thread stream and wait */
+    CUABI_NULLABLE cuabi_stream* stream; /* NULL: run on the calling thread's per-thread stream and wait */
     /* Since 1.1; a struct_size from a 1.0 header means 0 for both. */
-    int32_t priority;             /* with CUABI_LAUNCH_PRIORITY: lower runs first, 0 is the default;
+    CUABI_SINCE(1.1) int32_t priority; /* with CUABI_LAUNCH_PRIORITY: lower runs first, 0 is the default;
                                      clamped to the device's range as stream priorities are */
-    uint32_t reserved;
+    CUABI_SINCE(1.1) uint32_t reserved;
 } cuabi_launch_config;
 #define CUABI_LAUNCH_CONFIG_INIT {sizeof(cuabi_launch_config), CUABI_LAUNCH_DEFAULT, {1u, 1u, 1u}, {1u, 1u, 1u}, {0u, 0u, 0u}, 0u, NULL, 0, 0u}
 
@@ -971,18 +1028,18 @@ typedef struct cuabi_kernel_arg {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_config with the defaults of CUABI_LAUNCH_CONFIG_INIT. */
-CUABI_API cuabi_status cuabi_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config);
+CUABI_API cuabi_status cuabi_launch_config_init(uint32_t struct_size, CUABI_OUT cuabi_launch_config* out_config);
 
 /* Launches `kernel` with one cuabi_kernel_arg per kernel parameter, in declaration order
  * (arg_count <= 256; use cuabi_launch_packed for more). config NULL means the defaults. The values
  * are copied before the call returns. With a NULL config->stream, or CUABI_LAUNCH_SYNCHRONIZE, the
  * call waits for the kernel to finish. */
-CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t arg_count);
+CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, CUABI_NULLABLE const cuabi_launch_config* config, CUABI_NULLABLE const cuabi_kernel_arg* args, size_t arg_count);
 
 /* Like cuabi_launch(), with all arguments in one buffer of packed_size bytes, each at the offset
  * cuabi_kernel_get_param_info() reports; packed_size is where the last parameter ends. For callers
  * that cannot build pointer tables (cgo). The buffer is copied before the call returns. */
-CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed, size_t packed_size);
+CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, CUABI_NULLABLE const cuabi_launch_config* config, CUABI_NULLABLE const void* packed, size_t packed_size);
 
 /* Since 1.1. How many clusters of config->cluster blocks, each block of config->block threads
  * with config->shared_memory_bytes of dynamic shared memory, can be resident on the device at
@@ -990,7 +1047,7 @@ CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_lau
  * ignored. CUABI_ERROR_LAUNCH_CLUSTER when the device has no clusters or the cluster is malformed
  * or above the kernel's limit, CUABI_ERROR_LAUNCH_BLOCK / _KERNEL_THREADS / _SHARED_MEMORY as for
  * a launch. */
-CUABI_API cuabi_status cuabi_kernel_get_max_active_clusters(cuabi_kernel* kernel, const cuabi_launch_config* config, uint32_t* out_clusters);
+CUABI_API cuabi_status cuabi_kernel_get_max_active_clusters(cuabi_kernel* kernel, const cuabi_launch_config* config, CUABI_OUT uint32_t* out_clusters) CUABI_SINCE(1.1);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -1033,16 +1090,19 @@ CUABI_API cuabi_status cuabi_kernel_get_max_active_clusters(cuabi_kernel* kernel
 
 /* Capture modes (cuabi_graph_capture_begin): which CUDA calls that are unsafe while a stream
  * captures (synchronous allocation, synchronizing the device, ...) are refused, and where. */
+typedef int32_t cuabi_capture_mode CUABI_ENUM_FAMILY("CUABI_CAPTURE_MODE_") CUABI_SINCE(1.2);
 #define CUABI_CAPTURE_MODE_GLOBAL 0       /* refused on every thread of the process */
 #define CUABI_CAPTURE_MODE_THREAD_LOCAL 1 /* refused on the thread that began the capture */
 #define CUABI_CAPTURE_MODE_RELAXED 2      /* never refused; the capture may end on any thread */
 
 /* A stream's capture status (cuabi_graph_capture_get_status). */
+typedef int32_t cuabi_capture_status CUABI_ENUM_FAMILY("CUABI_CAPTURE_STATUS_") CUABI_SINCE(1.2);
 #define CUABI_CAPTURE_STATUS_NONE 0        /* the stream does not capture */
 #define CUABI_CAPTURE_STATUS_ACTIVE 1      /* the stream captures */
 #define CUABI_CAPTURE_STATUS_INVALIDATED 2 /* the capture was invalidated and still needs ending */
 
 /* Graph flags (cuabi_graph_options.flags). */
+typedef uint32_t cuabi_graph_flags CUABI_FLAGS_FAMILY("CUABI_GRAPH_") CUABI_SINCE(1.2);
 #define CUABI_GRAPH_DEFAULT 0x0u
 #define CUABI_GRAPH_AUTO_FREE_ON_LAUNCH 0x1u /* memory allocated in the graph and not freed is freed before a relaunch */
 #define CUABI_GRAPH_USE_NODE_PRIORITY 0x2u   /* run kernel nodes at their captured stream priorities */
@@ -1056,6 +1116,7 @@ typedef struct cuabi_graph_options {
 #define CUABI_GRAPH_OPTIONS_INIT {sizeof(cuabi_graph_options), CUABI_GRAPH_DEFAULT}
 
 /* Node kinds (cuabi_graph_node_info.kind). */
+typedef int32_t cuabi_graph_node_kind CUABI_ENUM_FAMILY("CUABI_GRAPH_NODE_") CUABI_SINCE(1.2);
 #define CUABI_GRAPH_NODE_OTHER 0              /* a kind this version of cuabi does not know */
 #define CUABI_GRAPH_NODE_KERNEL 1
 #define CUABI_GRAPH_NODE_MEMCPY 2
@@ -1082,7 +1143,7 @@ typedef struct cuabi_graph_node_info {
     uint32_t struct_size;
     int32_t kind;                 /* CUABI_GRAPH_NODE_* */
     /* Kernel nodes: */
-    cuabi_kernel* kernel;         /* the cuabi kernel it launches, or NULL when it did not come from cuabi
+    CUABI_NULLABLE CUABI_BORROWED cuabi_kernel* kernel; /* the cuabi kernel it launches, or NULL when it did not come from cuabi
                                      (borrowed: valid while the graph lives and launches that kernel,
                                      the same handle on every call; do not destroy it) */
     uint32_t grid[3];
@@ -1097,10 +1158,12 @@ typedef struct cuabi_graph_node_info {
 #define CUABI_GRAPH_NODE_INFO_INIT {sizeof(cuabi_graph_node_info), 0, NULL, {0u, 0u, 0u}, {0u, 0u, 0u}, 0u, 0u, 0u, 0u, 0u}
 
 /* Whole-graph update flags (cuabi_graph_capture_end_update). */
+typedef uint32_t cuabi_graph_update_flags CUABI_FLAGS_FAMILY("CUABI_GRAPH_UPDATE_") CUABI_SINCE(1.2);
 #define CUABI_GRAPH_UPDATE_DEFAULT 0x0u
 #define CUABI_GRAPH_UPDATE_NO_REINSTANTIATE 0x1u /* fail with CUABI_ERROR_GRAPH_UPDATE instead of rebuilding */
 
 /* DOT dump flags (cuabi_graph_write_dot, cuabi_graph_get_dot), since 1.1. */
+typedef uint32_t cuabi_graph_dot_flags CUABI_FLAGS_FAMILY("CUABI_GRAPH_DOT_") CUABI_SINCE(1.2);
 #define CUABI_GRAPH_DOT_DEFAULT 0x0u /* node kinds, kernel names, geometry and dependencies */
 #define CUABI_GRAPH_DOT_VERBOSE 0x1u /* every parameter the driver knows of every node */
 
@@ -1108,14 +1171,14 @@ typedef struct cuabi_graph_node_info {
  * buffer, or host memory, on each side -- exactly one of dst_buffer / dst_host, and one of
  * src_buffer / src_host. The direction (host to device, device to host, device to device) must
  * be the captured node's. Host memory must stay valid while the graph may replay. */
-typedef struct cuabi_graph_memcpy_params {
+typedef struct CUABI_SINCE(1.1) cuabi_graph_memcpy_params {
     uint32_t struct_size;     /* sizeof(cuabi_graph_memcpy_params) */
     uint32_t reserved;
-    cuabi_buffer* dst_buffer; /* destination buffer, or NULL for dst_host */
-    void* dst_host;           /* destination host memory, or NULL for dst_buffer */
+    CUABI_NULLABLE cuabi_buffer* dst_buffer; /* destination buffer, or NULL for dst_host */
+    CUABI_NULLABLE void* dst_host;         /* destination host memory, or NULL for dst_buffer */
     uint64_t dst_offset;      /* bytes into dst_buffer; 0 with dst_host */
-    cuabi_buffer* src_buffer; /* source buffer, or NULL for src_host */
-    const void* src_host;     /* source host memory, or NULL for src_buffer */
+    CUABI_NULLABLE cuabi_buffer* src_buffer; /* source buffer, or NULL for src_host */
+    CUABI_NULLABLE const void* src_host;   /* source host memory, or NULL for src_buffer */
     uint64_t src_offset;      /* bytes into src_buffer; 0 with src_host */
     uint64_t size;            /* bytes to copy, >= 1 */
 } cuabi_graph_memcpy_params;
@@ -1137,16 +1200,16 @@ typedef struct cuabi_graph_update_info {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Fills *out_options with defaults (no flags). */
-CUABI_API cuabi_status cuabi_graph_options_init(uint32_t struct_size, cuabi_graph_options* out_options);
+CUABI_API cuabi_status cuabi_graph_options_init(uint32_t struct_size, CUABI_OUT cuabi_graph_options* out_options);
 
 /* Prepares *out_info for a call that fills it (see "Structs" above). */
-CUABI_API cuabi_status cuabi_graph_node_info_init(uint32_t struct_size, cuabi_graph_node_info* out_info);
+CUABI_API cuabi_status cuabi_graph_node_info_init(uint32_t struct_size, CUABI_OUT cuabi_graph_node_info* out_info);
 
 /* Prepares *out_info for a call that fills it (see "Structs" above). */
-CUABI_API cuabi_status cuabi_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info);
+CUABI_API cuabi_status cuabi_graph_update_info_init(uint32_t struct_size, CUABI_OUT cuabi_graph_update_info* out_info);
 
 /* Since 1.1. Fills *out_params with CUABI_GRAPH_MEMCPY_PARAMS_INIT (no end points, size 0). */
-CUABI_API cuabi_status cuabi_graph_memcpy_params_init(uint32_t struct_size, cuabi_graph_memcpy_params* out_params);
+CUABI_API cuabi_status cuabi_graph_memcpy_params_init(uint32_t struct_size, CUABI_OUT cuabi_graph_memcpy_params* out_params) CUABI_SINCE(1.1);
 
 /* Starts capturing `stream` in `mode` (CUABI_CAPTURE_MODE_*): work enqueued on it is recorded,
  * not run. Returns CUABI_ERROR_INVALID_ARGUMENT for an unknown mode, CUABI_ERROR_CAPTURE when the
@@ -1160,7 +1223,7 @@ CUABI_API cuabi_status cuabi_graph_capture_begin(cuabi_stream* stream, int32_t m
  * allowed during capture, when forked streams never joined back, or when called on another thread
  * than a global / thread-local capture began on (the stream then still captures).
  * CUABI_ERROR_STRUCT_SIZE / INVALID_ARGUMENT for bad options. */
-CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi_graph_options* options, cuabi_graph** out_graph);
+CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, CUABI_NULLABLE const cuabi_graph_options* options, CUABI_OUT CUABI_OWNED cuabi_graph** out_graph);
 
 /* Ends the capture on `stream` and updates `graph`'s executable from it in place when the new
  * capture has the same topology (cuGraphExecUpdate); otherwise instantiates the new capture and
@@ -1170,7 +1233,7 @@ CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi
  * update in place and was told not to re-instantiate (the graph is unchanged; out_info says why),
  * CUABI_ERROR_CONTEXT_MISMATCH when stream and graph belong to different contexts, and the
  * statuses of cuabi_graph_capture_end. */
-CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuabi_graph* graph, uint32_t flags, cuabi_graph_update_info* out_info);
+CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuabi_graph* graph, uint32_t flags, CUABI_INOUT CUABI_NULLABLE cuabi_graph_update_info* out_info);
 
 /* Ends and discards the capture cuabi began on `stream`, if any (for when the caller's own code
  * fails between begin and end). Succeeds when the stream was not capturing. Returns
@@ -1178,21 +1241,21 @@ CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuab
 CUABI_API cuabi_status cuabi_graph_capture_abort(cuabi_stream* stream);
 
 /* The stream's capture status, CUABI_CAPTURE_STATUS_*, whoever began the capture. */
-CUABI_API cuabi_status cuabi_graph_capture_get_status(cuabi_stream* stream, int32_t* out_status);
+CUABI_API cuabi_status cuabi_graph_capture_get_status(cuabi_stream* stream, CUABI_OUT int32_t* out_status);
 
 /* Releases the handle. The graph dies with its last handle and graph-cache entry, and with it the
  * references it holds (context, kernels, buffers); replays still running finish first. */
-CUABI_API void cuabi_graph_destroy(cuabi_graph* graph);
+CUABI_API void cuabi_graph_destroy(CUABI_NULLABLE CUABI_TRANSFERRED cuabi_graph* graph);
 
 /* Enqueues one replay of the graph on `stream`, any stream of the graph's context; NULL replays on
  * the calling thread's per-thread stream and waits for it. CUABI_ERROR_CONTEXT_MISMATCH for a
  * stream of another context, CUABI_ERROR_LAUNCH_FAILED when the driver refuses. Allocates nothing. */
-CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, cuabi_stream* stream);
+CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, CUABI_NULLABLE cuabi_stream* stream);
 
 /* Prepares the graph's device resources on `stream` (NULL: as for cuabi_graph_launch) ahead of its
  * first launch, so that launch is as fast as later ones. CUABI_ERROR_CONTEXT_MISMATCH as for
  * cuabi_graph_launch. */
-CUABI_API cuabi_status cuabi_graph_upload(cuabi_graph* graph, cuabi_stream* stream);
+CUABI_API cuabi_status cuabi_graph_upload(cuabi_graph* graph, CUABI_NULLABLE cuabi_stream* stream);
 
 /* Makes the graph keep `buffer`'s memory alive for as long as the graph lives, as it does for
  * buffers its captured transfers touch: for buffers its kernels reach through arguments. The
@@ -1203,25 +1266,25 @@ CUABI_API cuabi_status cuabi_graph_retain_buffer(cuabi_graph* graph, cuabi_buffe
 /* The underlying CUgraph (out_cu_graph may be NULL) and CUgraphExec, for interoperating with
  * other CUDA code; owned by the graph, valid until it dies or a capture_end_update re-instantiates
  * it. Changes made through the driver are not seen by cuabi's inventory. */
-CUABI_API cuabi_status cuabi_graph_get_native(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec);
+CUABI_API cuabi_status cuabi_graph_get_native(cuabi_graph* graph, CUABI_OUT CUABI_NULLABLE CUABI_BORROWED void** out_cu_graph, CUABI_OUT CUABI_BORROWED void** out_cu_graph_exec);
 
 /* The number of nodes in the graph. */
-CUABI_API cuabi_status cuabi_graph_get_node_count(cuabi_graph* graph, size_t* out_count);
+CUABI_API cuabi_status cuabi_graph_get_node_count(cuabi_graph* graph, CUABI_OUT size_t* out_count);
 
 /* Describes node `index` (see the order above; set out_info->struct_size first). Reflects updates
  * made through cuabi. CUABI_ERROR_GRAPH_NODE for index >= the node count. */
-CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t index, cuabi_graph_node_info* out_info);
+CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t index, CUABI_INOUT cuabi_graph_node_info* out_info);
 
 /* Two-call: the name of kernel node `index`'s kernel -- for a cuabi kernel the name or expression
  * it was looked up by, otherwise the driver's (mangled) function name. CUABI_ERROR_GRAPH_NODE for
  * a bad index or a node that is not a kernel node. */
-CUABI_API cuabi_status cuabi_graph_get_node_kernel_name(cuabi_graph* graph, size_t index, char* out_text, size_t capacity, size_t* out_size);
+CUABI_API cuabi_status cuabi_graph_get_node_kernel_name(cuabi_graph* graph, size_t index, CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
 
 /* Offset and size in bytes of parameter `param_index` of kernel node `index`: the layout
  * cuabi_graph_update_kernel_args_packed expects. CUABI_ERROR_OUT_OF_BOUNDS for a bad parameter
  * index, CUABI_ERROR_GRAPH_NODE for a bad node index or a node that is not a kernel node,
  * CUABI_ERROR_UNSUPPORTED when the driver cannot tell the layout (before CUDA 12.4). */
-CUABI_API cuabi_status cuabi_graph_get_node_param_info(cuabi_graph* graph, size_t index, size_t param_index, size_t* out_offset, size_t* out_size);
+CUABI_API cuabi_status cuabi_graph_get_node_param_info(cuabi_graph* graph, size_t index, size_t param_index, CUABI_OUT size_t* out_offset, CUABI_OUT size_t* out_size);
 
 /* Replaces every argument of kernel node `index` for the following replays, checked against the
  * kernel's parameters exactly as cuabi_launch checks them (CUABI_ERROR_ARGUMENT_COUNT,
@@ -1229,11 +1292,11 @@ CUABI_API cuabi_status cuabi_graph_get_node_param_info(cuabi_graph* graph, size_
  * CUABI_ERROR_GRAPH_NODE for a bad index or a node that is not a kernel node,
  * CUABI_ERROR_UNSUPPORTED when the driver cannot tell the layout, CUABI_ERROR_GRAPH_UPDATE
  * when the driver refuses (the node keeps its previous arguments). Allocates nothing. */
-CUABI_API cuabi_status cuabi_graph_update_kernel_args(cuabi_graph* graph, size_t index, const cuabi_kernel_arg* args, size_t arg_count);
+CUABI_API cuabi_status cuabi_graph_update_kernel_args(cuabi_graph* graph, size_t index, CUABI_NULLABLE const cuabi_kernel_arg* args, size_t arg_count);
 
 /* Like cuabi_graph_update_kernel_args, with all arguments in one buffer laid out as
  * cuabi_graph_get_node_param_info says (packed_size must be the node's param_bytes). */
-CUABI_API cuabi_status cuabi_graph_update_kernel_args_packed(cuabi_graph* graph, size_t index, const void* packed, size_t packed_size);
+CUABI_API cuabi_status cuabi_graph_update_kernel_args_packed(cuabi_graph* graph, size_t index, CUABI_NULLABLE const void* packed, size_t packed_size);
 
 /* Changes kernel node `index`'s grid, block (3 values each) and dynamic shared memory for the
  * following replays, checked as a launch checks them (CUABI_ERROR_LAUNCH_GRID, _BLOCK,
@@ -1252,28 +1315,28 @@ CUABI_API cuabi_status cuabi_graph_update_memset_value(cuabi_graph* graph, size_
  * one end point per side, size 0, or a direction other than the node's; CUABI_ERROR_CONTEXT_MISMATCH
  * for a buffer of another device; CUABI_ERROR_GRAPH_NODE for a bad index or a node that is not a
  * memcpy node; CUABI_ERROR_GRAPH_UPDATE when the driver refuses (the node keeps its end points). */
-CUABI_API cuabi_status cuabi_graph_update_memcpy(cuabi_graph* graph, size_t index, const cuabi_graph_memcpy_params* params);
+CUABI_API cuabi_status cuabi_graph_update_memcpy(cuabi_graph* graph, size_t index, const cuabi_graph_memcpy_params* params) CUABI_SINCE(1.1);
 
 /* Since 1.1. Turns node `index` of the executable off (enabled 0: replays skip it, as if it had no
  * work) or back on (1), for the following replays; its dependencies still order the nodes around
  * it. Only kernel, memcpy and memset nodes can be turned off: CUABI_ERROR_GRAPH_NODE for other
  * kinds and bad indexes, CUABI_ERROR_INVALID_ARGUMENT for enabled other than 0 or 1. A
  * capture_end_update that re-instantiates turns every node back on. */
-CUABI_API cuabi_status cuabi_graph_set_node_enabled(cuabi_graph* graph, size_t index, uint32_t enabled);
+CUABI_API cuabi_status cuabi_graph_set_node_enabled(cuabi_graph* graph, size_t index, uint32_t enabled) CUABI_SINCE(1.1);
 
 /* Since 1.1. Whether node `index` runs on replay (1) or is turned off (0). Errors as for
  * cuabi_graph_set_node_enabled. */
-CUABI_API cuabi_status cuabi_graph_get_node_enabled(cuabi_graph* graph, size_t index, uint32_t* out_enabled);
+CUABI_API cuabi_status cuabi_graph_get_node_enabled(cuabi_graph* graph, size_t index, CUABI_OUT uint32_t* out_enabled) CUABI_SINCE(1.1);
 
 /* Since 1.1. Writes the graph as Graphviz DOT text (cuGraphDebugDotPrint; CUABI_GRAPH_DOT_* flags)
  * to the file at `path`, created or replaced as open(2) with O_CREAT|O_TRUNC would (the caller
  * chooses the path, so links in it are followed). CUABI_ERROR_INVALID_ARGUMENT for unknown flags,
  * CUABI_ERROR_CUDA when the file cannot be written (the message names the path). */
-CUABI_API cuabi_status cuabi_graph_write_dot(cuabi_graph* graph, const char* path, uint32_t flags);
+CUABI_API cuabi_status cuabi_graph_write_dot(cuabi_graph* graph, const char* path, uint32_t flags) CUABI_SINCE(1.1);
 
 /* Since 1.1. Two-call: the graph as DOT text (as cuabi_graph_write_dot), without touching the file
  * system. The text is the same for both calls of the pattern. */
-CUABI_API cuabi_status cuabi_graph_get_dot(cuabi_graph* graph, uint32_t flags, char* out_text, size_t capacity, size_t* out_size);
+CUABI_API cuabi_status cuabi_graph_get_dot(cuabi_graph* graph, uint32_t flags, CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size) CUABI_SINCE(1.1);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -1305,7 +1368,7 @@ typedef struct cuabi_graph_cache_stats {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Prepares *out_stats for a call that fills it (see "Structs" above). */
-CUABI_API cuabi_status cuabi_graph_cache_stats_init(uint32_t struct_size, cuabi_graph_cache_stats* out_stats);
+CUABI_API cuabi_status cuabi_graph_cache_stats_init(uint32_t struct_size, CUABI_OUT cuabi_graph_cache_stats* out_stats);
 
 /* The capacity class the graph cache files `size` under: the next power of two (0 and 1 give 1;
  * sizes above 2^63 all give 0xFFFFFFFFFFFFFFFF). Thread-free. */
@@ -1313,22 +1376,22 @@ CUABI_API uint64_t cuabi_graph_cache_get_capacity_class(uint64_t size);
 
 /* Finds the graph cached under (context, key[0..key_size), capacity class of size) and returns a
  * new handle to it in *out_graph (owned by the caller). CUABI_ERROR_NOT_FOUND on a miss. */
-CUABI_API cuabi_status cuabi_graph_cache_lookup(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph** out_graph);
+CUABI_API cuabi_status cuabi_graph_cache_lookup(cuabi_context* context, CUABI_NULLABLE const void* key, size_t key_size, uint64_t size, CUABI_OUT CUABI_OWNED cuabi_graph** out_graph);
 
 /* Caches `graph` under (context, key[0..key_size), capacity class of size), replacing an entry
  * with the same key, and evicts beyond the capacity. CUABI_ERROR_CONTEXT_MISMATCH when the graph
  * belongs to another device's context. */
-CUABI_API cuabi_status cuabi_graph_cache_insert(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph* graph);
+CUABI_API cuabi_status cuabi_graph_cache_insert(cuabi_context* context, CUABI_NULLABLE const void* key, size_t key_size, uint64_t size, cuabi_graph* graph);
 
 /* Sets the most graphs the cache holds, evicting down to it now (0 disables caching). */
 CUABI_API void cuabi_graph_cache_set_capacity(size_t max_entries);
 
 /* Drops the entries inserted under `context`, or every entry when context is NULL.
  * cuabi_context_destroy() drops a context's entries itself. */
-CUABI_API cuabi_status cuabi_graph_cache_clear(cuabi_context* context);
+CUABI_API cuabi_status cuabi_graph_cache_clear(CUABI_NULLABLE cuabi_context* context);
 
 /* Reads the cache's counters (set out_stats->struct_size first). */
-CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* out_stats);
+CUABI_API cuabi_status cuabi_graph_cache_get_stats(CUABI_INOUT cuabi_graph_cache_stats* out_stats);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -1348,6 +1411,7 @@ CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* out_
  * ========================================================================================== */
 
 /* Where NVRTC stands for this process (cuabi_cache_stats.nvrtc_state). */
+typedef int32_t cuabi_nvrtc_state CUABI_ENUM_FAMILY("CUABI_NVRTC_STATE_") CUABI_SINCE(1.2);
 #define CUABI_NVRTC_STATE_NOT_LOADED 0  /* not needed yet: every compile so far was a cache hit */
 #define CUABI_NVRTC_STATE_LOADED 1      /* loaded (here or in the compile worker): misses compile */
 #define CUABI_NVRTC_STATE_UNAVAILABLE 2 /* cannot be loaded: entries any NVRTC wrote are served,
@@ -1387,6 +1451,7 @@ typedef struct cuabi_cache_stats {
     {sizeof(cuabi_cache_stats), 0u, 0u, 0, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u}
 
 /* Who chose a CUDA driver JIT cache setting (cuabi_driver_jit_cache_info). */
+typedef int32_t cuabi_setting_source CUABI_ENUM_FAMILY("CUABI_SETTING_") CUABI_SINCE(1.2);
 #define CUABI_SETTING_DRIVER_DEFAULT 0 /* nobody: the driver's default applies */
 #define CUABI_SETTING_ENVIRONMENT 1    /* the operator, through the environment */
 #define CUABI_SETTING_CUABI 2          /* cuabi_cache_configure_driver_jit(), because the operator had not */
@@ -1408,40 +1473,40 @@ typedef struct cuabi_driver_jit_cache_info {
 #ifndef CUABI_NO_PROTOTYPES
 
 /* Prepares *out_stats for a call that fills it (see "Structs" above). */
-CUABI_API cuabi_status cuabi_cache_stats_init(uint32_t struct_size, cuabi_cache_stats* out_stats);
+CUABI_API cuabi_status cuabi_cache_stats_init(uint32_t struct_size, CUABI_OUT cuabi_cache_stats* out_stats);
 
 /* Prepares *out_info for a call that fills it (see "Structs" above). */
-CUABI_API cuabi_status cuabi_driver_jit_cache_info_init(uint32_t struct_size, cuabi_driver_jit_cache_info* out_info);
+CUABI_API cuabi_status cuabi_driver_jit_cache_info_init(uint32_t struct_size, CUABI_OUT cuabi_driver_jit_cache_info* out_info);
 
 /* Reads the cache statistics (set out_stats->struct_size first). Lists the cache directory to
  * count disk_entries / disk_bytes, so the call costs a directory scan. */
-CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* out_stats);
+CUABI_API cuabi_status cuabi_cache_get_stats(CUABI_INOUT cuabi_cache_stats* out_stats);
 
 /* The cache directory (absolute), two-call. The path is reported even when the disk cache is off
  * or refused. An empty string means no location could be found (CUABI_CACHE_DIR, XDG_CACHE_HOME
  * and HOME unset). */
-CUABI_API cuabi_status cuabi_cache_get_directory(char* out_text, size_t capacity, size_t* out_size);
+CUABI_API cuabi_status cuabi_cache_get_directory(CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
 
 /* Why the disk cache is off, refused or not taking writes, with a "Fix: ..." (two-call). The
  * empty string while the disk cache works normally. */
-CUABI_API cuabi_status cuabi_cache_get_degradation_reason(char* out_text, size_t capacity, size_t* out_size);
+CUABI_API cuabi_status cuabi_cache_get_degradation_reason(CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
 
 /* Removes least recently used disk entries until the directory holds at most max_bytes.
  * *out_removed_entries / *out_removed_bytes (each may be NULL) receive what was removed.
  * Returns CUABI_ERROR_CACHE_UNSAFE for a refused directory, CUABI_ERROR_CACHE_IO when entries
  * cannot be removed, CUABI_ERROR_TIMEOUT when the lock stays held past its deadline. With
  * CUABI_CACHE_DISABLE=1 it succeeds and removes nothing. */
-CUABI_API cuabi_status cuabi_cache_prune(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
+CUABI_API cuabi_status cuabi_cache_prune(uint64_t max_bytes, CUABI_OUT CUABI_NULLABLE uint64_t* out_removed_entries, CUABI_OUT CUABI_NULLABLE uint64_t* out_removed_bytes);
 
 /* Empties this process's memory cache and removes every disk entry (of every process: other
  * processes then miss and compile again). Modules already loaded are unaffected. Statuses and
  * NULL-able outputs as for cuabi_cache_prune(). */
-CUABI_API cuabi_status cuabi_cache_clear(uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
+CUABI_API cuabi_status cuabi_cache_clear(CUABI_OUT CUABI_NULLABLE uint64_t* out_removed_entries, CUABI_OUT CUABI_NULLABLE uint64_t* out_removed_bytes);
 
 /* Reads and checks every disk entry (header, sizes, checksum, key, image) and removes the bad ones
  * and anything that is not an entry file. *out_checked_entries and *out_removed_entries may be
  * NULL. Statuses as for cuabi_cache_prune(). */
-CUABI_API cuabi_status cuabi_cache_verify(uint64_t* out_checked_entries, uint64_t* out_removed_entries);
+CUABI_API cuabi_status cuabi_cache_verify(CUABI_OUT CUABI_NULLABLE uint64_t* out_checked_entries, CUABI_OUT CUABI_NULLABLE uint64_t* out_removed_entries);
 
 /* Gives the CUDA driver a persistent JIT cache under the cuabi cache directory: sets
  * CUDA_CACHE_PATH to <cache directory>/driver-jit and CUDA_CACHE_MAXSIZE to 1 GiB in the process
@@ -1455,11 +1520,11 @@ CUABI_API cuabi_status cuabi_cache_configure_driver_jit(void);
 /* The CUDA driver JIT cache settings in effect (set out_info->struct_size first). Loads the
  * driver if it is not loaded yet (so that what is shown is what the driver uses); works without
  * one. */
-CUABI_API cuabi_status cuabi_cache_get_driver_jit_info(cuabi_driver_jit_cache_info* out_info);
+CUABI_API cuabi_status cuabi_cache_get_driver_jit_info(CUABI_INOUT cuabi_driver_jit_cache_info* out_info);
 
 /* The CUDA driver JIT cache directory in effect (two-call): CUDA_CACHE_PATH, or the driver's
  * default ($HOME/.nv/ComputeCache) when it is unset. */
-CUABI_API cuabi_status cuabi_cache_get_driver_jit_path(char* out_text, size_t capacity, size_t* out_size);
+CUABI_API cuabi_status cuabi_cache_get_driver_jit_path(CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -1490,19 +1555,19 @@ CUABI_API uint32_t cuabi_range_get_enabled(void);
 CUABI_API uint32_t cuabi_range_get_profiler_attached(void);
 
 /* The number of entries in the catalog of cuabi's own ranges. */
-CUABI_API cuabi_status cuabi_range_get_catalog_count(size_t* out_count);
+CUABI_API cuabi_status cuabi_range_get_catalog_count(CUABI_OUT size_t* out_count);
 
 /* Entry `index` of the catalog: its NVTX message ("cuabi.compile", unique, always "cuabi."-
  * prefixed; a range that carries a detail reads "cuabi.launch: saxpy") and a description of the
  * phase it covers. Returns CUABI_ERROR_NOT_FOUND for index >= the count. The strings are static:
  * never freed, valid for the life of the process. */
-CUABI_API cuabi_status cuabi_range_get_catalog_entry(size_t index, const char** out_name, const char** out_description);
+CUABI_API cuabi_status cuabi_range_get_catalog_entry(size_t index, CUABI_OUT CUABI_BORROWED const char** out_name, CUABI_OUT CUABI_BORROWED const char** out_description);
 
 /* Opens range `name` on the calling thread, in `domain` (NULL: "cuabi"). Each domain is created
  * once per process, at its first use. Close it with cuabi_range_pop() on the same thread.
  * Returns CUABI_ERROR_INVALID_ARGUMENT for a NULL, empty or invalid-UTF-8 name or domain, and
  * CUABI_ERROR_RANGE when the process would use more than 256 domains. */
-CUABI_API cuabi_status cuabi_range_push(const char* name, const char* domain);
+CUABI_API cuabi_status cuabi_range_push(const char* name, CUABI_NULLABLE const char* domain);
 
 /* Closes the innermost range the calling thread opened with cuabi_range_push(). Returns
  * CUABI_ERROR_RANGE when the thread has none open (cuabi's own ranges never count). */
@@ -1511,11 +1576,11 @@ CUABI_API cuabi_status cuabi_range_pop(void);
 /* Starts range `name` in `domain` (NULL: "cuabi") and returns its handle; any thread may end it.
  * Same name and domain checks as cuabi_range_push(). The caller owns *out_range until it passes
  * it to cuabi_range_end(). */
-CUABI_API cuabi_status cuabi_range_start(const char* name, const char* domain, cuabi_range** out_range);
+CUABI_API cuabi_status cuabi_range_start(const char* name, CUABI_NULLABLE const char* domain, CUABI_OUT CUABI_OWNED cuabi_range** out_range);
 
 /* Ends the range and frees its handle. Ending a range twice (or a NULL, made-up or other-type
  * handle) returns CUABI_ERROR_INVALID_HANDLE and changes nothing. */
-CUABI_API cuabi_status cuabi_range_end(cuabi_range* range);
+CUABI_API cuabi_status cuabi_range_end(CUABI_TRANSFERRED cuabi_range* range);
 
 #endif /* CUABI_NO_PROTOTYPES */
 

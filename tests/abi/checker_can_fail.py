@@ -13,6 +13,7 @@ temporary directory and asserts what each check says about them:
                          It reads a Release build's separate debug info file through the
                          library's .gnu_debuglink, and fails a library with no debug info at all.
   layout.py check        rejects the reordered field, naming it.
+  layout.py check-release  accepts a grown struct_size struct, rejects a moved or removed field.
   check_symbols.py       rejects a function missing from the header, naming it.
   header_lint.py         rejects a bit-field, a struct passed by value and a constant that is not
                          a literal.
@@ -52,6 +53,8 @@ extern "C" {
 #endif
 #if defined(CUABI_BUILDING) && defined(__GNUC__)
 #define CUABI_API __attribute__((visibility("default")))
+#elif defined(CUABI_ABI_MODEL) && defined(__clang__)
+#define CUABI_API __attribute__((annotate("cuabi:api")))
 #else
 #define CUABI_API
 #endif
@@ -249,6 +252,17 @@ class CheckersRejectBreakingChanges(unittest.TestCase):
         code, output = script("layout.py", "check", "--header", toy.header, "--cc",
                               os.environ.get("CC", "cc"), "--golden", self.golden)
         self.assert_rejected(code, output, "cuabi_widget_options.extra", "not in layout.golden")
+
+    def test_release_layout_check_allows_growth_and_names_a_moved_field(self):
+        def check_release(toy):
+            return script("layout.py", "check-release", "--header", toy.header, "--cc",
+                          os.environ.get("CC", "cc"), "--golden", self.golden)
+        code, output = check_release(self.variant("release_grown", fields=FIELDS + ["uint64_t extra"]))
+        self.assertEqual(code, 0, output)
+        code, output = check_release(self.variant("release_moved", fields=[FIELDS[0], FIELDS[2], FIELDS[1]]))
+        self.assert_rejected(code, output, "field cuabi_widget_options.flags was offset=4")
+        code, output = check_release(self.variant("release_shrunk", fields=FIELDS[:2] + ["uint32_t small", "uint32_t pad"]))
+        self.assert_rejected(code, output, "field cuabi_widget_options.capacity of layout.golden is no longer in the header")
 
     def test_symbol_check_names_a_function_missing_from_the_header(self):
         toy = self.variant("undeclared", header_functions=without_function(FUNCTIONS, "cuabi_widget_resize"))

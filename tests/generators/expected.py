@@ -1,7 +1,7 @@
 """What every binding generator must see in the installed cuabi.h, derived from the header itself.
 
-The lists come from abi/cuabi_header.py (the functions, PFN_ typedefs, structs and #defines as
-written) and the numbers from the C compiler (abi/layout.py compiles a probe that prints every
+The lists come from the ABI model of the header (abi/model.py: clang's parse of the functions,
+structs and #defines; every function has its PFN_ typedef, which the header lint checks) and the numbers from the C compiler (abi/layout.py compiles a probe that prints every
 struct size, field offset and constant). So a function, struct or constant added to the header is
 checked by every generator the moment it is written, and C is the reference for every number.
 
@@ -30,7 +30,7 @@ ABI_DIR = os.path.join(HERE, "..", "..", "abi")
 sys.dont_write_bytecode = True  # keep the source tree free of __pycache__
 sys.path.insert(0, ABI_DIR)
 import layout  # noqa: E402
-from cuabi_header import SIGNED_LITERAL, UNSIGNED_LITERAL, Header  # noqa: E402
+import model as abi_model  # noqa: E402
 
 # The kinds a probe may report; each probe says which of them its generator can see.
 STRUCTS, CONSTANTS, STRINGS, PFNS, FUNCTIONS = "struct", "constant", "string", "pfn", "function"
@@ -41,48 +41,48 @@ class Expected(object):
 
     def __init__(self, header_path, cc):
         self.header_path = header_path
-        self.header = Header(header_path)
+        self.model, _ = abi_model.build(header_path)  # the declarations; release facts not needed
         self.problems = []  # the header itself breaks the constants rule
         measured = layout.keyed(layout.measure(header_path, cc))
         self.structs = []    # [(name, size, [(field, offset)])]
-        for struct in self.header.structs:
-            size = _number(measured[("struct", struct.name)], "size")
-            fields = [(f.name, _number(measured[("field", "%s.%s" % (struct.name, f.name))], "offset"))
-                      for f in struct.fields]
-            self.structs.append((struct.name, size, fields))
+        for struct in self.model["structs"]:
+            size = _number(measured[("struct", struct["name"])], "size")
+            fields = [(f["name"], _number(measured[("field", "%s.%s" % (struct["name"], f["name"]))], "offset"))
+                      for f in struct["fields"]]
+            self.structs.append((struct["name"], size, fields))
         self.integers = []   # [(name, value, type)] with type i32, u32 or u64
         self.strings = []    # [(name, value)]
-        for define in self.header.constants():
-            if define.value.startswith("{"):
-                continue  # a CUABI_*_INIT initializer: C only
-            if define.value.startswith('"'):
-                self.strings.append((define.name, define.value.strip('"')))
+        for constant in self.model["constants"]:
+            if constant["type"] == "string":
+                self.strings.append((constant["name"], constant["value"]))
                 continue
-            self.integers.append((define.name,) + self._integer(define, measured[("constant", define.name)]))
-        self.functions = self.header.function_names()
-        self.pfns = [p.name for p in self.header.pfns]
+            self.integers.append((constant["name"],) + self._integer(constant, measured[("constant", constant["name"])]))
+        self.functions = [f["name"] for f in self.model["functions"]]
+        self.pfns = ["PFN_" + name for name in self.functions]
+        self.initializers = [s["init_macro"] for s in self.model["structs"] if s["init_macro"]]
 
-    def _integer(self, define, measured):
+    def _integer(self, constant, measured):
         """(value, type) of an integer constant: its spelling says the type, C confirms it."""
         value = int(re.search(r"value=(-?\d+)", measured).group(1))
         size = _number(measured, "size")
         c_signed = measured.endswith(" signed")
-        if SIGNED_LITERAL.match(define.value):
+        name = constant["name"]
+        if constant["type"] == "int32_t":
             expected = "i32"
             if not (c_signed and size == 4):
                 self.problems.append("%s is a decimal literal, so bindings type it int32_t, but C "
                                      "makes it a %d-byte %s value. Fix: keep enumerated values within "
-                                     "int32_t" % (define.name, size, "signed" if c_signed else "unsigned"))
-        elif UNSIGNED_LITERAL.match(define.value):
+                                     "int32_t" % (name, size, "signed" if c_signed else "unsigned"))
+        elif constant["type"] in ("uint32_t", "uint64_t"):
             expected = "u%d" % (8 * size)
             if c_signed:
-                self.problems.append("%s is u-suffixed but C sees a signed value" % define.name)
+                self.problems.append("%s is u-suffixed but C sees a signed value" % name)
         else:
             expected = "?"
-            self.problems.append("%s:%d: %s is '%s', not a literal, so generators cannot tell its "
+            self.problems.append("%s: %s is '%s', not a literal, so generators cannot tell its "
                                  "type (bindgen drops or mistypes expressions). Fix: write a decimal "
                                  "literal (an int32_t value) or a u-suffixed one (a flag or unsigned "
-                                 "value)" % (self.header_path, define.line, define.name, define.value))
+                                 "value)" % (self.header_path, name, constant["value"]))
         return value, expected
 
     def lines(self, kinds, typed_constants=True):

@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "355e95a85a1c45dcc1ce39567ecc14eca4d8e3f1a284ca9841fc0530e174e578";
+pub const cuabi_header_digest = "ae596164fef02ebccc1fb138171b9377283531e4ce03aafbf830ecaba831bd49";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -87,6 +87,7 @@ pub const struct_cuabi_counters = extern struct {
     disk_cache_evictions: u64 = 0,
 };
 pub const cuabi_counters = struct_cuabi_counters;
+pub const cuabi_stream_flags = u32;
 pub const struct_cuabi_stream_options = extern struct {
     struct_size: u32 = 0,
     flags: u32 = 0,
@@ -94,21 +95,27 @@ pub const struct_cuabi_stream_options = extern struct {
     reserved: u32 = 0,
 };
 pub const cuabi_stream_options = struct_cuabi_stream_options;
+pub const cuabi_event_flags = u32;
 pub const struct_cuabi_event_options = extern struct {
     struct_size: u32 = 0,
     flags: u32 = 0,
 };
 pub const cuabi_event_options = struct_cuabi_event_options;
+pub const cuabi_buffer_flags = u32;
 pub const struct_cuabi_buffer_options = extern struct {
     struct_size: u32 = 0,
     flags: u32 = 0,
 };
 pub const cuabi_buffer_options = struct_cuabi_buffer_options;
+pub const cuabi_host_memory_flags = u32;
 pub const struct_cuabi_host_memory_options = extern struct {
     struct_size: u32 = 0,
     flags: u32 = 0,
 };
 pub const cuabi_host_memory_options = struct_cuabi_host_memory_options;
+pub const cuabi_image_kind = i32;
+pub const cuabi_compile_flags = u32;
+pub const cuabi_tristate = i32;
 pub const struct_cuabi_compile_options = extern struct {
     struct_size: u32 = 0,
     flags: u32 = 0,
@@ -140,6 +147,7 @@ pub const struct_cuabi_compile_options = extern struct {
     reserved: u32 = 0,
 };
 pub const cuabi_compile_options = struct_cuabi_compile_options;
+pub const cuabi_module_origin = i32;
 pub const struct_cuabi_module_info = extern struct {
     struct_size: u32 = 0,
     image_kind: i32 = 0,
@@ -165,6 +173,9 @@ pub const struct_cuabi_kernel_attributes = extern struct {
     reserved: u32 = 0,
 };
 pub const cuabi_kernel_attributes = struct_cuabi_kernel_attributes;
+pub const cuabi_kernel_attribute = i32;
+pub const cuabi_cache_config = i32;
+pub const cuabi_launch_flags = u32;
 pub const struct_cuabi_launch_config = extern struct {
     struct_size: u32 = 0,
     flags: u32 = 0,
@@ -182,11 +193,15 @@ pub const struct_cuabi_kernel_arg = extern struct {
     size: usize = 0,
 };
 pub const cuabi_kernel_arg = struct_cuabi_kernel_arg;
+pub const cuabi_capture_mode = i32;
+pub const cuabi_capture_status = i32;
+pub const cuabi_graph_flags = u32;
 pub const struct_cuabi_graph_options = extern struct {
     struct_size: u32 = 0,
     flags: u32 = 0,
 };
 pub const cuabi_graph_options = struct_cuabi_graph_options;
+pub const cuabi_graph_node_kind = i32;
 pub const struct_cuabi_graph_node_info = extern struct {
     struct_size: u32 = 0,
     kind: i32 = 0,
@@ -200,6 +215,8 @@ pub const struct_cuabi_graph_node_info = extern struct {
     memset_element_size: u32 = 0,
 };
 pub const cuabi_graph_node_info = struct_cuabi_graph_node_info;
+pub const cuabi_graph_update_flags = u32;
+pub const cuabi_graph_dot_flags = u32;
 pub const struct_cuabi_graph_memcpy_params = extern struct {
     struct_size: u32 = 0,
     reserved: u32 = 0,
@@ -232,6 +249,7 @@ pub const struct_cuabi_graph_cache_stats = extern struct {
     evictions: u64 = 0,
 };
 pub const cuabi_graph_cache_stats = struct_cuabi_graph_cache_stats;
+pub const cuabi_nvrtc_state = i32;
 pub const struct_cuabi_cache_stats = extern struct {
     struct_size: u32 = 0,
     disk_enabled: u32 = 0,
@@ -258,6 +276,7 @@ pub const struct_cuabi_cache_stats = extern struct {
     compiles_joined: u64 = 0,
 };
 pub const cuabi_cache_stats = struct_cuabi_cache_stats;
+pub const cuabi_setting_source = i32;
 pub const struct_cuabi_driver_jit_cache_info = extern struct {
     struct_size: u32 = 0,
     enabled: u32 = 0,
@@ -406,11 +425,29 @@ pub const PFN_cuabi_range_end = ?*const fn (range: ?*cuabi_range) callconv(.c) c
 
 pub const CUABI_H = "";
 pub const CUABI_API = "";
+pub const CUABI_OUT = "";
+pub const CUABI_INOUT = "";
+pub const CUABI_NULLABLE = "";
+pub const CUABI_OWNED = "";
+pub const CUABI_BORROWED = "";
+pub const CUABI_TRANSFERRED = "";
+pub inline fn CUABI_SINCE(version: anytype) void {
+    _ = &version;
+    return;
+}
+pub inline fn CUABI_ENUM_FAMILY(prefixes: anytype) void {
+    _ = &prefixes;
+    return;
+}
+pub inline fn CUABI_FLAGS_FAMILY(prefixes: anytype) void {
+    _ = &prefixes;
+    return;
+}
 pub const CUABI_VERSION_MAJOR = @as(c_uint, 1);
-pub const CUABI_VERSION_MINOR = @as(c_uint, 1);
+pub const CUABI_VERSION_MINOR = @as(c_uint, 2);
 pub const CUABI_VERSION_PATCH = @as(c_uint, 0);
-pub const CUABI_VERSION_NUMBER = @as(c_uint, 10100);
-pub const CUABI_VERSION_STRING = "1.1.0";
+pub const CUABI_VERSION_NUMBER = @as(c_uint, 10200);
+pub const CUABI_VERSION_STRING = "1.2.0";
 pub const CUABI_ABI_VERSION = @as(c_uint, 1);
 pub const CUABI_STRUCT_SIZE_MAX = @as(c_uint, 4096);
 pub const CUABI_SUCCESS = @as(c_int, 0);

@@ -90,10 +90,10 @@ pub const CUABI_SETTING_CUABI: i32 = 2;
 /* Flags, unsigned values, types and function pointers. */
 
 pub const CUABI_VERSION_MAJOR: u32 = 1;
-pub const CUABI_VERSION_MINOR: u32 = 1;
+pub const CUABI_VERSION_MINOR: u32 = 2;
 pub const CUABI_VERSION_PATCH: u32 = 0;
-pub const CUABI_VERSION_NUMBER: u32 = 10100;
-pub const CUABI_VERSION_STRING: &[u8; 6usize] = b"1.1.0\0";
+pub const CUABI_VERSION_NUMBER: u32 = 10200;
+pub const CUABI_VERSION_STRING: &[u8; 6usize] = b"1.2.0\0";
 pub const CUABI_ABI_VERSION: u32 = 1;
 pub const CUABI_STRUCT_SIZE_MAX: u32 = 4096;
 pub const CUABI_STREAM_DEFAULT: u32 = 0;
@@ -1142,6 +1142,7 @@ fn bindgen_test_layout_cuabi_counters() {
     }
     test_field_disk_cache_evictions();
 }
+pub type cuabi_stream_flags = u32;
 #[repr(C)]
 pub struct cuabi_stream_options {
     pub struct_size: u32,
@@ -1230,6 +1231,7 @@ fn bindgen_test_layout_cuabi_stream_options() {
     }
     test_field_reserved();
 }
+pub type cuabi_event_flags = u32;
 #[repr(C)]
 pub struct cuabi_event_options {
     pub struct_size: u32,
@@ -1282,6 +1284,7 @@ fn bindgen_test_layout_cuabi_event_options() {
     }
     test_field_flags();
 }
+pub type cuabi_buffer_flags = u32;
 #[repr(C)]
 pub struct cuabi_buffer_options {
     pub struct_size: u32,
@@ -1334,6 +1337,7 @@ fn bindgen_test_layout_cuabi_buffer_options() {
     }
     test_field_flags();
 }
+pub type cuabi_host_memory_flags = u32;
 #[repr(C)]
 pub struct cuabi_host_memory_options {
     pub struct_size: u32,
@@ -1386,6 +1390,9 @@ fn bindgen_test_layout_cuabi_host_memory_options() {
     }
     test_field_flags();
 }
+pub type cuabi_image_kind = i32;
+pub type cuabi_compile_flags = u32;
+pub type cuabi_tristate = i32;
 #[repr(C)]
 pub struct cuabi_compile_options {
     pub struct_size: u32,
@@ -1906,6 +1913,7 @@ fn bindgen_test_layout_cuabi_compile_options() {
     }
     test_field_reserved();
 }
+pub type cuabi_module_origin = i32;
 #[repr(C)]
 pub struct cuabi_module_info {
     pub struct_size: u32,
@@ -2280,6 +2288,9 @@ fn bindgen_test_layout_cuabi_kernel_attributes() {
     }
     test_field_reserved();
 }
+pub type cuabi_kernel_attribute = i32;
+pub type cuabi_cache_config = i32;
+pub type cuabi_launch_flags = u32;
 #[repr(C)]
 pub struct cuabi_launch_config {
     pub struct_size: u32,
@@ -2511,6 +2522,9 @@ fn bindgen_test_layout_cuabi_kernel_arg() {
     }
     test_field_size();
 }
+pub type cuabi_capture_mode = i32;
+pub type cuabi_capture_status = i32;
+pub type cuabi_graph_flags = u32;
 #[repr(C)]
 pub struct cuabi_graph_options {
     pub struct_size: u32,
@@ -2563,6 +2577,7 @@ fn bindgen_test_layout_cuabi_graph_options() {
     }
     test_field_flags();
 }
+pub type cuabi_graph_node_kind = i32;
 #[repr(C)]
 pub struct cuabi_graph_node_info {
     pub struct_size: u32,
@@ -2759,6 +2774,8 @@ fn bindgen_test_layout_cuabi_graph_node_info() {
     }
     test_field_memset_element_size();
 }
+pub type cuabi_graph_update_flags = u32;
+pub type cuabi_graph_dot_flags = u32;
 #[repr(C)]
 pub struct cuabi_graph_memcpy_params {
     pub struct_size: u32,
@@ -3221,6 +3238,7 @@ fn bindgen_test_layout_cuabi_graph_cache_stats() {
     }
     test_field_evictions();
 }
+pub type cuabi_nvrtc_state = i32;
 #[repr(C)]
 pub struct cuabi_cache_stats {
     pub struct_size: u32,
@@ -3651,6 +3669,7 @@ fn bindgen_test_layout_cuabi_cache_stats() {
     }
     test_field_compiles_joined();
 }
+pub type cuabi_setting_source = i32;
 #[repr(C)]
 pub struct cuabi_driver_jit_cache_info {
     pub struct_size: u32,
