@@ -2,7 +2,51 @@
 
 package cuabi
 
-// ImageKind is cuabi_image_kind: The cuabi_image_kind values. Used in ModuleInfo.ImageKind.
+// EventFlags is cuabi_event_flags: Event flags (cuabi_event_options.flags). Used in
+// EventOptions.Flags.
+type EventFlags uint32
+
+const (
+	// EventDefault is CUABI_EVENT_DEFAULT.
+	EventDefault EventFlags = 0
+	// EventDisableTiming is CUABI_EVENT_DISABLE_TIMING: cheaper; cuabi_event_get_elapsed_ms() is
+	// then refused.
+	EventDisableTiming EventFlags = 1
+	// EventBlockingSync is CUABI_EVENT_BLOCKING_SYNC: synchronize by sleeping rather than spinning.
+	EventBlockingSync EventFlags = 2
+)
+
+// BufferFlags is cuabi_buffer_flags: Buffer flags (cuabi_buffer_options.flags). Used in
+// BufferOptions.Flags.
+type BufferFlags uint32
+
+const (
+	// BufferDefault is CUABI_BUFFER_DEFAULT.
+	BufferDefault BufferFlags = 0
+	// BufferZero is CUABI_BUFFER_ZERO: fill the new buffer with zero bytes.
+	BufferZero BufferFlags = 1
+)
+
+// HostMemoryFlags is cuabi_host_memory_flags: Host memory flags (cuabi_host_memory_options.flags).
+// Used in NewPinnedHostMemory, HostMemory.Pin.
+type HostMemoryFlags uint32
+
+const (
+	// HostMemoryDefault is CUABI_HOST_MEMORY_DEFAULT.
+	HostMemoryDefault HostMemoryFlags = 0
+	// HostMemoryPortable is CUABI_HOST_MEMORY_PORTABLE: page-locked for every context, not only
+	// this one.
+	HostMemoryPortable HostMemoryFlags = 1
+	// HostMemoryDeviceMapped is CUABI_HOST_MEMORY_DEVICE_MAPPED: also mapped into the device's
+	// address space: cuabi_host_memory_get_device_address().
+	HostMemoryDeviceMapped HostMemoryFlags = 2
+	// HostMemoryWriteCombined is CUABI_HOST_MEMORY_WRITE_COMBINED: allocation only: faster for the
+	// GPU to read across the bus, very slow for the CPU to read.
+	HostMemoryWriteCombined HostMemoryFlags = 4
+)
+
+// ImageKind is cuabi_image_kind: Image kinds: what a module was loaded from
+// (cuabi_module_info.image_kind). Used in ModuleInfo.ImageKind.
 type ImageKind int32
 
 const (
@@ -15,7 +59,7 @@ const (
 	ImageFatbin ImageKind = 3
 )
 
-// CompileFlags is cuabi_compile_flags: The cuabi_compile_flags values. Used in
+// CompileFlags is cuabi_compile_flags: Compile flags (cuabi_compile_options.flags). Used in
 // CompileOptions.Flags.
 type CompileFlags uint32
 
@@ -37,7 +81,8 @@ const (
 	CompileIsolated CompileFlags = 16
 )
 
-// ModuleOrigin is cuabi_module_origin: The cuabi_module_origin values. Used in ModuleInfo.Origin.
+// ModuleOrigin is cuabi_module_origin: Where a module's image came from (cuabi_module_info.origin).
+// Used in ModuleInfo.Origin.
 type ModuleOrigin int32
 
 const (
@@ -52,8 +97,8 @@ const (
 	OriginImage ModuleOrigin = 3
 )
 
-// KernelAttribute is cuabi_kernel_attribute: The cuabi_kernel_attribute values. Used in
-// Kernel.SetAttribute.
+// KernelAttribute is cuabi_kernel_attribute: Attributes a caller may set on a kernel
+// (cuabi_kernel_set_attribute), since 1.1. Used in Kernel.SetAttribute.
 type KernelAttribute int32
 
 const (
@@ -69,7 +114,8 @@ const (
 	AttributeCacheConfig KernelAttribute = 3
 )
 
-// LaunchFlags is cuabi_launch_flags: The cuabi_launch_flags values. Used in LaunchConfig.Flags.
+// LaunchFlags is cuabi_launch_flags: Launch flags (cuabi_launch_config.flags). Used in
+// LaunchConfig.Flags.
 type LaunchFlags uint32
 
 const (
@@ -81,8 +127,8 @@ const (
 	// LaunchSynchronize is CUABI_LAUNCH_SYNCHRONIZE: wait until the kernel has finished before
 	// returning.
 	LaunchSynchronize LaunchFlags = 2
-	// LaunchPriority is CUABI_LAUNCH_PRIORITY: run at cuabi_launch_config.priority instead of the
-	// stream's.
+	// LaunchPriority is CUABI_LAUNCH_PRIORITY: Since 1.1 (both go through cuLaunchKernelEx): run at
+	// cuabi_launch_config.priority instead of the stream's.
 	LaunchPriority LaunchFlags = 4
 	// LaunchProgrammaticDependent is CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT: programmatic dependent
 	// launch (sm_90+): this kernel may start before the previous kernel on the stream finishes; it
@@ -90,10 +136,11 @@ const (
 	LaunchProgrammaticDependent LaunchFlags = 8
 )
 
-// CaptureMode is cuabi_capture_mode: The cuabi_capture_mode values. Used in Stream.Capture and
-// Stream.BeginCapture. In Go prefer CaptureThreadLocal or CaptureRelaxed: finalizers run on other
-// threads at any time, and under CaptureGlobal one that frees device memory during the capture
-// invalidates it.
+// CaptureMode is cuabi_capture_mode: Capture modes (cuabi_graph_capture_begin): which CUDA calls
+// that are unsafe while a stream captures (synchronous allocation, synchronizing the device, ...)
+// are refused, and where. Used in Stream.Capture and Stream.BeginCapture. In Go prefer
+// CaptureThreadLocal or CaptureRelaxed: finalizers run on other threads at any time, and under
+// CaptureGlobal one that frees device memory during the capture invalidates it.
 type CaptureMode int32
 
 const (
@@ -107,8 +154,8 @@ const (
 	CaptureRelaxed CaptureMode = 2
 )
 
-// CaptureStatus is cuabi_capture_status: The cuabi_capture_status values. Used in
-// Stream.CaptureStatus.
+// CaptureStatus is cuabi_capture_status: A stream's capture status
+// (cuabi_graph_capture_get_status). Used in Stream.CaptureStatus.
 type CaptureStatus int32
 
 const (
@@ -121,7 +168,8 @@ const (
 	CaptureInvalidated CaptureStatus = 2
 )
 
-// GraphFlags is cuabi_graph_flags: The cuabi_graph_flags values. Used in GraphOptions.Flags.
+// GraphFlags is cuabi_graph_flags: Graph flags (cuabi_graph_options.flags). Used in
+// GraphOptions.Flags.
 type GraphFlags uint32
 
 const (
@@ -138,7 +186,8 @@ const (
 	GraphUpload GraphFlags = 4
 )
 
-// NodeKind is cuabi_graph_node_kind: The cuabi_graph_node_kind values. Used in NodeInfo.Kind.
+// NodeKind is cuabi_graph_node_kind: Node kinds (cuabi_graph_node_info.kind). Used in
+// NodeInfo.Kind.
 type NodeKind int32
 
 const (
@@ -174,8 +223,8 @@ const (
 	NodeConditional NodeKind = 14
 )
 
-// GraphUpdateFlags is cuabi_graph_update_flags: The cuabi_graph_update_flags values. Used in
-// Graph.Recapture, Stream.EndCaptureUpdate.
+// GraphUpdateFlags is cuabi_graph_update_flags: Whole-graph update flags
+// (cuabi_graph_capture_end_update). Used in Graph.Recapture, Stream.EndCaptureUpdate.
 type GraphUpdateFlags uint32
 
 const (
@@ -186,7 +235,8 @@ const (
 	GraphUpdateNoReinstantiate GraphUpdateFlags = 1
 )
 
-// NVRTCState is cuabi_nvrtc_state: The cuabi_nvrtc_state values. Used in CacheStats.NVRTCState.
+// NVRTCState is cuabi_nvrtc_state: Where NVRTC stands for this process
+// (cuabi_cache_stats.nvrtc_state). Used in CacheStats.NVRTCState.
 type NVRTCState int32
 
 const (
@@ -201,8 +251,8 @@ const (
 	NVRTCUnavailable NVRTCState = 2
 )
 
-// SettingSource is cuabi_setting_source: The cuabi_setting_source values. Used in
-// DriverJITCacheInfo.
+// SettingSource is cuabi_setting_source: Who chose a CUDA driver JIT cache setting
+// (cuabi_driver_jit_cache_info). Used in DriverJITCacheInfo.
 type SettingSource int32
 
 const (
@@ -213,45 +263,4 @@ const (
 	// SetByCuabi is CUABI_SETTING_CUABI: cuabi_cache_configure_driver_jit(), because the operator
 	// had not.
 	SetByCuabi SettingSource = 2
-)
-
-// EventFlags is cuabi_event_flags: The cuabi_event_flags values. Used in EventOptions.Flags.
-type EventFlags uint32
-
-const (
-	// EventDefault is CUABI_EVENT_DEFAULT.
-	EventDefault EventFlags = 0
-	// EventDisableTiming is CUABI_EVENT_DISABLE_TIMING: cheaper; cuabi_event_get_elapsed_ms() is
-	// then refused.
-	EventDisableTiming EventFlags = 1
-	// EventBlockingSync is CUABI_EVENT_BLOCKING_SYNC: synchronize by sleeping rather than spinning.
-	EventBlockingSync EventFlags = 2
-)
-
-// BufferFlags is cuabi_buffer_flags: The cuabi_buffer_flags values. Used in BufferOptions.Flags.
-type BufferFlags uint32
-
-const (
-	// BufferDefault is CUABI_BUFFER_DEFAULT.
-	BufferDefault BufferFlags = 0
-	// BufferZero is CUABI_BUFFER_ZERO: fill the new buffer with zero bytes.
-	BufferZero BufferFlags = 1
-)
-
-// HostMemoryFlags is cuabi_host_memory_flags: The cuabi_host_memory_flags values. Used in
-// NewPinnedHostMemory, HostMemory.Pin.
-type HostMemoryFlags uint32
-
-const (
-	// HostMemoryDefault is CUABI_HOST_MEMORY_DEFAULT.
-	HostMemoryDefault HostMemoryFlags = 0
-	// HostMemoryPortable is CUABI_HOST_MEMORY_PORTABLE: page-locked for every context, not only
-	// this one.
-	HostMemoryPortable HostMemoryFlags = 1
-	// HostMemoryDeviceMapped is CUABI_HOST_MEMORY_DEVICE_MAPPED: also mapped into the device's
-	// address space: cuabi_host_memory_get_device_address().
-	HostMemoryDeviceMapped HostMemoryFlags = 2
-	// HostMemoryWriteCombined is CUABI_HOST_MEMORY_WRITE_COMBINED: allocation only: faster for the
-	// GPU to read across the bus, very slow for the CPU to read.
-	HostMemoryWriteCombined HostMemoryFlags = 4
 )

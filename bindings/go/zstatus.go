@@ -8,7 +8,7 @@ package cuabi
 const (
 	// Success is CUABI_SUCCESS.
 	Success Status = 0
-	// ErrInvalidArgument is CUABI_ERROR_INVALID_ARGUMENT.
+	// ErrInvalidArgument is CUABI_ERROR_INVALID_ARGUMENT: Generic: 1-19.
 	ErrInvalidArgument Status = 1
 	// ErrInvalidHandle is CUABI_ERROR_INVALID_HANDLE.
 	ErrInvalidHandle Status = 2
@@ -32,7 +32,7 @@ const (
 	ErrForked Status = 11
 	// ErrTimeout is CUABI_ERROR_TIMEOUT: a deadline passed (a compile, the cache lock).
 	ErrTimeout Status = 12
-	// ErrDriverNotFound is CUABI_ERROR_DRIVER_NOT_FOUND.
+	// ErrDriverNotFound is CUABI_ERROR_DRIVER_NOT_FOUND: Environment: 20-29.
 	ErrDriverNotFound Status = 20
 	// ErrDriverTooOld is CUABI_ERROR_DRIVER_TOO_OLD.
 	ErrDriverTooOld Status = 21
@@ -42,13 +42,13 @@ const (
 	ErrInvalidDevice Status = 23
 	// ErrNVRTCNotFound is CUABI_ERROR_NVRTC_NOT_FOUND.
 	ErrNVRTCNotFound Status = 24
-	// ErrCUDA is CUABI_ERROR_CUDA.
+	// ErrCUDA is CUABI_ERROR_CUDA: CUDA: 30-39.
 	ErrCUDA Status = 30
 	// ErrDeviceOutOfMemory is CUABI_ERROR_DEVICE_OUT_OF_MEMORY.
 	ErrDeviceOutOfMemory Status = 31
 	// ErrOutOfBounds is CUABI_ERROR_OUT_OF_BOUNDS.
 	ErrOutOfBounds Status = 32
-	// ErrCompile is CUABI_ERROR_COMPILE.
+	// ErrCompile is CUABI_ERROR_COMPILE: Compile and cache: 40-59.
 	ErrCompile Status = 40
 	// ErrNVRTC is CUABI_ERROR_NVRTC.
 	ErrNVRTC Status = 41
@@ -60,7 +60,7 @@ const (
 	ErrCacheUnsafe Status = 44
 	// ErrCacheIO is CUABI_ERROR_CACHE_IO.
 	ErrCacheIO Status = 45
-	// ErrLaunchGrid is CUABI_ERROR_LAUNCH_GRID.
+	// ErrLaunchGrid is CUABI_ERROR_LAUNCH_GRID: Launch: 60-79.
 	ErrLaunchGrid Status = 60
 	// ErrLaunchBlock is CUABI_ERROR_LAUNCH_BLOCK.
 	ErrLaunchBlock Status = 61
@@ -78,13 +78,13 @@ const (
 	ErrArgumentSize Status = 67
 	// ErrLaunchFailed is CUABI_ERROR_LAUNCH_FAILED.
 	ErrLaunchFailed Status = 68
-	// ErrCapture is CUABI_ERROR_CAPTURE.
+	// ErrCapture is CUABI_ERROR_CAPTURE: Graphs: 80-99.
 	ErrCapture Status = 80
 	// ErrGraphNode is CUABI_ERROR_GRAPH_NODE.
 	ErrGraphNode Status = 81
 	// ErrGraphUpdate is CUABI_ERROR_GRAPH_UPDATE.
 	ErrGraphUpdate Status = 82
-	// ErrRange is CUABI_ERROR_RANGE.
+	// ErrRange is CUABI_ERROR_RANGE: Profiler ranges: 100-109.
 	ErrRange Status = 100
 )
 

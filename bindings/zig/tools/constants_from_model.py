@@ -14,9 +14,10 @@ doc comments:
 The rest of types.zig (options, results) is written by hand; tests/abi/binding_coverage.py checks
 that it reaches every field of the model's structs.
 
-usage: constants_from_model.py [--check] [MODEL] [TYPES_ZIG]
+usage: constants_from_model.py [--check | --stdout] [MODEL] [TYPES_ZIG]
   MODEL defaults to abi/cuabi_model.json and TYPES_ZIG to bindings/zig/src/types.zig, both in the
-  repository that holds this script; --check writes nothing and fails when the file is stale.
+  repository that holds this script; --check writes nothing and fails when the file is stale;
+  --stdout writes the file's new text to standard output instead (scripts/binding-file.sh).
 """
 import argparse
 import json
@@ -29,10 +30,13 @@ END = "// ---- end of GENERATED ----"
 
 # Families whose values cuabi only takes, never reports: exhaustive enums, so a switch over one
 # needs no else branch. Every other enumeration is non-exhaustive.
-INPUT_ONLY = {"cuabi_tristate", "cuabi_capture_mode", "cuabi_kernel_attribute", "cuabi_cache_preference"}
+INPUT_ONLY = {"cuabi_tristate", "cuabi_capture_mode", "cuabi_kernel_attribute", "cuabi_cache_config"}
 
 # Families that are no Zig type of this file: statuses are Zig errors (src/errors.zig).
 ELSEWHERE = {"cuabi_status"}
+
+# Zig names that are not the family's name in CamelCase (kept from before the types were generated).
+TYPE_NAMES = {"cuabi_cache_config": "CachePreference"}
 
 ZIG_INTS = {"int32_t": "i32", "uint32_t": "u32"}
 
@@ -43,6 +47,8 @@ class ModelError(Exception):
 
 def type_name(family):
     """cuabi_graph_node_kind -> GraphNodeKind."""
+    if family["name"] in TYPE_NAMES:
+        return TYPE_NAMES[family["name"]]
     return "".join(word.capitalize() for word in family["name"][len("cuabi_"):].split("_"))
 
 
@@ -155,7 +161,9 @@ def splice(text, region, path):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--check", action="store_true", help="fail when the file is stale; write nothing")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="fail when the file is stale; write nothing")
+    mode.add_argument("--stdout", action="store_true", help="write the new text to standard output")
     parser.add_argument("model", nargs="?", default=os.path.join(ROOT, "abi", "cuabi_model.json"))
     parser.add_argument("types", nargs="?", default=os.path.join(ROOT, "bindings", "zig", "src", "types.zig"))
     args = parser.parse_args()
@@ -168,6 +176,9 @@ def main():
     except (OSError, ValueError, KeyError, ModelError) as e:
         sys.exit("constants_from_model.py: %s. Fix: regenerate the model (scripts/regenerate.sh) or "
                  "correct the header, then run this again" % e)
+    if args.stdout:
+        sys.stdout.write(fresh)
+        return
     if args.check:
         if fresh != current:
             sys.exit("%s is stale: the model changed since its enumerations and flag sets were generated. "

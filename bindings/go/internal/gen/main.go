@@ -24,6 +24,7 @@ import (
 func main() {
 	modelPath := flag.String("model", "../../abi/cuabi_model.json", "the ABI model")
 	out := flag.String("out", ".", "the package directory")
+	print := flag.String("print", "", "write only this generated file (\"zcalls.h\", ...) to standard output")
 	flag.Parse()
 	m, err := readModel(*modelPath)
 	if err != nil {
@@ -32,6 +33,16 @@ func main() {
 	files, err := generate(m)
 	if err != nil {
 		fail(err)
+	}
+	if *print != "" {
+		content, ok := files[*print]
+		if !ok {
+			fail(fmt.Errorf("%s is not a generated file of the package. Fix: name one of zcalls.h, zcalls.c, zstatus.go, zconstants.go", *print))
+		}
+		if _, err := os.Stdout.Write(content); err != nil {
+			fail(err)
+		}
+		return
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(*out, name), content, 0o644); err != nil {

@@ -2,55 +2,59 @@
 
 /* The constant families and constants, from the ABI model. */
 
-/// The cuabi_status values.
 pub type cuabi_status = i32;
-/// The cuabi_image_kind values.
-pub type cuabi_image_kind = i32;
-/// The cuabi_compile_flags values.
-pub type cuabi_compile_flags = u32;
-/// The cuabi_tristate values.
-pub type cuabi_tristate = i32;
-/// The cuabi_module_origin values.
-pub type cuabi_module_origin = i32;
-/// The cuabi_kernel_attribute values.
-pub type cuabi_kernel_attribute = i32;
-/// The cuabi_cache_preference values.
-pub type cuabi_cache_preference = i32;
-/// The cuabi_launch_flags values.
-pub type cuabi_launch_flags = u32;
-/// The cuabi_capture_mode values.
-pub type cuabi_capture_mode = i32;
-/// The cuabi_capture_status values.
-pub type cuabi_capture_status = i32;
-/// The cuabi_graph_flags values.
-pub type cuabi_graph_flags = u32;
-/// The cuabi_graph_node_kind values.
-pub type cuabi_graph_node_kind = i32;
-/// The cuabi_graph_update_flags values.
-pub type cuabi_graph_update_flags = u32;
-/// The cuabi_graph_dot_flags values.
-pub type cuabi_graph_dot_flags = u32;
-/// The cuabi_nvrtc_state values.
-pub type cuabi_nvrtc_state = i32;
-/// The cuabi_setting_source values.
-pub type cuabi_setting_source = i32;
-/// The cuabi_stream_flags values.
+/// Stream flags (cuabi_stream_options.flags).
 pub type cuabi_stream_flags = u32;
-/// The cuabi_event_flags values.
+/// Event flags (cuabi_event_options.flags).
 pub type cuabi_event_flags = u32;
-/// The cuabi_buffer_flags values.
+/// Buffer flags (cuabi_buffer_options.flags).
 pub type cuabi_buffer_flags = u32;
-/// The cuabi_host_memory_flags values.
+/// Host memory flags (cuabi_host_memory_options.flags).
 pub type cuabi_host_memory_flags = u32;
+/// Image kinds: what a module was loaded from (cuabi_module_info.image_kind).
+pub type cuabi_image_kind = i32;
+/// Compile flags (cuabi_compile_options.flags).
+pub type cuabi_compile_flags = u32;
+/// Tri-state settings (cuabi_compile_options.ftz, prec_div, prec_sqrt, fmad).
+pub type cuabi_tristate = i32;
+/// Where a module's image came from (cuabi_module_info.origin).
+pub type cuabi_module_origin = i32;
+/// Attributes a caller may set on a kernel (cuabi_kernel_set_attribute), since 1.1.
+pub type cuabi_kernel_attribute = i32;
+/// Values of CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG (CUfunc_cache).
+pub type cuabi_cache_config = i32;
+/// Launch flags (cuabi_launch_config.flags).
+pub type cuabi_launch_flags = u32;
+/// Capture modes (cuabi_graph_capture_begin): which CUDA calls that are unsafe while a stream captures (synchronous
+/// allocation, synchronizing the device, ...) are refused, and where.
+pub type cuabi_capture_mode = i32;
+/// A stream's capture status (cuabi_graph_capture_get_status).
+pub type cuabi_capture_status = i32;
+/// Graph flags (cuabi_graph_options.flags).
+pub type cuabi_graph_flags = u32;
+/// Node kinds (cuabi_graph_node_info.kind).
+pub type cuabi_graph_node_kind = i32;
+/// Whole-graph update flags (cuabi_graph_capture_end_update).
+pub type cuabi_graph_update_flags = u32;
+/// DOT dump flags (cuabi_graph_write_dot, cuabi_graph_get_dot), since 1.1.
+pub type cuabi_graph_dot_flags = u32;
+/// Where NVRTC stands for this process (cuabi_cache_stats.nvrtc_state).
+pub type cuabi_nvrtc_state = i32;
+/// Who chose a CUDA driver JIT cache setting (cuabi_driver_jit_cache_info).
+pub type cuabi_setting_source = i32;
 
 pub const CUABI_VERSION_MAJOR: u32 = 1;
-pub const CUABI_VERSION_MINOR: u32 = 1;
+pub const CUABI_VERSION_MINOR: u32 = 2;
 pub const CUABI_VERSION_PATCH: u32 = 0;
-pub const CUABI_VERSION_NUMBER: u32 = 10100;
-pub const CUABI_VERSION_STRING: &[u8; 6usize] = b"1.1.0\0";
+/// 10000 \* major + 100 \* minor + patch.
+pub const CUABI_VERSION_NUMBER: u32 = 10200;
+pub const CUABI_VERSION_STRING: &[u8; 6usize] = b"1.2.0\0";
+/// The ABI major: the SONAME is libcuabi.so.\<CUABI_ABI_VERSION\>.
 pub const CUABI_ABI_VERSION: u32 = 1;
+/// The most bytes any struct_size may claim (a larger value is an uninitialized struct).
 pub const CUABI_STRUCT_SIZE_MAX: u32 = 4096;
 pub const CUABI_SUCCESS: cuabi_status = 0;
+/// Generic: 1-19
 pub const CUABI_ERROR_INVALID_ARGUMENT: cuabi_status = 1;
 pub const CUABI_ERROR_INVALID_HANDLE: cuabi_status = 2;
 pub const CUABI_ERROR_STRUCT_SIZE: cuabi_status = 3;
@@ -65,20 +69,24 @@ pub const CUABI_ERROR_INTERNAL: cuabi_status = 10;
 pub const CUABI_ERROR_FORKED: cuabi_status = 11;
 /// a deadline passed (a compile, the cache lock)
 pub const CUABI_ERROR_TIMEOUT: cuabi_status = 12;
+/// Environment: 20-29
 pub const CUABI_ERROR_DRIVER_NOT_FOUND: cuabi_status = 20;
 pub const CUABI_ERROR_DRIVER_TOO_OLD: cuabi_status = 21;
 pub const CUABI_ERROR_NO_DEVICE: cuabi_status = 22;
 pub const CUABI_ERROR_INVALID_DEVICE: cuabi_status = 23;
 pub const CUABI_ERROR_NVRTC_NOT_FOUND: cuabi_status = 24;
+/// CUDA: 30-39
 pub const CUABI_ERROR_CUDA: cuabi_status = 30;
 pub const CUABI_ERROR_DEVICE_OUT_OF_MEMORY: cuabi_status = 31;
 pub const CUABI_ERROR_OUT_OF_BOUNDS: cuabi_status = 32;
+/// Compile and cache: 40-59
 pub const CUABI_ERROR_COMPILE: cuabi_status = 40;
 pub const CUABI_ERROR_NVRTC: cuabi_status = 41;
 pub const CUABI_ERROR_KERNEL_NOT_FOUND: cuabi_status = 42;
 pub const CUABI_ERROR_INVALID_IMAGE: cuabi_status = 43;
 pub const CUABI_ERROR_CACHE_UNSAFE: cuabi_status = 44;
 pub const CUABI_ERROR_CACHE_IO: cuabi_status = 45;
+/// Launch: 60-79
 pub const CUABI_ERROR_LAUNCH_GRID: cuabi_status = 60;
 pub const CUABI_ERROR_LAUNCH_BLOCK: cuabi_status = 61;
 pub const CUABI_ERROR_LAUNCH_KERNEL_THREADS: cuabi_status = 62;
@@ -88,9 +96,11 @@ pub const CUABI_ERROR_LAUNCH_CLUSTER: cuabi_status = 65;
 pub const CUABI_ERROR_ARGUMENT_COUNT: cuabi_status = 66;
 pub const CUABI_ERROR_ARGUMENT_SIZE: cuabi_status = 67;
 pub const CUABI_ERROR_LAUNCH_FAILED: cuabi_status = 68;
+/// Graphs: 80-99
 pub const CUABI_ERROR_CAPTURE: cuabi_status = 80;
 pub const CUABI_ERROR_GRAPH_NODE: cuabi_status = 81;
 pub const CUABI_ERROR_GRAPH_UPDATE: cuabi_status = 82;
+/// Profiler ranges: 100-109
 pub const CUABI_ERROR_RANGE: cuabi_status = 100;
 pub const CUABI_STREAM_DEFAULT: cuabi_stream_flags = 0;
 pub const CUABI_EVENT_DEFAULT: cuabi_event_flags = 0;
@@ -143,16 +153,16 @@ pub const CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT: cuabi_kernel_attribute 
 pub const CUABI_KERNEL_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE: cuabi_kernel_attribute = 2;
 /// CUABI_CACHE_PREFER_\*: L1 vs shared memory split
 pub const CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG: cuabi_kernel_attribute = 3;
-pub const CUABI_CACHE_PREFER_NONE: cuabi_cache_preference = 0;
-pub const CUABI_CACHE_PREFER_SHARED: cuabi_cache_preference = 1;
-pub const CUABI_CACHE_PREFER_L1: cuabi_cache_preference = 2;
-pub const CUABI_CACHE_PREFER_EQUAL: cuabi_cache_preference = 3;
+pub const CUABI_CACHE_PREFER_NONE: cuabi_cache_config = 0;
+pub const CUABI_CACHE_PREFER_SHARED: cuabi_cache_config = 1;
+pub const CUABI_CACHE_PREFER_L1: cuabi_cache_config = 2;
+pub const CUABI_CACHE_PREFER_EQUAL: cuabi_cache_config = 3;
 pub const CUABI_LAUNCH_DEFAULT: cuabi_launch_flags = 0;
 /// all blocks resident at once, so the kernel may sync the whole grid
 pub const CUABI_LAUNCH_COOPERATIVE: cuabi_launch_flags = 1;
 /// wait until the kernel has finished before returning
 pub const CUABI_LAUNCH_SYNCHRONIZE: cuabi_launch_flags = 2;
-/// run at cuabi_launch_config.priority instead of the stream's
+/// Since 1.1 (both go through cuLaunchKernelEx): run at cuabi_launch_config.priority instead of the stream's
 pub const CUABI_LAUNCH_PRIORITY: cuabi_launch_flags = 4;
 /// programmatic dependent launch (sm_90+): this kernel may start before the previous kernel on the stream finishes; it
 /// must call cudaGridDependencySynchronize() before reading what that kernel writes
@@ -192,6 +202,8 @@ pub const CUABI_GRAPH_NODE_MEM_ALLOC: cuabi_graph_node_kind = 11;
 pub const CUABI_GRAPH_NODE_MEM_FREE: cuabi_graph_node_kind = 12;
 pub const CUABI_GRAPH_NODE_BATCH_MEM_OP: cuabi_graph_node_kind = 13;
 pub const CUABI_GRAPH_NODE_CONDITIONAL: cuabi_graph_node_kind = 14;
+/// cuabi_graph_node_info.param_count when the driver cannot tell the layout (cuFuncGetParamInfo needs a CUDA 12.4
+/// driver).
 pub const CUABI_GRAPH_PARAM_COUNT_UNKNOWN: u32 = 4294967295;
 pub const CUABI_GRAPH_UPDATE_DEFAULT: cuabi_graph_update_flags = 0;
 /// fail with CUABI_ERROR_GRAPH_UPDATE instead of rebuilding
@@ -260,10 +272,13 @@ pub struct cuabi_range {
 pub struct cuabi_host_memory {
     _unused: [u8; 0],
 }
+/// Facts about one device: identity, memory and every limit a launch is validated against. An output struct:
+/// cuabi_device_info_init() prepares it and cuabi fills as much as fits.
 #[repr(C)]
 pub struct cuabi_device_info {
     pub struct_size: u32,
     pub ordinal: i32,
+    /// NUL-terminated
     pub name: [::std::os::raw::c_char; 256usize],
     pub uuid: [u8; 16usize],
     pub compute_capability_major: i32,
@@ -274,14 +289,18 @@ pub struct cuabi_device_info {
     pub max_threads_per_block: i32,
     pub max_block_dim: [i32; 3usize],
     pub max_grid_dim: [i32; 3usize],
+    /// bytes, without opt-in (usually 48 KiB)
     pub max_shared_memory_per_block: i32,
+    /// bytes, with cuFuncSetAttribute opt-in
     pub max_shared_memory_per_block_optin: i32,
     pub max_shared_memory_per_multiprocessor: i32,
     pub max_registers_per_block: i32,
     pub max_registers_per_multiprocessor: i32,
     pub max_threads_per_multiprocessor: i32,
     pub max_blocks_per_multiprocessor: i32,
+    /// boolean
     pub cooperative_launch: u32,
+    /// boolean: thread block clusters (sm_90+)
     pub cluster_launch: u32,
     pub pci_domain_id: i32,
     pub pci_bus_id: i32,
@@ -783,10 +802,14 @@ fn bindgen_test_layout_cuabi_device_info() {
     }
     test_field_reserved();
 }
+/// Options for cuabi_context_create().
 #[repr(C)]
 pub struct cuabi_context_options {
+    /// sizeof(cuabi_context_options)
     pub struct_size: u32,
+    /// CUDA device ordinal; default 0
     pub device_ordinal: i32,
+    /// none are defined yet: must be 0
     pub flags: u32,
     pub reserved: u32,
 }
@@ -871,20 +894,28 @@ fn bindgen_test_layout_cuabi_context_options() {
     }
     test_field_reserved();
 }
+/// Per-context counters of work done through cuabi. An output struct: cuabi_counters_init().
 #[repr(C)]
 pub struct cuabi_counters {
     pub struct_size: u32,
     pub reserved: u32,
+    /// every kernel launch through cuabi
     pub launches: u64,
+    /// of which: packed-argument form
     pub launches_packed: u64,
+    /// of which: cooperative
     pub launches_cooperative: u64,
+    /// of which: with a thread block cluster
     pub launches_cluster: u64,
+    /// stream / event / context synchronizations
     pub synchronizations: u64,
     pub graph_launches: u64,
     pub graph_instantiations: u64,
     pub graph_updates: u64,
     pub graph_reinstantiations: u64,
+    /// NVRTC compilations actually run for this context
     pub compiles: u64,
+    /// wall time spent in them
     pub compile_time_ns: u64,
     pub memory_cache_hits: u64,
     pub memory_cache_misses: u64,
@@ -1229,10 +1260,14 @@ fn bindgen_test_layout_cuabi_counters() {
     }
     test_field_disk_cache_evictions();
 }
+/// Options for cuabi_stream_create().
 #[repr(C)]
 pub struct cuabi_stream_options {
+    /// sizeof(cuabi_stream_options)
     pub struct_size: u32,
+    /// CUABI_STREAM_\*; default 0
     pub flags: u32,
+    /// lower is higher priority; 0 = default; clamped to the device range
     pub priority: i32,
     pub reserved: u32,
 }
@@ -1317,9 +1352,12 @@ fn bindgen_test_layout_cuabi_stream_options() {
     }
     test_field_reserved();
 }
+/// Options for cuabi_event_create().
 #[repr(C)]
 pub struct cuabi_event_options {
+    /// sizeof(cuabi_event_options)
     pub struct_size: u32,
+    /// CUABI_EVENT_\*; default 0 (timing enabled)
     pub flags: u32,
 }
 #[test]
@@ -1369,9 +1407,12 @@ fn bindgen_test_layout_cuabi_event_options() {
     }
     test_field_flags();
 }
+/// Options for cuabi_buffer_create().
 #[repr(C)]
 pub struct cuabi_buffer_options {
+    /// sizeof(cuabi_buffer_options)
     pub struct_size: u32,
+    /// CUABI_BUFFER_\*; default 0
     pub flags: u32,
 }
 #[test]
@@ -1421,9 +1462,12 @@ fn bindgen_test_layout_cuabi_buffer_options() {
     }
     test_field_flags();
 }
+/// Options for cuabi_host_memory_create() and _register().
 #[repr(C)]
 pub struct cuabi_host_memory_options {
+    /// sizeof(cuabi_host_memory_options)
     pub struct_size: u32,
+    /// CUABI_HOST_MEMORY_\*; default 0
     pub flags: u32,
 }
 #[test]
@@ -1473,34 +1517,63 @@ fn bindgen_test_layout_cuabi_host_memory_options() {
     }
     test_field_flags();
 }
+/// Options for cuabi_module_compile() and cuabi_module_compile_offline(). Fill with cuabi_compile_options_init(): the
+/// tri-state fields default to -1, so a zero-filled struct asks for "off" rather than "default". Arrays are (pointer,
+/// count) pairs; a count of 0 allows a NULL pointer. cuabi copies what it needs: nothing here must outlive the call.
+/// The cache key covers every field that changes the output (share/doc/cuabi/compile.md lists each option's NVRTC
+/// flag).
 #[repr(C)]
 pub struct cuabi_compile_options {
+    /// sizeof(cuabi_compile_options)
     pub struct_size: u32,
+    /// CUABI_COMPILE_\*; default 0
     pub flags: u32,
+    /// "sm_90" (CUBIN), "compute_90" (PTX), with optional 'a'/'f' suffix; NULL or "": the context device (see
+    /// cuabi_module_compile)
     pub target: *const ::std::os::raw::c_char,
+    /// "c++17", "c++20" (or "17", "20"); NULL: NVRTC's default
     pub cpp_standard: *const ::std::os::raw::c_char,
+    /// file name used in the log and line info; NULL: "kernel.cu"
     pub program_name: *const ::std::os::raw::c_char,
+    /// boolean: --use_fast_math (implies ftz, approximate div/sqrt, fmad)
     pub fast_math: u32,
+    /// CUABI_TRISTATE_\*: flush denormals to zero
     pub ftz: i32,
+    /// CUABI_TRISTATE_\*: IEEE-rounded division
     pub prec_div: i32,
+    /// CUABI_TRISTATE_\*: IEEE-rounded square root
     pub prec_sqrt: i32,
+    /// CUABI_TRISTATE_\*: contract multiply-add into FMA
     pub fmad: i32,
+    /// --maxrregcount; 0: no limit
     pub max_registers: u32,
+    /// boolean: --generate-line-info (source lines for profilers)
     pub line_info: u32,
+    /// boolean: --device-debug (-G: unoptimized, debuggable)
     pub device_debug: u32,
+    /// "NAME" or "NAME=VALUE" (as -D)
     pub defines: *const *const ::std::os::raw::c_char,
     pub define_count: usize,
+    /// searched in order for #include, before the toolkit's own (files found here are not tracked by the cache key: see
+    /// salt)
     pub include_dirs: *const *const ::std::os::raw::c_char,
     pub include_dir_count: usize,
+    /// in-memory headers: the name #include uses ...
     pub header_names: *const *const ::std::os::raw::c_char,
+    /// ... and its contents
     pub header_sources: *const *const ::std::os::raw::c_char,
     pub header_count: usize,
+    /// C++ names of kernels to look up later: "reduce\<float, 256\>"
     pub name_expressions: *const *const ::std::os::raw::c_char,
     pub name_expression_count: usize,
+    /// further NVRTC options, passed as given
     pub extra_flags: *const *const ::std::os::raw::c_char,
     pub extra_flag_count: usize,
+    /// caller bytes mixed into the cache key (e.g. a hash of the files reached through include_dirs)
     pub salt: *const ::std::os::raw::c_void,
     pub salt_size: usize,
+    /// deadline for NVRTC in the worker, after which the compile fails with CUABI_ERROR_TIMEOUT; 0: the default, 120000
+    /// or $CUABI_COMPILE_TIMEOUT_MS. In-process compiles have none.
     pub timeout_ms: u32,
     pub reserved: u32,
 }
@@ -1993,16 +2066,26 @@ fn bindgen_test_layout_cuabi_compile_options() {
     }
     test_field_reserved();
 }
+/// Facts about a module. An output struct: cuabi_module_info_init().
 #[repr(C)]
 pub struct cuabi_module_info {
     pub struct_size: u32,
+    /// CUABI_IMAGE_\*
     pub image_kind: i32,
+    /// CUABI_MODULE_ORIGIN_\*
     pub origin: i32,
+    /// boolean: 0 for cuabi_module_compile_offline() modules
     pub loaded: u32,
+    /// boolean: NVRTC does not know the device's architecture, so the module is PTX for the newest compute_XY it
+    /// supports (JIT at load)
     pub ptx_fallback: u32,
+    /// entries of the lowered-name map
     pub name_expression_count: u32,
+    /// bytes, as cuabi_module_get_image() returns them
     pub image_size: u64,
+    /// "sm_90", "compute_90"; "" when unknown (a fatbin)
     pub target: [::std::os::raw::c_char; 32usize],
+    /// 32 hex digits of the kernel-cache key; "" for loaded images
     pub cache_key: [::std::os::raw::c_char; 40usize],
 }
 #[test]
@@ -2171,16 +2254,22 @@ fn bindgen_test_layout_cuabi_module_info() {
     }
     test_field_cache_key();
 }
+/// Facts about a kernel on its context's device (cuFuncGetAttribute). An output struct: cuabi_kernel_attributes_init().
 #[repr(C)]
 pub struct cuabi_kernel_attributes {
     pub struct_size: u32,
     pub registers_per_thread: i32,
+    /// the kernel's own limit: \<= the device's
     pub max_threads_per_block: i32,
     pub static_shared_memory_bytes: i32,
     pub constant_memory_bytes: i32,
+    /// per thread
     pub local_memory_bytes: i32,
+    /// current limit for dynamic shared memory
     pub max_dynamic_shared_memory_bytes: i32,
+    /// virtual architecture it was compiled for: 90 = compute_90
     pub ptx_version: i32,
+    /// architecture of the binary: 90 = sm_90
     pub binary_version: i32,
     pub reserved: u32,
 }
@@ -2367,15 +2456,26 @@ fn bindgen_test_layout_cuabi_kernel_attributes() {
     }
     test_field_reserved();
 }
+/// How to launch a kernel: geometry, shared memory, stream and flags. Fill it with cuabi_launch_config_init() (one
+/// block of one thread, no cluster, no dynamic shared memory, NULL stream), then set what you need.
 #[repr(C)]
 pub struct cuabi_launch_config {
+    /// sizeof(cuabi_launch_config)
     pub struct_size: u32,
+    /// CUABI_LAUNCH_\*; default 0
     pub flags: u32,
+    /// blocks in x, y, z; every dimension \>= 1
     pub grid: [u32; 3usize],
+    /// threads per block in x, y, z; every dimension \>= 1
     pub block: [u32; 3usize],
+    /// blocks per thread block cluster (sm_90+); {0,0,0} = no cluster
     pub cluster: [u32; 3usize],
+    /// dynamic shared memory per block; above 48 KiB cuabi opts the kernel in
     pub shared_memory_bytes: u32,
+    /// NULL: run on the calling thread's per-thread stream and wait
     pub stream: *mut cuabi_stream,
+    /// with CUABI_LAUNCH_PRIORITY: lower runs first, 0 is the default; clamped to the device's range as stream
+    /// priorities are
     pub priority: i32,
     pub reserved: u32,
 }
@@ -2545,6 +2645,9 @@ fn bindgen_test_layout_cuabi_launch_config() {
     }
     test_field_reserved();
 }
+/// One kernel argument for cuabi_launch(): the address of the value and its size in bytes (a device pointer is passed
+/// as the address of a variable holding it, size 8). An array element, not a versioned struct: it has no struct_size
+/// and never changes.
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct cuabi_kernel_arg {
@@ -2598,9 +2701,12 @@ fn bindgen_test_layout_cuabi_kernel_arg() {
     }
     test_field_size();
 }
+/// Options for cuabi_graph_capture_end().
 #[repr(C)]
 pub struct cuabi_graph_options {
+    /// sizeof(cuabi_graph_options)
     pub struct_size: u32,
+    /// CUABI_GRAPH_\*; default 0
     pub flags: u32,
 }
 #[test]
@@ -2650,17 +2756,26 @@ fn bindgen_test_layout_cuabi_graph_options() {
     }
     test_field_flags();
 }
+/// One node of a graph (cuabi_graph_get_node_info). An output struct: cuabi_graph_node_info_init(). Fields that do not
+/// apply to the node's kind are zero.
 #[repr(C)]
 pub struct cuabi_graph_node_info {
     pub struct_size: u32,
+    /// CUABI_GRAPH_NODE_\*
     pub kind: i32,
+    /// the cuabi kernel it launches, or NULL when it did not come from cuabi (borrowed: valid while the graph lives and
+    /// launches that kernel, the same handle on every call; do not destroy it)
     pub kernel: *mut cuabi_kernel,
     pub grid: [u32; 3usize],
     pub block: [u32; 3usize],
+    /// dynamic shared memory per block
     pub shared_memory_bytes: u32,
+    /// CUABI_GRAPH_PARAM_COUNT_UNKNOWN when the driver cannot tell
     pub param_count: u32,
+    /// size of the packed argument buffer (cuabi_graph_update_kernel_args_packed)
     pub param_bytes: u64,
     pub memset_value: u32,
+    /// 1, 2 or 4 bytes
     pub memset_element_size: u32,
 }
 #[test]
@@ -2846,16 +2961,28 @@ fn bindgen_test_layout_cuabi_graph_node_info() {
     }
     test_field_memset_element_size();
 }
+/// New end points for a memcpy node (cuabi_graph_update_memcpy), since 1.1: a range of a cuabi buffer, or host memory,
+/// on each side -- exactly one of dst_buffer / dst_host, and one of src_buffer / src_host. The direction (host to
+/// device, device to host, device to device) must be the captured node's. Host memory must stay valid while the graph
+/// may replay.
 #[repr(C)]
 pub struct cuabi_graph_memcpy_params {
+    /// sizeof(cuabi_graph_memcpy_params)
     pub struct_size: u32,
     pub reserved: u32,
+    /// destination buffer, or NULL for dst_host
     pub dst_buffer: *mut cuabi_buffer,
+    /// destination host memory, or NULL for dst_buffer
     pub dst_host: *mut ::std::os::raw::c_void,
+    /// bytes into dst_buffer; 0 with dst_host
     pub dst_offset: u64,
+    /// source buffer, or NULL for src_host
     pub src_buffer: *mut cuabi_buffer,
+    /// source host memory, or NULL for src_buffer
     pub src_host: *const ::std::os::raw::c_void,
+    /// bytes into src_buffer; 0 with src_host
     pub src_offset: u64,
+    /// bytes to copy, \>= 1
     pub size: u64,
 }
 #[test]
@@ -3024,13 +3151,20 @@ fn bindgen_test_layout_cuabi_graph_memcpy_params() {
     }
     test_field_size();
 }
+/// What a whole-graph update did (cuabi_graph_capture_end_update). An output struct: cuabi_graph_update_info_init().
 #[repr(C)]
 pub struct cuabi_graph_update_info {
     pub struct_size: u32,
+    /// boolean: the executable could not be updated in place and was rebuilt
     pub reinstantiated: u32,
+    /// the driver's CUgraphExecUpdateResult; 0 when updated in place, or when cuabi refused before asking the driver
+    /// (node kinds differ)
     pub driver_result: i32,
+    /// boolean: error_node_index names the node the refusal is about
     pub has_error_node: u32,
+    /// that node of the new capture; 0 when has_error_node is 0
     pub error_node_index: u64,
+    /// why it was not updated in place (NUL-terminated), "" when it was
     pub reason: [::std::os::raw::c_char; 512usize],
 }
 #[test]
@@ -3148,15 +3282,19 @@ fn bindgen_test_layout_cuabi_graph_update_info() {
     }
     test_field_reason();
 }
+/// Graph cache statistics (cuabi_graph_cache_get_stats). An output struct: cuabi_graph_cache_stats_init().
 #[repr(C)]
 pub struct cuabi_graph_cache_stats {
     pub struct_size: u32,
     pub reserved: u32,
+    /// graphs held now
     pub entries: u64,
+    /// the bound (cuabi_graph_cache_set_capacity)
     pub capacity: u64,
     pub hits: u64,
     pub misses: u64,
     pub insertions: u64,
+    /// entries dropped to stay within the capacity
     pub evictions: u64,
 }
 #[test]
@@ -3308,30 +3446,46 @@ fn bindgen_test_layout_cuabi_graph_cache_stats() {
     }
     test_field_evictions();
 }
+/// Statistics of the kernel cache. An output struct: cuabi_cache_stats_init(). Counts are this process's since it
+/// started; disk_entries and disk_bytes are what the cache directory holds now, written by any process.
 #[repr(C)]
 pub struct cuabi_cache_stats {
     pub struct_size: u32,
+    /// boolean: entries are looked up on disk
     pub disk_enabled: u32,
+    /// boolean: new entries are written to disk
     pub disk_writable: u32,
+    /// CUABI_NVRTC_STATE_\*
     pub nvrtc_state: i32,
     pub memory_hits: u64,
     pub memory_misses: u64,
     pub memory_entries: u64,
+    /// approximate heap bytes held by memory entries
     pub memory_bytes: u64,
+    /// CUABI_CACHE_MEMORY_MAX_BYTES, default 256 MiB
     pub memory_max_bytes: u64,
     pub memory_evictions: u64,
     pub disk_hits: u64,
     pub disk_misses: u64,
     pub disk_entries: u64,
     pub disk_bytes: u64,
+    /// CUABI_CACHE_MAX_BYTES, default 1 GiB
     pub disk_max_bytes: u64,
+    /// entries this process published
     pub disk_stores: u64,
+    /// failed writes (full or read-only disk); see the reason
     pub disk_store_failures: u64,
+    /// truncated, corrupt or foreign entries found and removed
     pub disk_corrupt_recovered: u64,
+    /// entries this process evicted to respect the size cap
     pub disk_evictions: u64,
+    /// operations that found the lock held past its deadline and went on from memory
     pub disk_lock_timeouts: u64,
+    /// temp files of writers that died mid-write, swept
     pub disk_temp_files_removed: u64,
+    /// NVRTC runs of this process (all contexts, offline too)
     pub compiles: u64,
+    /// compile requests served by an identical compile another thread was already running
     pub compiles_joined: u64,
 }
 #[test]
@@ -3738,13 +3892,21 @@ fn bindgen_test_layout_cuabi_cache_stats() {
     }
     test_field_compiles_joined();
 }
+/// The CUDA driver's JIT cache settings in effect in this process. An output struct:
+/// cuabi_driver_jit_cache_info_init().
 #[repr(C)]
 pub struct cuabi_driver_jit_cache_info {
     pub struct_size: u32,
+    /// boolean: 0 when CUDA_CACHE_DISABLE=1
     pub enabled: u32,
+    /// CUABI_SETTING_\*: who chose CUDA_CACHE_PATH
     pub path_source: i32,
+    /// CUABI_SETTING_\*: who chose CUDA_CACHE_MAXSIZE
     pub max_bytes_source: i32,
+    /// CUDA_CACHE_MAXSIZE in effect; 0 = the driver's default
     pub max_bytes: u64,
+    /// boolean: the driver was initialized in this process before cuabi_cache_configure_driver_jit() ran, so it changed
+    /// nothing
     pub driver_started_first: u32,
     pub reserved: u32,
 }
@@ -3880,17 +4042,34 @@ fn bindgen_test_layout_cuabi_driver_jit_cache_info() {
     }
     test_field_reserved();
 }
+/// The loaded library's version as CUABI_VERSION_NUMBER spells it (10000 \* major + ...).
 pub type PFN_cuabi_version_number = ::std::option::Option<unsafe extern "C" fn() -> u32>;
+/// The loaded library's ABI major (the SONAME's number).
 pub type PFN_cuabi_abi_version = ::std::option::Option<unsafe extern "C" fn() -> u32>;
+/// The exported function called `name` ("cuabi_launch"), or NULL for any other name (NULL included). This is the one
+/// symbol a dlopen user needs; cast the result to the matching PFN_cuabi_\* type.
 pub type PFN_cuabi_get_proc_address =
     ::std::option::Option<unsafe extern "C" fn(name: *const ::std::os::raw::c_char) -> cuabi_proc>;
+/// The name of a status code ("CUABI_ERROR_INVALID_HANDLE"), or "CUABI_UNKNOWN_STATUS". Thread-free: needs no state and
+/// never fails. The string is static.
 pub type PFN_cuabi_status_name = ::std::option::Option<
     unsafe extern "C" fn(status: cuabi_status) -> *const ::std::os::raw::c_char,
 >;
+/// The message of the last failure on this thread: what was wrong, with the values involved, ending in "Fix: ...".
+/// Never NULL ("no error" before any failure). Valid until the next cuabi call on this thread; copy it to keep it.
+/// Since 1.1, when the driver caused the failure and keeps an error log (CUDA 12.9 and later), the message also quotes
+/// what the driver logged about it ("Driver log: ..."), read only after the failure, so successful calls pay nothing
+/// for it.
 pub type PFN_cuabi_last_error_message =
     ::std::option::Option<unsafe extern "C" fn() -> *const ::std::os::raw::c_char>;
+/// The CUresult behind the last CUABI_ERROR_CUDA (or other driver-caused) failure on this thread, or 0 (CUDA_SUCCESS)
+/// if the last failure did not come from the driver.
 pub type PFN_cuabi_last_cu_result = ::std::option::Option<unsafe extern "C" fn() -> i32>;
+/// The nvrtcResult behind the last NVRTC-caused failure on this thread, or 0.
 pub type PFN_cuabi_last_nvrtc_result = ::std::option::Option<unsafe extern "C" fn() -> i32>;
+/// The NVRTC log of the last cuabi_module_compile() / cuabi_module_compile_offline() on this thread, failed or not: the
+/// one way to read the log of a compile that produced no module. "" when that call failed before NVRTC ran. Two-call.
+/// Thread-local, like the message.
 pub type PFN_cuabi_last_compile_log = ::std::option::Option<
     unsafe extern "C" fn(
         out_text: *mut ::std::os::raw::c_char,
@@ -3898,56 +4077,82 @@ pub type PFN_cuabi_last_compile_log = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Prepares \*out_info for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_device_info_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_info: *mut cuabi_device_info) -> cuabi_status,
 >;
+/// The CUDA driver's version (e.g. 13000 for 13.0). Returns CUABI_ERROR_DRIVER_NOT_FOUND when libcuda.so.1 cannot be
+/// loaded (the message says where cuabi looked and why it failed).
 pub type PFN_cuabi_driver_get_version =
     ::std::option::Option<unsafe extern "C" fn(out_version: *mut i32) -> cuabi_status>;
+/// The number of CUDA devices. Returns CUABI_ERROR_NO_DEVICE when the driver loads but sees none.
 pub type PFN_cuabi_device_get_count =
     ::std::option::Option<unsafe extern "C" fn(out_count: *mut i32) -> cuabi_status>;
+/// Facts about device `ordinal` without creating a context (set out_info-\>struct_size first). Returns
+/// CUABI_ERROR_INVALID_DEVICE for an ordinal outside \[0, count).
 pub type PFN_cuabi_device_get_info = ::std::option::Option<
     unsafe extern "C" fn(ordinal: i32, out_info: *mut cuabi_device_info) -> cuabi_status,
 >;
+/// Since 1.1. The value of any CUdevice_attribute (`attribute` is its number in cuda.h, e.g. 16 =
+/// CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT) of device `ordinal`, without creating a context: the escape hatch for
+/// facts cuabi_device_info lacks, so new hardware needs no new cuabi. CUABI_ERROR_INVALID_DEVICE for an ordinal outside
+/// \[0, count), CUABI_ERROR_INVALID_ARGUMENT for an attribute this driver does not know (cuabi_last_cu_result() has the
+/// CUresult).
 pub type PFN_cuabi_device_get_attribute = ::std::option::Option<
     unsafe extern "C" fn(ordinal: i32, attribute: i32, out_value: *mut i32) -> cuabi_status,
 >;
+/// Fills \*out_options with defaults (device 0).
 pub type PFN_cuabi_context_options_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_context_options) -> cuabi_status,
 >;
+/// Prepares \*out_counters for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_counters_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_counters: *mut cuabi_counters) -> cuabi_status,
 >;
+/// Creates a context on options-\>device_ordinal (NULL options: device 0). Returns CUABI_ERROR_INVALID_DEVICE for a bad
+/// ordinal, CUABI_ERROR_STRUCT_SIZE for a bad options struct. The caller owns \*out_context and releases it with
+/// cuabi_context_destroy().
 pub type PFN_cuabi_context_create = ::std::option::Option<
     unsafe extern "C" fn(
         options: *const cuabi_context_options,
         out_context: *mut *mut cuabi_context,
     ) -> cuabi_status,
 >;
+/// Releases the handle and drops the graph-cache entries inserted under it (graphs whose own handles are still held
+/// stay valid). Streams, buffers, modules, graphs... made from it keep the CUDA context alive until they are destroyed
+/// too.
 pub type PFN_cuabi_context_destroy =
     ::std::option::Option<unsafe extern "C" fn(context: *mut cuabi_context)>;
+/// Facts and launch limits of the context's device (see cuabi_device_get_info).
 pub type PFN_cuabi_context_get_device_info = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
         out_info: *mut cuabi_device_info,
     ) -> cuabi_status,
 >;
+/// Waits until all work on the context's device submitted by this process is done.
 pub type PFN_cuabi_context_synchronize =
     ::std::option::Option<unsafe extern "C" fn(context: *mut cuabi_context) -> cuabi_status>;
+/// The underlying CUcontext, for interoperating with other CUDA code. Not owned by the caller.
 pub type PFN_cuabi_context_get_native = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
         out_cu_context: *mut *mut ::std::os::raw::c_void,
     ) -> cuabi_status,
 >;
+/// Reads the context's counters (set out_counters-\>struct_size first).
 pub type PFN_cuabi_context_get_counters = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
         out_counters: *mut cuabi_counters,
     ) -> cuabi_status,
 >;
+/// Fills \*out_options with defaults.
 pub type PFN_cuabi_stream_options_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_stream_options) -> cuabi_status,
 >;
+/// Creates a non-blocking stream on the context. options-\>priority is clamped to the device's range. The caller owns
+/// \*out_stream.
 pub type PFN_cuabi_stream_create = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
@@ -3955,6 +4160,11 @@ pub type PFN_cuabi_stream_create = ::std::option::Option<
         out_stream: *mut *mut cuabi_stream,
     ) -> cuabi_status,
 >;
+/// Wraps a CUstream created elsewhere (another CUDA library) without taking ownership: destroying the handle does not
+/// destroy the stream. The stream must belong to the context's CUDA context and outlive the handle. Returns
+/// CUABI_ERROR_INVALID_ARGUMENT for NULL (0), CU_STREAM_LEGACY or CU_STREAM_PER_THREAD (pass NULL streams to cuabi
+/// functions instead) or a stream the driver does not know, CUABI_ERROR_CONTEXT_MISMATCH when the stream belongs to
+/// another context.
 pub type PFN_cuabi_stream_wrap = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
@@ -3962,24 +4172,34 @@ pub type PFN_cuabi_stream_wrap = ::std::option::Option<
         out_stream: *mut *mut cuabi_stream,
     ) -> cuabi_status,
 >;
+/// Destroys an owned stream after its queued work finishes (CUDA semantics: the call does not wait); releases a wrapped
+/// one. A capture cuabi began on the stream is ended and discarded.
 pub type PFN_cuabi_stream_destroy =
     ::std::option::Option<unsafe extern "C" fn(stream: *mut cuabi_stream)>;
+/// Waits until all work on the stream is done.
 pub type PFN_cuabi_stream_synchronize =
     ::std::option::Option<unsafe extern "C" fn(stream: *mut cuabi_stream) -> cuabi_status>;
+/// CUABI_SUCCESS when all work on the stream is done, CUABI_ERROR_NOT_READY when some is still running (this is not a
+/// failure: no error message is set).
 pub type PFN_cuabi_stream_query =
     ::std::option::Option<unsafe extern "C" fn(stream: *mut cuabi_stream) -> cuabi_status>;
+/// Makes future work on `stream` wait until `event` has completed (fork/join across streams). Returns
+/// CUABI_ERROR_CONTEXT_MISMATCH when they belong to different contexts.
 pub type PFN_cuabi_stream_wait_event = ::std::option::Option<
     unsafe extern "C" fn(stream: *mut cuabi_stream, event: *mut cuabi_event) -> cuabi_status,
 >;
+/// The underlying CUstream. Not owned by the caller.
 pub type PFN_cuabi_stream_get_native = ::std::option::Option<
     unsafe extern "C" fn(
         stream: *mut cuabi_stream,
         out_cu_stream: *mut *mut ::std::os::raw::c_void,
     ) -> cuabi_status,
 >;
+/// Fills \*out_options with defaults.
 pub type PFN_cuabi_event_options_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_event_options) -> cuabi_status,
 >;
+/// Creates an event. The caller owns \*out_event. Returns CUABI_ERROR_INVALID_ARGUMENT for unknown flags.
 pub type PFN_cuabi_event_create = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
@@ -3987,15 +4207,23 @@ pub type PFN_cuabi_event_create = ::std::option::Option<
         out_event: *mut *mut cuabi_event,
     ) -> cuabi_status,
 >;
+/// Destroys the event.
 pub type PFN_cuabi_event_destroy =
     ::std::option::Option<unsafe extern "C" fn(event: *mut cuabi_event)>;
+/// Records the event at the current end of `stream`. A NULL stream records on the calling thread's per-thread stream,
+/// where cuabi runs synchronous (NULL-stream) work, so two events recorded with NULL time the synchronous calls between
+/// them. CUABI_ERROR_CONTEXT_MISMATCH when event and stream belong to different contexts.
 pub type PFN_cuabi_event_record = ::std::option::Option<
     unsafe extern "C" fn(event: *mut cuabi_event, stream: *mut cuabi_stream) -> cuabi_status,
 >;
+/// Waits until the event has completed.
 pub type PFN_cuabi_event_synchronize =
     ::std::option::Option<unsafe extern "C" fn(event: *mut cuabi_event) -> cuabi_status>;
+/// CUABI_SUCCESS when the event has completed, CUABI_ERROR_NOT_READY when not (no message set).
 pub type PFN_cuabi_event_query =
     ::std::option::Option<unsafe extern "C" fn(event: *mut cuabi_event) -> cuabi_status>;
+/// Milliseconds between two completed events (resolution about 0.5 us). Returns CUABI_ERROR_NOT_READY when one has not
+/// completed, CUABI_ERROR_INVALID_ARGUMENT when one was created with CUABI_EVENT_DISABLE_TIMING or never recorded.
 pub type PFN_cuabi_event_get_elapsed_ms = ::std::option::Option<
     unsafe extern "C" fn(
         start: *mut cuabi_event,
@@ -4003,9 +4231,12 @@ pub type PFN_cuabi_event_get_elapsed_ms = ::std::option::Option<
         out_ms: *mut f32,
     ) -> cuabi_status,
 >;
+/// Fills \*out_options with defaults.
 pub type PFN_cuabi_buffer_options_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_buffer_options) -> cuabi_status,
 >;
+/// Allocates `size` bytes of device memory. Returns CUABI_ERROR_INVALID_ARGUMENT for size 0 or unknown flags,
+/// CUABI_ERROR_DEVICE_OUT_OF_MEMORY when the device cannot hold it. The caller owns \*out_buffer.
 pub type PFN_cuabi_buffer_create = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
@@ -4014,6 +4245,11 @@ pub type PFN_cuabi_buffer_create = ::std::option::Option<
         out_buffer: *mut *mut cuabi_buffer,
     ) -> cuabi_status,
 >;
+/// Wraps `size` bytes at device address `device_address` (a CUdeviceptr from another library) without taking ownership;
+/// the memory must outlive the handle. cuabi asks the driver whether the address is CUDA memory
+/// (CUABI_ERROR_INVALID_ARGUMENT if not, or for address 0 or size 0), whether it belongs to the context
+/// (CUABI_ERROR_CONTEXT_MISMATCH if not) and, where the driver knows the allocation's extent, whether the range fits in
+/// it (CUABI_ERROR_OUT_OF_BOUNDS if not).
 pub type PFN_cuabi_buffer_wrap = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
@@ -4022,14 +4258,25 @@ pub type PFN_cuabi_buffer_wrap = ::std::option::Option<
         out_buffer: *mut *mut cuabi_buffer,
     ) -> cuabi_status,
 >;
+/// Releases the handle. An owned buffer's memory is freed once no graph keeps it alive, after work already queued on it
+/// (as CUDA's cuMemFree, it does not wait: synchronize first if kernels may still use it); a wrapped buffer's memory
+/// stays its owner's.
 pub type PFN_cuabi_buffer_destroy =
     ::std::option::Option<unsafe extern "C" fn(buffer: *mut cuabi_buffer)>;
+/// The buffer's size in bytes.
 pub type PFN_cuabi_buffer_get_size = ::std::option::Option<
     unsafe extern "C" fn(buffer: *mut cuabi_buffer, out_size: *mut usize) -> cuabi_status,
 >;
+/// The buffer's device address (a CUdeviceptr), e.g. to pass as a kernel argument.
 pub type PFN_cuabi_buffer_get_device_address = ::std::option::Option<
     unsafe extern "C" fn(buffer: *mut cuabi_buffer, out_address: *mut u64) -> cuabi_status,
 >;
+/// Copies `size` bytes from host memory `data` to the buffer at byte `offset`. CUABI_ERROR_OUT_OF_BOUNDS when offset +
+/// size exceeds the buffer. A size of 0 does nothing (data may then be NULL). On a stream, pageable host memory
+/// (malloc, the stack) is staged by the driver: the call returns once `data` has been read, and the copy does not
+/// overlap with kernels of other streams. Page-locked memory (a cuabi_host_memory, allocated or registered) is copied
+/// by the GPU's copy engine while the call returns at once: the copy overlaps with other streams' work, and `data` must
+/// stay unchanged until the stream reaches the copy.
 pub type PFN_cuabi_buffer_write = ::std::option::Option<
     unsafe extern "C" fn(
         buffer: *mut cuabi_buffer,
@@ -4039,6 +4286,11 @@ pub type PFN_cuabi_buffer_write = ::std::option::Option<
         stream: *mut cuabi_stream,
     ) -> cuabi_status,
 >;
+/// Copies `size` bytes from the buffer at byte `offset` to host memory `out_data`. CUABI_ERROR_OUT_OF_BOUNDS when
+/// offset + size exceeds the buffer. A size of 0 does nothing (out_data may then be NULL). On a stream, a read into
+/// pageable host memory returns only once the data has arrived (the driver stages it, so it does not overlap); a read
+/// into page-locked memory (a cuabi_host_memory) is enqueued and returns at once: the bytes are there when the stream
+/// has reached the copy (synchronize the stream or an event recorded after it).
 pub type PFN_cuabi_buffer_read = ::std::option::Option<
     unsafe extern "C" fn(
         buffer: *mut cuabi_buffer,
@@ -4048,6 +4300,9 @@ pub type PFN_cuabi_buffer_read = ::std::option::Option<
         stream: *mut cuabi_stream,
     ) -> cuabi_status,
 >;
+/// Copies `size` bytes between device buffers of one context. CUABI_ERROR_OUT_OF_BOUNDS when either range exceeds its
+/// buffer, CUABI_ERROR_INVALID_ARGUMENT when the two ranges overlap in device memory (also through wrapped buffers that
+/// alias), CUABI_ERROR_CONTEXT_MISMATCH when the buffers belong to different devices.
 pub type PFN_cuabi_buffer_copy = ::std::option::Option<
     unsafe extern "C" fn(
         dst: *mut cuabi_buffer,
@@ -4058,6 +4313,9 @@ pub type PFN_cuabi_buffer_copy = ::std::option::Option<
         stream: *mut cuabi_stream,
     ) -> cuabi_status,
 >;
+/// Sets `count` elements of `element_size` bytes (1, 2 or 4) starting at byte `offset` to the low element_size bytes of
+/// `value`. CUABI_ERROR_INVALID_ARGUMENT for another element_size or when offset (or, for a wrapped buffer, the
+/// address) is not a multiple of element_size; CUABI_ERROR_OUT_OF_BOUNDS when the range exceeds the buffer.
 pub type PFN_cuabi_buffer_fill = ::std::option::Option<
     unsafe extern "C" fn(
         buffer: *mut cuabi_buffer,
@@ -4068,12 +4326,16 @@ pub type PFN_cuabi_buffer_fill = ::std::option::Option<
         stream: *mut cuabi_stream,
     ) -> cuabi_status,
 >;
+/// Fills \*out_options with defaults.
 pub type PFN_cuabi_host_memory_options_init = ::std::option::Option<
     unsafe extern "C" fn(
         struct_size: u32,
         out_options: *mut cuabi_host_memory_options,
     ) -> cuabi_status,
 >;
+/// Allocates `size` bytes of page-locked host memory for `context`'s device. Returns CUABI_ERROR_INVALID_ARGUMENT for
+/// size 0 or unknown flags, CUABI_ERROR_OUT_OF_HOST_MEMORY when the system cannot pin that much. The bytes are not
+/// initialized. The caller owns \*out_memory.
 pub type PFN_cuabi_host_memory_create = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
@@ -4082,6 +4344,10 @@ pub type PFN_cuabi_host_memory_create = ::std::option::Option<
         out_memory: *mut *mut cuabi_host_memory,
     ) -> cuabi_status,
 >;
+/// Page-locks `size` bytes of the caller's memory at `pointer` (any alignment; the driver pins whole pages around it)
+/// without taking ownership: `pointer` must stay allocated until the handle is destroyed. CUABI_ERROR_INVALID_ARGUMENT
+/// for NULL, size 0, flags other than PORTABLE and DEVICE_MAPPED, or memory that is already registered (also partly) or
+/// is not ordinary host memory; CUABI_ERROR_OUT_OF_HOST_MEMORY when the system cannot pin that much.
 pub type PFN_cuabi_host_memory_register = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
@@ -4091,26 +4357,43 @@ pub type PFN_cuabi_host_memory_register = ::std::option::Option<
         out_memory: *mut *mut cuabi_host_memory,
     ) -> cuabi_status,
 >;
+/// Releases the handle: allocated memory is freed, registered memory unregistered (and stays the caller's). Like
+/// cuabi_buffer_destroy it does not wait for copies already enqueued on streams: synchronize them first.
 pub type PFN_cuabi_host_memory_destroy =
     ::std::option::Option<unsafe extern "C" fn(memory: *mut cuabi_host_memory)>;
+/// The host address of the memory (the allocation's start, or the pointer that was registered).
 pub type PFN_cuabi_host_memory_get_pointer = ::std::option::Option<
     unsafe extern "C" fn(
         memory: *mut cuabi_host_memory,
         out_pointer: *mut *mut ::std::os::raw::c_void,
     ) -> cuabi_status,
 >;
+/// The size in bytes (as created or registered).
 pub type PFN_cuabi_host_memory_get_size = ::std::option::Option<
     unsafe extern "C" fn(memory: *mut cuabi_host_memory, out_size: *mut usize) -> cuabi_status,
 >;
+/// The device address at which kernels of the memory's context reach these bytes over the bus (zero-copy).
+/// CUABI_ERROR_UNSUPPORTED unless created or registered with CUABI_HOST_MEMORY_DEVICE_MAPPED.
 pub type PFN_cuabi_host_memory_get_device_address = ::std::option::Option<
     unsafe extern "C" fn(memory: *mut cuabi_host_memory, out_address: *mut u64) -> cuabi_status,
 >;
+/// Fills \*out_options with defaults (the tri-states to CUABI_TRISTATE_DEFAULT, everything else 0/NULL).
 pub type PFN_cuabi_compile_options_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_compile_options) -> cuabi_status,
 >;
+/// Prepares \*out_info for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_module_info_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_info: *mut cuabi_module_info) -> cuabi_status,
 >;
+/// Compiles CUDA C++ `source` with NVRTC for the context's device and loads it. Without options-\>target the image is a
+/// CUBIN for the device's sm_XY, or -- when NVRTC is older than the device -- PTX for the newest compute_XY NVRTC
+/// supports (cuabi_module_info.ptx_fallback). Identical requests are served by the kernel cache, also when NVRTC cannot
+/// be loaded. Returns CUABI_ERROR_COMPILE for errors in the source (the message quotes the first error and, for a
+/// missing #include, every directory searched; cuabi_last_compile_log() has the whole log),
+/// CUABI_ERROR_INVALID_ARGUMENT for a bad option (including options NVRTC refuses), CUABI_ERROR_NVRTC_NOT_FOUND when
+/// the cache has no entry and libnvrtc cannot be loaded, CUABI_ERROR_INVALID_IMAGE when an explicit target cannot run
+/// on the device, CUABI_ERROR_TIMEOUT when NVRTC ran past options-\>timeout_ms, CUABI_ERROR_NVRTC when NVRTC failed
+/// otherwise (also when it crashed in the worker). The caller owns \*out_module.
 pub type PFN_cuabi_module_compile = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
@@ -4119,6 +4402,11 @@ pub type PFN_cuabi_module_compile = ::std::option::Option<
         out_module: *mut *mut cuabi_module,
     ) -> cuabi_status,
 >;
+/// Compiles `source` for options-\>target (required) without a context, driver or GPU: for ahead-of-time builds. The
+/// module is not loaded: read it with cuabi_module_get_image(), cuabi_module_get_log() and
+/// cuabi_module_get_lowered_name(); cuabi_module_get_kernel() refuses it. Goes through the kernel cache too, so it
+/// warms the cache for later cuabi_module_compile() calls with the same options on a device of that architecture.
+/// Statuses as cuabi_module_compile().
 pub type PFN_cuabi_module_compile_offline = ::std::option::Option<
     unsafe extern "C" fn(
         source: *const ::std::os::raw::c_char,
@@ -4126,6 +4414,11 @@ pub type PFN_cuabi_module_compile_offline = ::std::option::Option<
         out_module: *mut *mut cuabi_module,
     ) -> cuabi_status,
 >;
+/// Loads `size` bytes of PTX (text; a terminating NUL is optional), a CUBIN or a fatbin into the context. The bytes are
+/// checked before the driver sees them (every header, table and section must lie within `size`) and copied: the caller
+/// may free them on return. Returns CUABI_ERROR_INVALID_IMAGE for bytes that are none of these or are damaged, for a
+/// CUBIN of another architecture or PTX newer than the device, and when the driver refuses the image (the message
+/// carries the JIT error log). The caller owns \*out_module.
 pub type PFN_cuabi_module_load_image = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
@@ -4134,14 +4427,19 @@ pub type PFN_cuabi_module_load_image = ::std::option::Option<
         out_module: *mut *mut cuabi_module,
     ) -> cuabi_status,
 >;
+/// Releases the module. Kernels taken from it stay usable until they are destroyed.
 pub type PFN_cuabi_module_destroy =
     ::std::option::Option<unsafe extern "C" fn(module: *mut cuabi_module)>;
+/// Facts about the module: image kind and size, target, where it came from, the cache key (set out_info-\>struct_size
+/// first).
 pub type PFN_cuabi_module_get_info = ::std::option::Option<
     unsafe extern "C" fn(
         module: *mut cuabi_module,
         out_info: *mut cuabi_module_info,
     ) -> cuabi_status,
 >;
+/// The module's image, two-call: the CUBIN, the PTX including its terminating NUL, or the fatbin. Write it to a file
+/// and load it later with cuabi_module_load_image().
 pub type PFN_cuabi_module_get_image = ::std::option::Option<
     unsafe extern "C" fn(
         module: *mut cuabi_module,
@@ -4150,6 +4448,8 @@ pub type PFN_cuabi_module_get_image = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// The NVRTC log of the compile that produced the module (warnings), "" for loaded images and for clean compiles.
+/// Two-call. On a cache hit it is the log stored with the image.
 pub type PFN_cuabi_module_get_log = ::std::option::Option<
     unsafe extern "C" fn(
         module: *mut cuabi_module,
@@ -4158,6 +4458,9 @@ pub type PFN_cuabi_module_get_log = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// The mangled symbol that the name expression `expression` (as given in cuabi_compile_options.name_expressions, e.g.
+/// "reduce\<float, 256\>") lowered to, as NVRTC's nvrtcGetLoweredName reported it. Two-call. Returns
+/// CUABI_ERROR_KERNEL_NOT_FOUND for an expression the module was not compiled with.
 pub type PFN_cuabi_module_get_lowered_name = ::std::option::Option<
     unsafe extern "C" fn(
         module: *mut cuabi_module,
@@ -4167,6 +4470,11 @@ pub type PFN_cuabi_module_get_lowered_name = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Finds a kernel by symbol name ("saxpy" for an extern "C" kernel, or a mangled name) or by a C++ name expression the
+/// module was compiled with ("reduce\<float, 256\>"), resolved through the module's stored lowered-name map -- without
+/// NVRTC, also on a cache hit. Returns CUABI_ERROR_KERNEL_NOT_FOUND, listing the module's expressions and kernels, when
+/// there is no such kernel; CUABI_ERROR_INVALID_ARGUMENT for a module compiled offline; CUABI_ERROR_INVALID_IMAGE when
+/// the driver cannot load the image on the device. The caller owns \*out_kernel.
 pub type PFN_cuabi_module_get_kernel = ::std::option::Option<
     unsafe extern "C" fn(
         module: *mut cuabi_module,
@@ -4174,6 +4482,15 @@ pub type PFN_cuabi_module_get_kernel = ::std::option::Option<
         out_kernel: *mut *mut cuabi_kernel,
     ) -> cuabi_status,
 >;
+/// Since 1.1. A __device__ or __constant__ variable of the module as a buffer handle covering exactly the variable's
+/// bytes (cuModuleGetGlobal), found by name ("scale") or by a name expression registered at compile time
+/// ("table\<float\>", lowered through the module's name map, which a cache hit restores too). Read and write it with
+/// the cuabi_buffer_\* functions: bounds are the variable's size, writes on a stream are ordered with kernels on that
+/// stream, and __constant__ memory written this way is seen by kernels launched after the write. Passing its device
+/// address as a kernel argument works for __device__ variables. The buffer does not own the memory (destroying it frees
+/// nothing) and keeps the module loaded while it lives. Each call returns a new handle; the caller owns it.
+/// CUABI_ERROR_NOT_FOUND when the module has no such variable (the message lists the name expressions it knows),
+/// CUABI_ERROR_UNSUPPORTED for a module from cuabi_module_compile_offline() (it is not loaded on a device).
 pub type PFN_cuabi_module_get_global = ::std::option::Option<
     unsafe extern "C" fn(
         module: *mut cuabi_module,
@@ -4181,9 +4498,14 @@ pub type PFN_cuabi_module_get_global = ::std::option::Option<
         out_buffer: *mut *mut cuabi_buffer,
     ) -> cuabi_status,
 >;
+/// The version of the NVRTC cuabi uses. Returns CUABI_ERROR_NVRTC_NOT_FOUND, saying where cuabi looked, when there is
+/// none.
 pub type PFN_cuabi_nvrtc_get_version = ::std::option::Option<
     unsafe extern "C" fn(out_major: *mut i32, out_minor: *mut i32) -> cuabi_status,
 >;
+/// The architectures NVRTC compiles for, ascending (75 for sm_75, ...). Two-call counted in elements: \*out_count
+/// receives the number; `out_archs` holds `capacity` elements. Returns CUABI_ERROR_NVRTC_NOT_FOUND when NVRTC cannot be
+/// loaded.
 pub type PFN_cuabi_nvrtc_get_supported_archs = ::std::option::Option<
     unsafe extern "C" fn(
         out_archs: *mut i32,
@@ -4191,6 +4513,8 @@ pub type PFN_cuabi_nvrtc_get_supported_archs = ::std::option::Option<
         out_count: *mut usize,
     ) -> cuabi_status,
 >;
+/// The path of the NVRTC library cuabi loaded or would load (two-call). Returns CUABI_ERROR_NVRTC_NOT_FOUND, saying
+/// where cuabi looked, when there is none.
 pub type PFN_cuabi_nvrtc_get_path = ::std::option::Option<
     unsafe extern "C" fn(
         out_text: *mut ::std::os::raw::c_char,
@@ -4198,6 +4522,10 @@ pub type PFN_cuabi_nvrtc_get_path = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// The toolkit include directories cuabi gives NVRTC unless CUABI_COMPILE_NO_TOOLKIT_INCLUDES is set, one per line in
+/// search order (two-call; "" when no toolkit headers were found). They come from $CUABI_CUDA_INCLUDE_PATH, $CUDA_HOME
+/// / $CUDA_PATH, the toolkit NVRTC was loaded from, the usual install locations and pip's nvidia-\* packages. Needs no
+/// GPU and does not load NVRTC.
 pub type PFN_cuabi_nvrtc_get_include_dirs = ::std::option::Option<
     unsafe extern "C" fn(
         out_text: *mut ::std::os::raw::c_char,
@@ -4205,29 +4533,40 @@ pub type PFN_cuabi_nvrtc_get_include_dirs = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Prepares \*out_attributes for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_kernel_attributes_init = ::std::option::Option<
     unsafe extern "C" fn(
         struct_size: u32,
         out_attributes: *mut cuabi_kernel_attributes,
     ) -> cuabi_status,
 >;
+/// Releases the kernel.
 pub type PFN_cuabi_kernel_destroy =
     ::std::option::Option<unsafe extern "C" fn(kernel: *mut cuabi_kernel)>;
+/// The kernel's registers, thread limit, static shared/constant/local memory and PTX/binary versions on its device (set
+/// out_attributes-\>struct_size first).
 pub type PFN_cuabi_kernel_get_attributes = ::std::option::Option<
     unsafe extern "C" fn(
         kernel: *mut cuabi_kernel,
         out_attributes: *mut cuabi_kernel_attributes,
     ) -> cuabi_status,
 >;
+/// The underlying CUfunction (of the kernel's context), for interoperating with other CUDA code. Not owned by the
+/// caller; valid while the kernel handle lives.
 pub type PFN_cuabi_kernel_get_native = ::std::option::Option<
     unsafe extern "C" fn(
         kernel: *mut cuabi_kernel,
         out_cu_function: *mut *mut ::std::os::raw::c_void,
     ) -> cuabi_status,
 >;
+/// The number of parameters `kernel` takes. CUABI_ERROR_UNSUPPORTED when the driver is older than CUDA 12.4 (no
+/// cuFuncGetParamInfo).
 pub type PFN_cuabi_kernel_get_param_count = ::std::option::Option<
     unsafe extern "C" fn(kernel: *mut cuabi_kernel, out_count: *mut usize) -> cuabi_status,
 >;
+/// Where parameter `index` lies in the kernel's parameter buffer: its byte offset and size (the layout
+/// cuabi_launch_packed() expects). CUABI_ERROR_OUT_OF_BOUNDS for index \>= the parameter count, CUABI_ERROR_UNSUPPORTED
+/// as for cuabi_kernel_get_param_count().
 pub type PFN_cuabi_kernel_get_param_info = ::std::option::Option<
     unsafe extern "C" fn(
         kernel: *mut cuabi_kernel,
@@ -4236,6 +4575,10 @@ pub type PFN_cuabi_kernel_get_param_info = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// How many blocks of `block_threads` threads with `shared_memory_bytes` of dynamic shared memory can be resident on
+/// one multiprocessor at once (the driver's occupancy calculator; 0 when none fits). A cooperative grid may have at
+/// most this times the multiprocessor count blocks. CUABI_ERROR_LAUNCH_BLOCK / _KERNEL_THREADS / _SHARED_MEMORY for
+/// values no launch could use.
 pub type PFN_cuabi_kernel_get_max_active_blocks_per_sm = ::std::option::Option<
     unsafe extern "C" fn(
         kernel: *mut cuabi_kernel,
@@ -4244,6 +4587,8 @@ pub type PFN_cuabi_kernel_get_max_active_blocks_per_sm = ::std::option::Option<
         out_blocks: *mut u32,
     ) -> cuabi_status,
 >;
+/// The block size (threads) that gives `kernel` the highest occupancy with `shared_memory_bytes` of dynamic shared
+/// memory per block, and the smallest grid (blocks) that fills the device with it.
 pub type PFN_cuabi_kernel_suggest_block_size = ::std::option::Option<
     unsafe extern "C" fn(
         kernel: *mut cuabi_kernel,
@@ -4252,12 +4597,21 @@ pub type PFN_cuabi_kernel_suggest_block_size = ::std::option::Option<
         out_min_grid_blocks: *mut u32,
     ) -> cuabi_status,
 >;
+/// Since 1.1. Sets one CUABI_KERNEL_ATTRIBUTE_\* of the kernel's function for every later launch (and every kernel
+/// handle of the same function in this context), checked against the device: CUABI_ERROR_INVALID_ARGUMENT for an
+/// unknown attribute or a value outside its range, CUABI_ERROR_UNSUPPORTED for a non-portable cluster size on a device
+/// without clusters. Launches already checked keep their results; the next launch re-reads the limits the attribute
+/// changes (the largest cluster it may use). Thread-safe, but racing launches may see either setting.
 pub type PFN_cuabi_kernel_set_attribute = ::std::option::Option<
     unsafe extern "C" fn(kernel: *mut cuabi_kernel, attribute: i32, value: i32) -> cuabi_status,
 >;
+/// Fills \*out_config with the defaults of CUABI_LAUNCH_CONFIG_INIT.
 pub type PFN_cuabi_launch_config_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_config: *mut cuabi_launch_config) -> cuabi_status,
 >;
+/// Launches `kernel` with one cuabi_kernel_arg per kernel parameter, in declaration order (arg_count \<= 256; use
+/// cuabi_launch_packed for more). config NULL means the defaults. The values are copied before the call returns. With a
+/// NULL config-\>stream, or CUABI_LAUNCH_SYNCHRONIZE, the call waits for the kernel to finish.
 pub type PFN_cuabi_launch = ::std::option::Option<
     unsafe extern "C" fn(
         kernel: *mut cuabi_kernel,
@@ -4266,6 +4620,9 @@ pub type PFN_cuabi_launch = ::std::option::Option<
         arg_count: usize,
     ) -> cuabi_status,
 >;
+/// Like cuabi_launch(), with all arguments in one buffer of packed_size bytes, each at the offset
+/// cuabi_kernel_get_param_info() reports; packed_size is where the last parameter ends. For callers that cannot build
+/// pointer tables (cgo). The buffer is copied before the call returns.
 pub type PFN_cuabi_launch_packed = ::std::option::Option<
     unsafe extern "C" fn(
         kernel: *mut cuabi_kernel,
@@ -4274,6 +4631,11 @@ pub type PFN_cuabi_launch_packed = ::std::option::Option<
         packed_size: usize,
     ) -> cuabi_status,
 >;
+/// Since 1.1. How many clusters of config-\>cluster blocks, each block of config-\>block threads with
+/// config-\>shared_memory_bytes of dynamic shared memory, can be resident on the device at once
+/// (cuOccupancyMaxActiveClusters; 0 when none fits). config-\>grid, stream and flags are ignored.
+/// CUABI_ERROR_LAUNCH_CLUSTER when the device has no clusters or the cluster is malformed or above the kernel's limit,
+/// CUABI_ERROR_LAUNCH_BLOCK / _KERNEL_THREADS / _SHARED_MEMORY as for a launch.
 pub type PFN_cuabi_kernel_get_max_active_clusters = ::std::option::Option<
     unsafe extern "C" fn(
         kernel: *mut cuabi_kernel,
@@ -4281,24 +4643,36 @@ pub type PFN_cuabi_kernel_get_max_active_clusters = ::std::option::Option<
         out_clusters: *mut u32,
     ) -> cuabi_status,
 >;
+/// Fills \*out_options with defaults (no flags).
 pub type PFN_cuabi_graph_options_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_graph_options) -> cuabi_status,
 >;
+/// Prepares \*out_info for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_graph_node_info_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_info: *mut cuabi_graph_node_info) -> cuabi_status,
 >;
+/// Prepares \*out_info for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_graph_update_info_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_info: *mut cuabi_graph_update_info) -> cuabi_status,
 >;
+/// Since 1.1. Fills \*out_params with CUABI_GRAPH_MEMCPY_PARAMS_INIT (no end points, size 0).
 pub type PFN_cuabi_graph_memcpy_params_init = ::std::option::Option<
     unsafe extern "C" fn(
         struct_size: u32,
         out_params: *mut cuabi_graph_memcpy_params,
     ) -> cuabi_status,
 >;
+/// Starts capturing `stream` in `mode` (CUABI_CAPTURE_MODE_\*): work enqueued on it is recorded, not run. Returns
+/// CUABI_ERROR_INVALID_ARGUMENT for an unknown mode, CUABI_ERROR_CAPTURE when the stream already captures.
 pub type PFN_cuabi_graph_capture_begin = ::std::option::Option<
     unsafe extern "C" fn(stream: *mut cuabi_stream, mode: i32) -> cuabi_status,
 >;
+/// Ends the capture on `stream` and instantiates it into \*out_graph (owned by the caller; release it with
+/// cuabi_graph_destroy). On every failure a capture cuabi began is ended and discarded. Returns CUABI_ERROR_CAPTURE
+/// when the stream was not capturing, when cuabi did not begin the capture (it is left to the code that did), when the
+/// capture was invalidated by an operation not allowed during capture, when forked streams never joined back, or when
+/// called on another thread than a global / thread-local capture began on (the stream then still captures).
+/// CUABI_ERROR_STRUCT_SIZE / INVALID_ARGUMENT for bad options.
 pub type PFN_cuabi_graph_capture_end = ::std::option::Option<
     unsafe extern "C" fn(
         stream: *mut cuabi_stream,
@@ -4306,6 +4680,13 @@ pub type PFN_cuabi_graph_capture_end = ::std::option::Option<
         out_graph: *mut *mut cuabi_graph,
     ) -> cuabi_status,
 >;
+/// Ends the capture on `stream` and updates `graph`'s executable from it in place when the new capture has the same
+/// topology (cuGraphExecUpdate); otherwise instantiates the new capture and makes it the graph, unless flags has
+/// CUABI_GRAPH_UPDATE_NO_REINSTANTIATE. out_info (may be NULL; set its struct_size) says whether it re-instantiated and
+/// why it could not update in place. Existing handles of the graph see the result. Returns CUABI_ERROR_GRAPH_UPDATE
+/// when it could not update in place and was told not to re-instantiate (the graph is unchanged; out_info says why),
+/// CUABI_ERROR_CONTEXT_MISMATCH when stream and graph belong to different contexts, and the statuses of
+/// cuabi_graph_capture_end.
 pub type PFN_cuabi_graph_capture_end_update = ::std::option::Option<
     unsafe extern "C" fn(
         stream: *mut cuabi_stream,
@@ -4314,22 +4695,40 @@ pub type PFN_cuabi_graph_capture_end_update = ::std::option::Option<
         out_info: *mut cuabi_graph_update_info,
     ) -> cuabi_status,
 >;
+/// Ends and discards the capture cuabi began on `stream`, if any (for when the caller's own code fails between begin
+/// and end). Succeeds when the stream was not capturing. Returns CUABI_ERROR_CAPTURE, ending nothing, for a capture
+/// cuabi did not begin.
 pub type PFN_cuabi_graph_capture_abort =
     ::std::option::Option<unsafe extern "C" fn(stream: *mut cuabi_stream) -> cuabi_status>;
+/// The stream's capture status, CUABI_CAPTURE_STATUS_\*, whoever began the capture.
 pub type PFN_cuabi_graph_capture_get_status = ::std::option::Option<
     unsafe extern "C" fn(stream: *mut cuabi_stream, out_status: *mut i32) -> cuabi_status,
 >;
+/// Releases the handle. The graph dies with its last handle and graph-cache entry, and with it the references it holds
+/// (context, kernels, buffers); replays still running finish first.
 pub type PFN_cuabi_graph_destroy =
     ::std::option::Option<unsafe extern "C" fn(graph: *mut cuabi_graph)>;
+/// Enqueues one replay of the graph on `stream`, any stream of the graph's context; NULL replays on the calling
+/// thread's per-thread stream and waits for it. CUABI_ERROR_CONTEXT_MISMATCH for a stream of another context,
+/// CUABI_ERROR_LAUNCH_FAILED when the driver refuses. Allocates nothing.
 pub type PFN_cuabi_graph_launch = ::std::option::Option<
     unsafe extern "C" fn(graph: *mut cuabi_graph, stream: *mut cuabi_stream) -> cuabi_status,
 >;
+/// Prepares the graph's device resources on `stream` (NULL: as for cuabi_graph_launch) ahead of its first launch, so
+/// that launch is as fast as later ones. CUABI_ERROR_CONTEXT_MISMATCH as for cuabi_graph_launch.
 pub type PFN_cuabi_graph_upload = ::std::option::Option<
     unsafe extern "C" fn(graph: *mut cuabi_graph, stream: *mut cuabi_stream) -> cuabi_status,
 >;
+/// Makes the graph keep `buffer`'s memory alive for as long as the graph lives, as it does for buffers its captured
+/// transfers touch: for buffers its kernels reach through arguments. The caller may destroy its own handle at once.
+/// Retaining a buffer twice is harmless. CUABI_ERROR_CONTEXT_MISMATCH when the buffer belongs to another device's
+/// context.
 pub type PFN_cuabi_graph_retain_buffer = ::std::option::Option<
     unsafe extern "C" fn(graph: *mut cuabi_graph, buffer: *mut cuabi_buffer) -> cuabi_status,
 >;
+/// The underlying CUgraph (out_cu_graph may be NULL) and CUgraphExec, for interoperating with other CUDA code; owned by
+/// the graph, valid until it dies or a capture_end_update re-instantiates it. Changes made through the driver are not
+/// seen by cuabi's inventory.
 pub type PFN_cuabi_graph_get_native = ::std::option::Option<
     unsafe extern "C" fn(
         graph: *mut cuabi_graph,
@@ -4337,9 +4736,12 @@ pub type PFN_cuabi_graph_get_native = ::std::option::Option<
         out_cu_graph_exec: *mut *mut ::std::os::raw::c_void,
     ) -> cuabi_status,
 >;
+/// The number of nodes in the graph.
 pub type PFN_cuabi_graph_get_node_count = ::std::option::Option<
     unsafe extern "C" fn(graph: *mut cuabi_graph, out_count: *mut usize) -> cuabi_status,
 >;
+/// Describes node `index` (see the order above; set out_info-\>struct_size first). Reflects updates made through cuabi.
+/// CUABI_ERROR_GRAPH_NODE for index \>= the node count.
 pub type PFN_cuabi_graph_get_node_info = ::std::option::Option<
     unsafe extern "C" fn(
         graph: *mut cuabi_graph,
@@ -4347,6 +4749,9 @@ pub type PFN_cuabi_graph_get_node_info = ::std::option::Option<
         out_info: *mut cuabi_graph_node_info,
     ) -> cuabi_status,
 >;
+/// Two-call: the name of kernel node `index`'s kernel -- for a cuabi kernel the name or expression it was looked up by,
+/// otherwise the driver's (mangled) function name. CUABI_ERROR_GRAPH_NODE for a bad index or a node that is not a
+/// kernel node.
 pub type PFN_cuabi_graph_get_node_kernel_name = ::std::option::Option<
     unsafe extern "C" fn(
         graph: *mut cuabi_graph,
@@ -4356,6 +4761,10 @@ pub type PFN_cuabi_graph_get_node_kernel_name = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Offset and size in bytes of parameter `param_index` of kernel node `index`: the layout
+/// cuabi_graph_update_kernel_args_packed expects. CUABI_ERROR_OUT_OF_BOUNDS for a bad parameter index,
+/// CUABI_ERROR_GRAPH_NODE for a bad node index or a node that is not a kernel node, CUABI_ERROR_UNSUPPORTED when the
+/// driver cannot tell the layout (before CUDA 12.4).
 pub type PFN_cuabi_graph_get_node_param_info = ::std::option::Option<
     unsafe extern "C" fn(
         graph: *mut cuabi_graph,
@@ -4365,6 +4774,11 @@ pub type PFN_cuabi_graph_get_node_param_info = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Replaces every argument of kernel node `index` for the following replays, checked against the kernel's parameters
+/// exactly as cuabi_launch checks them (CUABI_ERROR_ARGUMENT_COUNT, CUABI_ERROR_ARGUMENT_SIZE). The values are copied;
+/// replays already enqueued are not affected. CUABI_ERROR_GRAPH_NODE for a bad index or a node that is not a kernel
+/// node, CUABI_ERROR_UNSUPPORTED when the driver cannot tell the layout, CUABI_ERROR_GRAPH_UPDATE when the driver
+/// refuses (the node keeps its previous arguments). Allocates nothing.
 pub type PFN_cuabi_graph_update_kernel_args = ::std::option::Option<
     unsafe extern "C" fn(
         graph: *mut cuabi_graph,
@@ -4373,6 +4787,8 @@ pub type PFN_cuabi_graph_update_kernel_args = ::std::option::Option<
         arg_count: usize,
     ) -> cuabi_status,
 >;
+/// Like cuabi_graph_update_kernel_args, with all arguments in one buffer laid out as cuabi_graph_get_node_param_info
+/// says (packed_size must be the node's param_bytes).
 pub type PFN_cuabi_graph_update_kernel_args_packed = ::std::option::Option<
     unsafe extern "C" fn(
         graph: *mut cuabi_graph,
@@ -4381,6 +4797,9 @@ pub type PFN_cuabi_graph_update_kernel_args_packed = ::std::option::Option<
         packed_size: usize,
     ) -> cuabi_status,
 >;
+/// Changes kernel node `index`'s grid, block (3 values each) and dynamic shared memory for the following replays,
+/// checked as a launch checks them (CUABI_ERROR_LAUNCH_GRID, _BLOCK, _KERNEL_THREADS, _SHARED_MEMORY, _CLUSTER); above
+/// 48 KiB of shared memory cuabi opts the kernel in. Other statuses as for cuabi_graph_update_kernel_args.
 pub type PFN_cuabi_graph_update_kernel_geometry = ::std::option::Option<
     unsafe extern "C" fn(
         graph: *mut cuabi_graph,
@@ -4390,9 +4809,17 @@ pub type PFN_cuabi_graph_update_kernel_geometry = ::std::option::Option<
         shared_memory_bytes: u32,
     ) -> cuabi_status,
 >;
+/// Changes the value memset node `index` writes (it must fit the node's element size: CUABI_ERROR_INVALID_ARGUMENT
+/// otherwise). CUABI_ERROR_GRAPH_NODE for a bad index or a node that is not a memset node, CUABI_ERROR_GRAPH_UPDATE
+/// when the driver refuses.
 pub type PFN_cuabi_graph_update_memset_value = ::std::option::Option<
     unsafe extern "C" fn(graph: *mut cuabi_graph, index: usize, value: u32) -> cuabi_status,
 >;
+/// Since 1.1. Points memcpy node `index` at new end points for the following replays, each checked against its buffer's
+/// bounds (CUABI_ERROR_OUT_OF_BOUNDS); the graph then keeps the new buffers alive (as cuabi_graph_retain_buffer).
+/// CUABI_ERROR_INVALID_ARGUMENT for params without exactly one end point per side, size 0, or a direction other than
+/// the node's; CUABI_ERROR_CONTEXT_MISMATCH for a buffer of another device; CUABI_ERROR_GRAPH_NODE for a bad index or a
+/// node that is not a memcpy node; CUABI_ERROR_GRAPH_UPDATE when the driver refuses (the node keeps its end points).
 pub type PFN_cuabi_graph_update_memcpy = ::std::option::Option<
     unsafe extern "C" fn(
         graph: *mut cuabi_graph,
@@ -4400,9 +4827,14 @@ pub type PFN_cuabi_graph_update_memcpy = ::std::option::Option<
         params: *const cuabi_graph_memcpy_params,
     ) -> cuabi_status,
 >;
+/// Since 1.1. Turns node `index` of the executable off (enabled 0: replays skip it, as if it had no work) or back on
+/// (1), for the following replays; its dependencies still order the nodes around it. Only kernel, memcpy and memset
+/// nodes can be turned off: CUABI_ERROR_GRAPH_NODE for other kinds and bad indexes, CUABI_ERROR_INVALID_ARGUMENT for
+/// enabled other than 0 or 1. A capture_end_update that re-instantiates turns every node back on.
 pub type PFN_cuabi_graph_set_node_enabled = ::std::option::Option<
     unsafe extern "C" fn(graph: *mut cuabi_graph, index: usize, enabled: u32) -> cuabi_status,
 >;
+/// Since 1.1. Whether node `index` runs on replay (1) or is turned off (0). Errors as for cuabi_graph_set_node_enabled.
 pub type PFN_cuabi_graph_get_node_enabled = ::std::option::Option<
     unsafe extern "C" fn(
         graph: *mut cuabi_graph,
@@ -4410,6 +4842,10 @@ pub type PFN_cuabi_graph_get_node_enabled = ::std::option::Option<
         out_enabled: *mut u32,
     ) -> cuabi_status,
 >;
+/// Since 1.1. Writes the graph as Graphviz DOT text (cuGraphDebugDotPrint; CUABI_GRAPH_DOT_\* flags) to the file at
+/// `path`, created or replaced as open(2) with O_CREAT|O_TRUNC would (the caller chooses the path, so links in it are
+/// followed). CUABI_ERROR_INVALID_ARGUMENT for unknown flags, CUABI_ERROR_CUDA when the file cannot be written (the
+/// message names the path).
 pub type PFN_cuabi_graph_write_dot = ::std::option::Option<
     unsafe extern "C" fn(
         graph: *mut cuabi_graph,
@@ -4417,6 +4853,8 @@ pub type PFN_cuabi_graph_write_dot = ::std::option::Option<
         flags: u32,
     ) -> cuabi_status,
 >;
+/// Since 1.1. Two-call: the graph as DOT text (as cuabi_graph_write_dot), without touching the file system. The text is
+/// the same for both calls of the pattern.
 pub type PFN_cuabi_graph_get_dot = ::std::option::Option<
     unsafe extern "C" fn(
         graph: *mut cuabi_graph,
@@ -4426,11 +4864,16 @@ pub type PFN_cuabi_graph_get_dot = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Prepares \*out_stats for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_graph_cache_stats_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_stats: *mut cuabi_graph_cache_stats) -> cuabi_status,
 >;
+/// The capacity class the graph cache files `size` under: the next power of two (0 and 1 give 1; sizes above 2^63 all
+/// give 0xFFFFFFFFFFFFFFFF). Thread-free.
 pub type PFN_cuabi_graph_cache_get_capacity_class =
     ::std::option::Option<unsafe extern "C" fn(size: u64) -> u64>;
+/// Finds the graph cached under (context, key\[0..key_size), capacity class of size) and returns a new handle to it in
+/// \*out_graph (owned by the caller). CUABI_ERROR_NOT_FOUND on a miss.
 pub type PFN_cuabi_graph_cache_lookup = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
@@ -4440,6 +4883,8 @@ pub type PFN_cuabi_graph_cache_lookup = ::std::option::Option<
         out_graph: *mut *mut cuabi_graph,
     ) -> cuabi_status,
 >;
+/// Caches `graph` under (context, key\[0..key_size), capacity class of size), replacing an entry with the same key, and
+/// evicts beyond the capacity. CUABI_ERROR_CONTEXT_MISMATCH when the graph belongs to another device's context.
 pub type PFN_cuabi_graph_cache_insert = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
@@ -4449,24 +4894,34 @@ pub type PFN_cuabi_graph_cache_insert = ::std::option::Option<
         graph: *mut cuabi_graph,
     ) -> cuabi_status,
 >;
+/// Sets the most graphs the cache holds, evicting down to it now (0 disables caching).
 pub type PFN_cuabi_graph_cache_set_capacity =
     ::std::option::Option<unsafe extern "C" fn(max_entries: usize)>;
+/// Drops the entries inserted under `context`, or every entry when context is NULL. cuabi_context_destroy() drops a
+/// context's entries itself.
 pub type PFN_cuabi_graph_cache_clear =
     ::std::option::Option<unsafe extern "C" fn(context: *mut cuabi_context) -> cuabi_status>;
+/// Reads the cache's counters (set out_stats-\>struct_size first).
 pub type PFN_cuabi_graph_cache_get_stats = ::std::option::Option<
     unsafe extern "C" fn(out_stats: *mut cuabi_graph_cache_stats) -> cuabi_status,
 >;
+/// Prepares \*out_stats for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_cache_stats_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_stats: *mut cuabi_cache_stats) -> cuabi_status,
 >;
+/// Prepares \*out_info for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_driver_jit_cache_info_init = ::std::option::Option<
     unsafe extern "C" fn(
         struct_size: u32,
         out_info: *mut cuabi_driver_jit_cache_info,
     ) -> cuabi_status,
 >;
+/// Reads the cache statistics (set out_stats-\>struct_size first). Lists the cache directory to count disk_entries /
+/// disk_bytes, so the call costs a directory scan.
 pub type PFN_cuabi_cache_get_stats =
     ::std::option::Option<unsafe extern "C" fn(out_stats: *mut cuabi_cache_stats) -> cuabi_status>;
+/// The cache directory (absolute), two-call. The path is reported even when the disk cache is off or refused. An empty
+/// string means no location could be found (CUABI_CACHE_DIR, XDG_CACHE_HOME and HOME unset).
 pub type PFN_cuabi_cache_get_directory = ::std::option::Option<
     unsafe extern "C" fn(
         out_text: *mut ::std::os::raw::c_char,
@@ -4474,6 +4929,8 @@ pub type PFN_cuabi_cache_get_directory = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Why the disk cache is off, refused or not taking writes, with a "Fix: ..." (two-call). The empty string while the
+/// disk cache works normally.
 pub type PFN_cuabi_cache_get_degradation_reason = ::std::option::Option<
     unsafe extern "C" fn(
         out_text: *mut ::std::os::raw::c_char,
@@ -4481,6 +4938,10 @@ pub type PFN_cuabi_cache_get_degradation_reason = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Removes least recently used disk entries until the directory holds at most max_bytes. \*out_removed_entries /
+/// \*out_removed_bytes (each may be NULL) receive what was removed. Returns CUABI_ERROR_CACHE_UNSAFE for a refused
+/// directory, CUABI_ERROR_CACHE_IO when entries cannot be removed, CUABI_ERROR_TIMEOUT when the lock stays held past
+/// its deadline. With CUABI_CACHE_DISABLE=1 it succeeds and removes nothing.
 pub type PFN_cuabi_cache_prune = ::std::option::Option<
     unsafe extern "C" fn(
         max_bytes: u64,
@@ -4488,23 +4949,38 @@ pub type PFN_cuabi_cache_prune = ::std::option::Option<
         out_removed_bytes: *mut u64,
     ) -> cuabi_status,
 >;
+/// Empties this process's memory cache and removes every disk entry (of every process: other processes then miss and
+/// compile again). Modules already loaded are unaffected. Statuses and NULL-able outputs as for cuabi_cache_prune().
 pub type PFN_cuabi_cache_clear = ::std::option::Option<
     unsafe extern "C" fn(
         out_removed_entries: *mut u64,
         out_removed_bytes: *mut u64,
     ) -> cuabi_status,
 >;
+/// Reads and checks every disk entry (header, sizes, checksum, key, image) and removes the bad ones and anything that
+/// is not an entry file. \*out_checked_entries and \*out_removed_entries may be NULL. Statuses as for
+/// cuabi_cache_prune().
 pub type PFN_cuabi_cache_verify = ::std::option::Option<
     unsafe extern "C" fn(
         out_checked_entries: *mut u64,
         out_removed_entries: *mut u64,
     ) -> cuabi_status,
 >;
+/// Gives the CUDA driver a persistent JIT cache under the cuabi cache directory: sets CUDA_CACHE_PATH to \<cache
+/// directory\>/driver-jit and CUDA_CACHE_MAXSIZE to 1 GiB in the process environment where the operator has not set
+/// them, and changes nothing when CUDA_CACHE_DISABLE=1, when the cuabi disk cache is off or refused, or when the driver
+/// is already initialized (it reads them once, at cuInit). cuabi never changes the environment unless this is called.
+/// NOT thread-safe: the environment is process-wide and setenv races with every getenv, so call it at start-up, before
+/// other threads exist and before any CUDA call.
 pub type PFN_cuabi_cache_configure_driver_jit =
     ::std::option::Option<unsafe extern "C" fn() -> cuabi_status>;
+/// The CUDA driver JIT cache settings in effect (set out_info-\>struct_size first). Loads the driver if it is not
+/// loaded yet (so that what is shown is what the driver uses); works without one.
 pub type PFN_cuabi_cache_get_driver_jit_info = ::std::option::Option<
     unsafe extern "C" fn(out_info: *mut cuabi_driver_jit_cache_info) -> cuabi_status,
 >;
+/// The CUDA driver JIT cache directory in effect (two-call): CUDA_CACHE_PATH, or the driver's default
+/// ($HOME/.nv/ComputeCache) when it is unset.
 pub type PFN_cuabi_cache_get_driver_jit_path = ::std::option::Option<
     unsafe extern "C" fn(
         out_text: *mut ::std::os::raw::c_char,
@@ -4512,11 +4988,20 @@ pub type PFN_cuabi_cache_get_driver_jit_path = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// 1 when cuabi emits NVTX ranges (the default), 0 when CUABI_NVTX=0 switched them off. Thread-free after the first
+/// call.
 pub type PFN_cuabi_range_get_enabled = ::std::option::Option<unsafe extern "C" fn() -> u32>;
+/// 1 when ranges are enabled and a profiler (an NVTX tool such as Nsight Systems) is attached to this process, else 0.
+/// A process that starts without one never gets one later.
 pub type PFN_cuabi_range_get_profiler_attached =
     ::std::option::Option<unsafe extern "C" fn() -> u32>;
+/// The number of entries in the catalog of cuabi's own ranges.
 pub type PFN_cuabi_range_get_catalog_count =
     ::std::option::Option<unsafe extern "C" fn(out_count: *mut usize) -> cuabi_status>;
+/// Entry `index` of the catalog: its NVTX message ("cuabi.compile", unique, always "cuabi."- prefixed; a range that
+/// carries a detail reads "cuabi.launch: saxpy") and a description of the phase it covers. Returns
+/// CUABI_ERROR_NOT_FOUND for index \>= the count. The strings are static: never freed, valid for the life of the
+/// process.
 pub type PFN_cuabi_range_get_catalog_entry = ::std::option::Option<
     unsafe extern "C" fn(
         index: usize,
@@ -4524,13 +5009,20 @@ pub type PFN_cuabi_range_get_catalog_entry = ::std::option::Option<
         out_description: *mut *const ::std::os::raw::c_char,
     ) -> cuabi_status,
 >;
+/// Opens range `name` on the calling thread, in `domain` (NULL: "cuabi"). Each domain is created once per process, at
+/// its first use. Close it with cuabi_range_pop() on the same thread. Returns CUABI_ERROR_INVALID_ARGUMENT for a NULL,
+/// empty or invalid-UTF-8 name or domain, and CUABI_ERROR_RANGE when the process would use more than 256 domains.
 pub type PFN_cuabi_range_push = ::std::option::Option<
     unsafe extern "C" fn(
         name: *const ::std::os::raw::c_char,
         domain: *const ::std::os::raw::c_char,
     ) -> cuabi_status,
 >;
+/// Closes the innermost range the calling thread opened with cuabi_range_push(). Returns CUABI_ERROR_RANGE when the
+/// thread has none open (cuabi's own ranges never count).
 pub type PFN_cuabi_range_pop = ::std::option::Option<unsafe extern "C" fn() -> cuabi_status>;
+/// Starts range `name` in `domain` (NULL: "cuabi") and returns its handle; any thread may end it. Same name and domain
+/// checks as cuabi_range_push(). The caller owns \*out_range until it passes it to cuabi_range_end().
 pub type PFN_cuabi_range_start = ::std::option::Option<
     unsafe extern "C" fn(
         name: *const ::std::os::raw::c_char,
@@ -4538,5 +5030,7 @@ pub type PFN_cuabi_range_start = ::std::option::Option<
         out_range: *mut *mut cuabi_range,
     ) -> cuabi_status,
 >;
+/// Ends the range and frees its handle. Ending a range twice (or a NULL, made-up or other-type handle) returns
+/// CUABI_ERROR_INVALID_HANDLE and changes nothing.
 pub type PFN_cuabi_range_end =
     ::std::option::Option<unsafe extern "C" fn(range: *mut cuabi_range) -> cuabi_status>;

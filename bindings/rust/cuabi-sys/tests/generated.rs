@@ -50,7 +50,11 @@ fn bindings_match_what_bindgen_makes_from_the_header() {
 /// order: one per function of the ABI model, which the first test keeps current.
 fn declared_functions() -> Vec<String> {
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/bindings.rs")).unwrap();
-    text.lines().filter_map(|line| line.strip_prefix("pub type PFN_")).filter_map(|rest| rest.split(' ').next()).map(str::to_owned).collect()
+    text.lines()
+        .filter_map(|line| line.strip_prefix("pub type PFN_"))
+        .filter_map(|rest| rest.split(' ').next())
+        .map(str::to_owned)
+        .collect()
 }
 
 #[test]
