@@ -78,6 +78,7 @@ var quiet = map[string]string{
 }
 
 func generate(m *model) (map[string][]byte, error) {
+	handleTypes = m.handleNames()
 	functions, err := m.functions()
 	if err != nil {
 		return nil, err
@@ -104,7 +105,6 @@ func generate(m *model) (map[string][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	handleTypes = m.handleNames()
 	return map[string][]byte{
 		"zcalls.h":      zcallsH(functions),
 		"zcalls.c":      zcallsC(functions, inits),
