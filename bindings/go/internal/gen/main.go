@@ -260,8 +260,9 @@ func writeBody(b *bytes.Buffer, f function, inits map[string]bool) {
 		if isOutHandle(p.ctype) {
 			fmt.Fprintf(b, "    %s %s_handle = NULL;\n", strings.TrimSuffix(p.ctype, "*"), p.name)
 		}
-		// Output structs are prepared by the library's own _init (struct_size, and zeroes).
-		if base := strings.TrimPrefix(strings.TrimSuffix(p.ctype, "*"), "cuabi_"); strings.HasPrefix(p.name, "out_") &&
+		// Output structs (out, or inout: the library reads their struct_size) are prepared by the
+		// library's own _init (struct_size, and zeroes).
+		if base := strings.TrimPrefix(strings.TrimSuffix(p.ctype, "*"), "cuabi_"); p.direction != "in" &&
 			strings.Count(p.ctype, "*") == 1 && inits[base+"_init"] && f.name != base+"_init" {
 			fmt.Fprintf(b, "    if (%s != NULL) {\n", p.name)
 			fmt.Fprintf(b, "        if (cuabi_go_fn.%s_init == NULL) return cuabi_go_missing(\"cuabi_%s_init\");\n", base, base)

@@ -19,8 +19,9 @@ type model struct {
 		Name    string `json:"name"`
 		Returns string `json:"returns"`
 		Params  []struct {
-			Name string `json:"name"`
-			Type string `json:"type"`
+			Name      string `json:"name"`
+			Type      string `json:"type"`
+			Direction string `json:"direction"`
 		} `json:"params"`
 	} `json:"functions"`
 }
@@ -61,8 +62,9 @@ type function struct {
 }
 
 type param struct {
-	ctype string // C type, with the * next to the type: "const cuabi_context_options*"
-	name  string
+	ctype     string // C type, with the * next to the type: "const cuabi_context_options*"
+	name      string
+	direction string // "in", "out" or "inout", as the header's annotations say
 }
 
 // cType spells a type as the header does: clang prints "const char *const *", the header
@@ -83,7 +85,7 @@ func (m *model) functions() ([]function, error) {
 			if p.Name == "" {
 				return nil, fmt.Errorf("%s: a parameter without a name. Fix: name it in the header", f.Name)
 			}
-			g.params = append(g.params, param{ctype: cType(p.Type), name: p.Name})
+			g.params = append(g.params, param{ctype: cType(p.Type), name: p.Name, direction: p.Direction})
 		}
 		functions = append(functions, g)
 	}
