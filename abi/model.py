@@ -93,6 +93,9 @@ def builtin_include_dir():
 _COMMENT = re.compile(r'"(?:\\.|[^"\\\n])*"|/\*.*?\*/|//[^\n]*', re.S)
 
 
+_RANGE_LABEL = re.compile(r"^[A-Z][\w ]*: \d+-\d+$")
+
+
 class Comments(object):
     """The header's comments with their line spans, to attach to declarations by location."""
 
@@ -118,7 +121,10 @@ class Comments(object):
         separates them) and the comment that starts on `last_line` after the declaration."""
         parts = []
         above = [s for s in self.spans if s[1] == first_line - 1 and s[2] == 0]
-        if above and not self.lines[above[0][0] - 1].strip().startswith("/* ===="):
+        # A group's heading is no constant's documentation: the section banners, and the status
+        # ranges' labels ("/* Launch: 60-79 */") that open each range of codes.
+        if above and not self.lines[above[0][0] - 1].strip().startswith("/* ====") \
+                and not _RANGE_LABEL.match(self.clean(above[0][3])):
             parts.append(self.clean(above[0][3]))
         trailing = [s for s in self.spans if s[0] == last_line and s[2] > 0 and
                     self.lines[last_line - 1][:s[2]].strip()]

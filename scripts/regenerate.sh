@@ -17,6 +17,12 @@ py=${PYTHON:-python3}
 GENERATED=(
   "src/api/abi_structs.inc|$py abi/generate.py abi-structs"
   "docs/api.md|$py abi/generate.py api-index"
+  "bindings/go/zcalls.h|bash scripts/binding-file.sh bindings/go/zcalls.h"
+  "bindings/go/zcalls.c|bash scripts/binding-file.sh bindings/go/zcalls.c"
+  "bindings/go/zstatus.go|bash scripts/binding-file.sh bindings/go/zstatus.go"
+  "bindings/go/zconstants.go|bash scripts/binding-file.sh bindings/go/zconstants.go"
+  "bindings/rust/cuabi-sys/src/bindings.rs|bash scripts/binding-file.sh bindings/rust/cuabi-sys/src/bindings.rs"
+  "bindings/zig/src/types.zig|bash scripts/binding-file.sh bindings/zig/src/types.zig"
 )
 # Checks of generated output that is not committed (run in both modes).
 VERIFIED=(

@@ -23,19 +23,6 @@ func DeviceAttribute(ordinal int, attribute int32) (int32, error) {
 	return int32(value), nil
 }
 
-// KernelAttribute is an attribute a caller may set on a kernel (Kernel.SetAttribute).
-type KernelAttribute int32
-
-const (
-	// AttributeSharedMemoryCarveout is the preferred share of the L1/shared memory array used as
-	// shared memory, in percent 0..100, or -1 for no preference (a hint).
-	AttributeSharedMemoryCarveout KernelAttribute = C.CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT
-	// AttributeNonPortableClusterSize 1 allows clusters above 8 blocks (up to 16 on sm_90).
-	AttributeNonPortableClusterSize KernelAttribute = C.CUABI_KERNEL_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE
-	// AttributeCacheConfig is a CachePrefer* value: the L1 versus shared memory split.
-	AttributeCacheConfig KernelAttribute = C.CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG
-)
-
 // Values of AttributeCacheConfig.
 const (
 	CachePreferNone   int32 = C.CUABI_CACHE_PREFER_NONE

@@ -27,12 +27,6 @@ type Buffer struct {
 	address DevicePtr // 0 once closed
 }
 
-// BufferFlags choose how a buffer is created (BufferOptions.Flags).
-type BufferFlags uint32
-
-// BufferZero fills the new buffer with zero bytes.
-const BufferZero BufferFlags = C.CUABI_BUFFER_ZERO
-
 // BufferOptions configure Context.NewBuffer; the zero value (or nil) allocates uninitialized memory.
 type BufferOptions struct {
 	Flags BufferFlags

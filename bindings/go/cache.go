@@ -11,15 +11,6 @@ import "unsafe"
 // read-only or full it works from memory and CacheDegradationReason says why. All its functions
 // are safe for concurrent use, also with other processes.
 
-// NVRTCState is where NVRTC stands for this process (CacheStats.NVRTCState).
-type NVRTCState int32
-
-const (
-	NVRTCNotLoaded   NVRTCState = C.CUABI_NVRTC_STATE_NOT_LOADED  // every compile so far was a cache hit
-	NVRTCLoaded      NVRTCState = C.CUABI_NVRTC_STATE_LOADED      // misses compile
-	NVRTCUnavailable NVRTCState = C.CUABI_NVRTC_STATE_UNAVAILABLE // cached entries are served, misses fail
-)
-
 // CacheStats are the kernel cache's statistics: counts of this process since it started; DiskEntries
 // and DiskBytes are what the directory holds now, written by any process.
 type CacheStats struct {
@@ -134,15 +125,6 @@ func ConfigureDriverJITCache() error {
 	}
 	return takeFailure(C.cuabi_go_cache_configure_driver_jit())
 }
-
-// SettingSource is who chose a driver JIT cache setting.
-type SettingSource int32
-
-const (
-	SetByDriverDefault SettingSource = C.CUABI_SETTING_DRIVER_DEFAULT // nobody: the driver's default applies
-	SetByEnvironment   SettingSource = C.CUABI_SETTING_ENVIRONMENT    // the operator
-	SetByCuabi         SettingSource = C.CUABI_SETTING_CUABI          // ConfigureDriverJITCache
-)
 
 // DriverJITCacheInfo are the CUDA driver's JIT cache settings in effect.
 type DriverJITCacheInfo struct {

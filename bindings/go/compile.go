@@ -11,22 +11,6 @@ import (
 	"unsafe"
 )
 
-// CompileFlags change how a compile runs (CompileOptions.Flags).
-type CompileFlags uint32
-
-const (
-	// CompileNoCache neither looks up nor stores in the kernel cache: NVRTC always runs.
-	CompileNoCache CompileFlags = C.CUABI_COMPILE_NO_CACHE
-	// CompilePTX emits PTX for the target's compute_XY instead of a CUBIN.
-	CompilePTX CompileFlags = C.CUABI_COMPILE_PTX
-	// CompileNoToolkitIncludes leaves out the CUDA Toolkit's include directories.
-	CompileNoToolkitIncludes CompileFlags = C.CUABI_COMPILE_NO_TOOLKIT_INCLUDES
-	// CompileInProcess runs NVRTC in this process instead of cuabi's worker process.
-	CompileInProcess CompileFlags = C.CUABI_COMPILE_IN_PROCESS
-	// CompileIsolated runs NVRTC in the worker even where CUABI_COMPILE_ISOLATION says otherwise.
-	CompileIsolated CompileFlags = C.CUABI_COMPILE_ISOLATED
-)
-
 // Toggle is an NVRTC setting that is on, off, or left to NVRTC's default (which FastMath changes).
 type Toggle int8
 
@@ -273,25 +257,6 @@ func (m *Module) ref() (C.uintptr_t, error) {
 	}
 	return m.h.ref("cuabi.Module")
 }
-
-// ImageKind is what a module was loaded from.
-type ImageKind int32
-
-const (
-	ImagePTX    ImageKind = C.CUABI_IMAGE_PTX    // PTX text, JIT-compiled by the driver at load
-	ImageCUBIN  ImageKind = C.CUABI_IMAGE_CUBIN  // a binary for one GPU architecture
-	ImageFatbin ImageKind = C.CUABI_IMAGE_FATBIN // CUBINs and/or PTX for several targets
-)
-
-// ModuleOrigin is where a module's image came from.
-type ModuleOrigin int32
-
-const (
-	OriginCompiled    ModuleOrigin = C.CUABI_MODULE_ORIGIN_COMPILED     // NVRTC ran for this call
-	OriginMemoryCache ModuleOrigin = C.CUABI_MODULE_ORIGIN_MEMORY_CACHE // the in-process cache
-	OriginDiskCache   ModuleOrigin = C.CUABI_MODULE_ORIGIN_DISK_CACHE   // the on-disk cache
-	OriginImage       ModuleOrigin = C.CUABI_MODULE_ORIGIN_IMAGE        // Context.LoadImage
-)
 
 // ModuleInfo describes a module (cuabi_module_info).
 type ModuleInfo struct {

@@ -14,16 +14,6 @@ type Event struct {
 	h handle
 }
 
-// EventFlags choose how an event behaves (EventOptions.Flags).
-type EventFlags uint32
-
-const (
-	// EventDisableTiming makes the event cheaper; ElapsedTime then refuses it.
-	EventDisableTiming EventFlags = C.CUABI_EVENT_DISABLE_TIMING
-	// EventBlockingSync makes Synchronize sleep rather than spin.
-	EventBlockingSync EventFlags = C.CUABI_EVENT_BLOCKING_SYNC
-)
-
 // EventOptions configure Context.NewEvent; the zero value (or nil) is a timing event.
 type EventOptions struct {
 	Flags EventFlags

@@ -9,50 +9,10 @@ import (
 	"unsafe"
 )
 
-// CaptureMode says which CUDA calls that are unsafe during a capture (synchronous allocation,
-// device synchronization, ...) are refused, and where. In Go prefer CaptureThreadLocal or
-// CaptureRelaxed: finalizers run on other threads at any time, and under CaptureGlobal one that
-// frees device memory during the capture invalidates it.
-type CaptureMode int32
-
-const (
-	CaptureGlobal      CaptureMode = C.CUABI_CAPTURE_MODE_GLOBAL       // refused on every thread of the process
-	CaptureThreadLocal CaptureMode = C.CUABI_CAPTURE_MODE_THREAD_LOCAL // refused on the thread that began the capture
-	CaptureRelaxed     CaptureMode = C.CUABI_CAPTURE_MODE_RELAXED      // never refused; may end on any thread
-)
-
-// CaptureStatus is whether a stream captures.
-type CaptureStatus int32
-
-const (
-	CaptureNone        CaptureStatus = C.CUABI_CAPTURE_STATUS_NONE        // the stream does not capture
-	CaptureActive      CaptureStatus = C.CUABI_CAPTURE_STATUS_ACTIVE      // the stream captures
-	CaptureInvalidated CaptureStatus = C.CUABI_CAPTURE_STATUS_INVALIDATED // invalidated, still to be ended
-)
-
-// GraphFlags change how a capture is instantiated (GraphOptions.Flags).
-type GraphFlags uint32
-
-const (
-	// GraphAutoFreeOnLaunch frees memory the graph allocated and did not free before each relaunch.
-	GraphAutoFreeOnLaunch GraphFlags = C.CUABI_GRAPH_AUTO_FREE_ON_LAUNCH
-	// GraphUseNodePriority runs kernel nodes at the priorities of the streams they were captured on.
-	GraphUseNodePriority GraphFlags = C.CUABI_GRAPH_USE_NODE_PRIORITY
-	// GraphUpload uploads the graph on the capturing stream right after instantiation.
-	GraphUpload GraphFlags = C.CUABI_GRAPH_UPLOAD
-)
-
 // GraphOptions configure how a capture becomes a Graph; the zero value (or nil) has no flags.
 type GraphOptions struct {
 	Flags GraphFlags
 }
-
-// GraphUpdateFlags change how Recapture (or EndCaptureUpdate) updates a graph.
-type GraphUpdateFlags uint32
-
-// GraphUpdateNoReinstantiate fails with ErrGraphUpdate instead of rebuilding the executable when
-// the new capture cannot update it in place.
-const GraphUpdateNoReinstantiate GraphUpdateFlags = C.CUABI_GRAPH_UPDATE_NO_REINSTANTIATE
 
 // Graph is a captured sequence of GPU work with its executable, replayed with one call. It keeps
 // alive its context, the kernels it launches, the buffers its captured transfers touch and those
@@ -266,27 +226,6 @@ func (g *Graph) NodeCount() (int, error) {
 	err := call(g, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_graph_get_node_count(bits, &n) })
 	return int(n), err
 }
-
-// NodeKind is the kind of a graph node.
-type NodeKind int32
-
-const (
-	NodeOther              NodeKind = C.CUABI_GRAPH_NODE_OTHER // a kind this cuabi does not know
-	NodeKernel             NodeKind = C.CUABI_GRAPH_NODE_KERNEL
-	NodeMemcpy             NodeKind = C.CUABI_GRAPH_NODE_MEMCPY
-	NodeMemset             NodeKind = C.CUABI_GRAPH_NODE_MEMSET
-	NodeHost               NodeKind = C.CUABI_GRAPH_NODE_HOST
-	NodeChildGraph         NodeKind = C.CUABI_GRAPH_NODE_CHILD_GRAPH
-	NodeEmpty              NodeKind = C.CUABI_GRAPH_NODE_EMPTY
-	NodeEventWait          NodeKind = C.CUABI_GRAPH_NODE_EVENT_WAIT
-	NodeEventRecord        NodeKind = C.CUABI_GRAPH_NODE_EVENT_RECORD
-	NodeExtSemaphoreSignal NodeKind = C.CUABI_GRAPH_NODE_EXT_SEMAPHORE_SIGNAL
-	NodeExtSemaphoreWait   NodeKind = C.CUABI_GRAPH_NODE_EXT_SEMAPHORE_WAIT
-	NodeMemAlloc           NodeKind = C.CUABI_GRAPH_NODE_MEM_ALLOC
-	NodeMemFree            NodeKind = C.CUABI_GRAPH_NODE_MEM_FREE
-	NodeBatchMemOp         NodeKind = C.CUABI_GRAPH_NODE_BATCH_MEM_OP
-	NodeConditional        NodeKind = C.CUABI_GRAPH_NODE_CONDITIONAL
-)
 
 // NodeInfo describes a graph node; fields that do not apply to its kind are zero.
 type NodeInfo struct {

@@ -30,22 +30,6 @@ func (d Dim3) c() [3]C.uint32_t {
 	return [3]C.uint32_t{C.uint32_t(d.X), C.uint32_t(y), C.uint32_t(z)}
 }
 
-// LaunchFlags change how a launch runs (LaunchConfig.Flags).
-type LaunchFlags uint32
-
-const (
-	// LaunchCooperative keeps every block resident at once, so the kernel may synchronize the whole grid.
-	LaunchCooperative LaunchFlags = C.CUABI_LAUNCH_COOPERATIVE
-	// LaunchSynchronize waits until the kernel has finished before the launch returns.
-	LaunchSynchronize LaunchFlags = C.CUABI_LAUNCH_SYNCHRONIZE
-	// LaunchPriority runs the kernel at LaunchConfig.Priority instead of its stream's priority.
-	LaunchPriority LaunchFlags = C.CUABI_LAUNCH_PRIORITY
-	// LaunchProgrammaticDependent lets the kernel start before the previous kernel on its stream
-	// has finished (sm_90+); it must wait for that kernel's results (griddepcontrol.wait, or
-	// cudaGridDependencySynchronize) before reading them.
-	LaunchProgrammaticDependent LaunchFlags = C.CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT
-)
-
 // LaunchConfig is how to launch a kernel: geometry, dynamic shared memory, stream and flags.
 type LaunchConfig struct {
 	Grid, Block       Dim3

@@ -8,19 +8,6 @@ import (
 	"unsafe"
 )
 
-// HostMemoryFlags choose how host memory is page-locked (NewPinnedHostMemory, HostMemory.Pin).
-type HostMemoryFlags uint32
-
-const (
-	// HostMemoryPortable page-locks the memory for every context, not only the one given.
-	HostMemoryPortable HostMemoryFlags = C.CUABI_HOST_MEMORY_PORTABLE
-	// HostMemoryDeviceMapped also maps the memory into the device's address space (DeviceAddress).
-	HostMemoryDeviceMapped HostMemoryFlags = C.CUABI_HOST_MEMORY_DEVICE_MAPPED
-	// HostMemoryWriteCombined (allocation only) is faster for the GPU to read across PCIe and slow
-	// for the CPU to read.
-	HostMemoryWriteCombined HostMemoryFlags = C.CUABI_HOST_MEMORY_WRITE_COMBINED
-)
-
 func hostMemoryOptions(flags HostMemoryFlags) (*C.cuabi_host_memory_options, error) {
 	o := new(C.cuabi_host_memory_options)
 	if err := takeFailure(C.cuabi_go_host_memory_options_init(C.sizeof_cuabi_host_memory_options, o)); err != nil {

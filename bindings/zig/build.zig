@@ -11,9 +11,10 @@
 //!
 //! Options: -Dlibrary=PATH sets CUABI_LIBRARY for the runs (else the environment's, else
 //! libcuabi.so.1 on the library search path); -Drepository=PATH is the cuabi source tree whose
-//! include/cuabi/cuabi.h and abi/layout.golden the tests compare the package with and `translate`
-//! translates (default: ../.., this package's place in that tree); -Dstrip leaves debug
-//! information out of the binaries; -Dbench-optimize (default fast) optimizes the benchmark.
+//! include/cuabi/cuabi.h, abi/layout.golden and abi/cuabi_model.json the tests compare the
+//! package with and `translate` translates (default: ../.., this package's place in that tree);
+//! -Dstrip leaves debug information out of the binaries; -Dbench-optimize (default fast)
+//! optimizes the benchmark.
 
 const std = @import("std");
 
@@ -39,6 +40,7 @@ pub fn build(b: *std.Build) void {
     const reference_files = b.addWriteFiles();
     _ = reference_files.addCopyFile(header, "cuabi.h");
     _ = reference_files.addCopyFile(repository.path(b, "abi/layout.golden"), "layout.golden");
+    _ = reference_files.addCopyFile(repository.path(b, "abi/cuabi_model.json"), "cuabi_model.json");
     _ = reference_files.addCopyFile(b.path("README.md"), "README.md");
     _ = reference_files.addCopyFile(b.path("examples/saxpy.zig"), "saxpy.zig");
     _ = reference_files.addCopyFile(b.path("examples/features.zig"), "features.zig");
@@ -48,6 +50,8 @@ pub fn build(b: *std.Build) void {
             \\pub const header = @embedFile("cuabi.h");
             \\/// abi/layout.golden: the C compiler's sizes, offsets and constant values
             \\pub const layout = @embedFile("layout.golden");
+            \\/// abi/cuabi_model.json: the ABI model read from the header
+            \\pub const model = @embedFile("cuabi_model.json");
             \\/// The package's README and the examples it shows
             \\pub const readme = @embedFile("README.md");
             \\pub const examples = .{ @embedFile("saxpy.zig"), @embedFile("features.zig") };

@@ -3,7 +3,8 @@
 //! - the committed translation (src/c.zig) was made from this header;
 //! - its structs have the sizes, offsets and alignments, and its constants the values and
 //!   signedness, that the C compiler gives them (abi/layout.golden);
-//! - the dispatch table has exactly the functions the header declares;
+//! - the dispatch table (made from the translation's PFN_ types) has exactly the functions of the
+//!   ABI model;
 //! - every status has its error, and every other constant its enumeration or flag field, of the
 //!   kind the header's conventions give it (plain decimals int32, u-suffixed unsigned).
 
@@ -26,42 +27,23 @@ test "the committed translation was made from this header" {
     }
 }
 
-/// The names of the functions the header declares, in order: `CUABI_API <type> <name>(`.
-fn headerFunctions(allocator: std.mem.Allocator) ![]const []const u8 {
-    var names: std.ArrayList([]const u8) = .empty;
-    var lines = std.mem.splitScalar(u8, reference.header, '\n');
-    while (lines.next()) |line| {
-        if (!std.mem.startsWith(u8, line, "CUABI_API ")) continue;
-        const open = std.mem.findScalar(u8, line, '(') orelse return error.UnparsedPrototype;
-        var start = open;
-        while (start > 0 and (std.ascii.isAlphanumeric(line[start - 1]) or line[start - 1] == '_')) start -= 1;
-        try names.append(allocator, line[start..open]);
-    }
-    return names.toOwnedSlice(allocator);
+/// The names of the functions of the ABI model (abi/cuabi_model.json, read from the header by
+/// clang), in the header's order.
+fn modelFunctions(allocator: std.mem.Allocator) ![]const []const u8 {
+    const Model = struct { functions: []const struct { name: []const u8 } };
+    const model = try std.json.parseFromSliceLeaky(Model, allocator, reference.model, .{ .ignore_unknown_fields = true });
+    const names = try allocator.alloc([]const u8, model.functions.len);
+    for (model.functions, names) |function, *name| name.* = function.name;
+    return names;
 }
 
-/// The names of the header's `PFN_cuabi_*` typedefs, without the prefix, in order.
-fn headerPfnTypedefs(allocator: std.mem.Allocator) ![]const []const u8 {
-    var names: std.ArrayList([]const u8) = .empty;
-    var lines = std.mem.splitScalar(u8, reference.header, '\n');
-    while (lines.next()) |line| {
-        const at = std.mem.find(u8, line, "(*PFN_") orelse continue;
-        const rest = line[at + "(*PFN_".len ..];
-        try names.append(allocator, rest[0 .. std.mem.findScalar(u8, rest, ')') orelse return error.UnparsedTypedef]);
-    }
-    return names.toOwnedSlice(allocator);
-}
-
-test "the dispatch table has one entry per function the header declares, in its order" {
+test "the dispatch table has one entry per function of the model, in its order" {
     var arena: std.heap.ArenaAllocator = .init(testing.allocator);
     defer arena.deinit();
-    const functions = try headerFunctions(arena.allocator());
-    const typedefs = try headerPfnTypedefs(arena.allocator());
+    const functions = try modelFunctions(arena.allocator());
     try testing.expect(functions.len >= 118);
-    try testing.expectEqual(functions.len, typedefs.len);
     try testing.expectEqual(functions.len, cuabi.dispatch.function_names.len);
-    for (functions, typedefs, cuabi.dispatch.function_names) |function, typedef, entry| {
-        try testing.expectEqualStrings(function, typedef);
+    for (functions, cuabi.dispatch.function_names) |function, entry| {
         try testing.expectEqualStrings(function, entry);
     }
     try testing.expectEqual(functions.len, @typeInfo(cuabi.dispatch.Dispatch).@"struct".field_names.len);
@@ -238,7 +220,7 @@ test "every header constant has its place in the Zig layer" {
         } else false;
         if (is_scalar) continue;
         const prefix = owner(constant.name) orelse {
-            std.debug.print("{s} belongs to no enumeration, flag set or status. Fix: add it to src/types.zig (or errors.zig).\n", .{constant.name});
+            std.debug.print("{s} belongs to no enumeration, flag set or status. Fix: give it a family in the header and run scripts/regenerate.sh (statuses: add the error to src/errors.zig).\n", .{constant.name});
             return error.UnownedConstant;
         };
         var found = false;
@@ -253,7 +235,7 @@ test "every header constant has its place in the Zig layer" {
         }
         if (!found) {
             std.debug.print("{s} = {d} ({s}) has no matching field under {s} in the Zig layer. " ++
-                "Fix: add it to the type in src/types.zig (enumerations are int32, flags unsigned).\n", .{ constant.name, constant.value, if (constant.signed) "int32" else "unsigned", prefix });
+                "Fix: run scripts/regenerate.sh, which regenerates src/types.zig from the model (enumerations are int32, flags unsigned).\n", .{ constant.name, constant.value, if (constant.signed) "int32" else "unsigned", prefix });
             return error.UnmatchedConstant;
         }
     }

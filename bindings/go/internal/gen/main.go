@@ -1,10 +1,12 @@
-// Command gen writes the package's generated files from the public header, so that the function
-// table, the C trampolines and the status constants follow include/cuabi/cuabi.h by construction:
+// Command gen writes the package's generated files from the ABI model (abi/cuabi_model.json, made
+// from include/cuabi/cuabi.h by clang's parser), so that the function table, the C trampolines and
+// the constants follow the header by construction:
 //
 //	zcalls.h, zcalls.c  the table of every cuabi function (filled through cuabi_get_proc_address),
 //	                    and one C trampoline per function that calls it and, on failure, copies
 //	                    the thread's error before returning to Go
 //	zstatus.go          the Status constants (the error sentinels) and their names
+//	zconstants.go       one Go type per constant family of goFamilies, with its constants
 //
 // Run it with `go generate` in bindings/go. Its test fails when the files are stale.
 package main
@@ -16,21 +18,31 @@ import (
 	"go/format"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 )
 
 func main() {
-	header := flag.String("header", "../../include/cuabi/cuabi.h", "the public header")
+	modelPath := flag.String("model", "../../abi/cuabi_model.json", "the ABI model")
 	out := flag.String("out", ".", "the package directory")
+	print := flag.String("print", "", "write only this generated file (\"zcalls.h\", ...) to standard output")
 	flag.Parse()
-	text, err := os.ReadFile(*header)
+	m, err := readModel(*modelPath)
 	if err != nil {
 		fail(err)
 	}
-	files, err := generate(text)
+	files, err := generate(m)
 	if err != nil {
 		fail(err)
+	}
+	if *print != "" {
+		content, ok := files[*print]
+		if !ok {
+			fail(fmt.Errorf("%s is not a generated file of the package. Fix: name one of zcalls.h, zcalls.c, zstatus.go, zconstants.go", *print))
+		}
+		if _, err := os.Stdout.Write(content); err != nil {
+			fail(err)
+		}
+		return
 	}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(*out, name), content, 0o644); err != nil {
@@ -42,26 +54,6 @@ func main() {
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "gen:", err)
 	os.Exit(1)
-}
-
-// function is one PFN_cuabi_* typedef of the header.
-type function struct {
-	name   string // without the cuabi_ prefix: "context_create"
-	result string // C return type
-	params []param
-}
-
-type param struct {
-	ctype string // as the header spells it: "const cuabi_context_options*"
-	name  string
-}
-
-// The opaque handle types. Go holds handles as uintptr, never in pointer-typed variables: they are
-// bit patterns, not addresses, and the garbage collector inspects every pointer it finds.
-var handleTypes = map[string]bool{
-	"cuabi_context": true, "cuabi_stream": true, "cuabi_event": true, "cuabi_buffer": true,
-	"cuabi_module": true, "cuabi_kernel": true, "cuabi_graph": true, "cuabi_range": true,
-	"cuabi_host_memory": true,
 }
 
 // Functions with hand-written trampolines in shim.c: they build C-side tables or structs from
@@ -85,76 +77,9 @@ var quiet = map[string]string{
 	"graph_cache_lookup": "CUABI_ERROR_NOT_FOUND",
 }
 
-var (
-	pfnLine    = regexp.MustCompile(`^typedef (.+?) \(\*PFN_cuabi_(\w+)\)\((.*)\);$`)
-	statusLine = regexp.MustCompile(`^#define (CUABI_(?:SUCCESS|ERROR_\w+)) (\d+)\s*(?:/\*\s*(.*?)\s*\*/)?$`)
-	paramSplit = regexp.MustCompile(`^(.*?[\s*])(\w+)$`)
-)
-
-func parseFunctions(header []byte) ([]function, error) {
-	var functions []function
-	for _, line := range strings.Split(string(header), "\n") {
-		m := pfnLine.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		f := function{name: m[2], result: strings.TrimSpace(m[1])}
-		if m[3] != "void" {
-			for _, p := range strings.Split(m[3], ",") {
-				pm := paramSplit.FindStringSubmatch(strings.TrimSpace(p))
-				if pm == nil {
-					return nil, fmt.Errorf("PFN_cuabi_%s: cannot read parameter %q", f.name, p)
-				}
-				f.params = append(f.params, param{ctype: strings.ReplaceAll(strings.TrimSpace(pm[1]), " *", "*"), name: pm[2]})
-			}
-		}
-		functions = append(functions, f)
-	}
-	if len(functions) == 0 {
-		return nil, fmt.Errorf("no PFN_cuabi_* typedefs found")
-	}
-	return functions, nil
-}
-
-type status struct {
-	macro, goName, comment string
-	value                  string
-}
-
-func parseStatuses(header []byte) []status {
-	var statuses []status
-	for _, line := range strings.Split(string(header), "\n") {
-		if m := statusLine.FindStringSubmatch(strings.TrimSpace(line)); m != nil {
-			statuses = append(statuses, status{macro: m[1], goName: goStatusName(m[1]), value: m[2], comment: m[3]})
-		}
-	}
-	return statuses
-}
-
-// Words Go spells as initialisms.
-var initialisms = map[string]string{"CUDA": "CUDA", "NVRTC": "NVRTC", "IO": "IO"}
-
-// goStatusName: CUABI_ERROR_LAUNCH_BLOCK -> ErrLaunchBlock, CUABI_SUCCESS -> Success.
-func goStatusName(macro string) string {
-	name := strings.TrimPrefix(macro, "CUABI_")
-	prefix := ""
-	if strings.HasPrefix(name, "ERROR_") {
-		name, prefix = strings.TrimPrefix(name, "ERROR_"), "Err"
-	}
-	var b strings.Builder
-	b.WriteString(prefix)
-	for _, word := range strings.Split(name, "_") {
-		if spelled, ok := initialisms[word]; ok {
-			b.WriteString(spelled)
-		} else {
-			b.WriteString(word[:1] + strings.ToLower(word[1:]))
-		}
-	}
-	return b.String()
-}
-
-func generate(header []byte) (map[string][]byte, error) {
-	functions, err := parseFunctions(header)
+func generate(m *model) (map[string][]byte, error) {
+	handleTypes = m.handleNames()
+	functions, err := m.functions()
 	if err != nil {
 		return nil, err
 	}
@@ -164,22 +89,31 @@ func generate(header []byte) (map[string][]byte, error) {
 			inits[f.name] = true
 		}
 	}
-	statuses := parseStatuses(header)
+	statuses := m.statuses()
 	if len(statuses) == 0 {
-		return nil, fmt.Errorf("no status codes found")
+		return nil, fmt.Errorf("the model has no constant of family cuabi_status")
 	}
-	goSource, err := format.Source(zstatusGo(statuses))
+	statusSource, err := format.Source(zstatusGo(statuses))
+	if err != nil {
+		return nil, err
+	}
+	families, err := m.goFamilies()
+	if err != nil {
+		return nil, err
+	}
+	constantSource, err := format.Source(zconstantsGo(families))
 	if err != nil {
 		return nil, err
 	}
 	return map[string][]byte{
-		"zcalls.h":   zcallsH(functions),
-		"zcalls.c":   zcallsC(functions, inits),
-		"zstatus.go": goSource,
+		"zcalls.h":      zcallsH(functions),
+		"zcalls.c":      zcallsC(functions, inits),
+		"zstatus.go":    statusSource,
+		"zconstants.go": constantSource,
 	}, nil
 }
 
-const banner = "Code generated by internal/gen from include/cuabi/cuabi.h; DO NOT EDIT."
+const banner = "Code generated by internal/gen from abi/cuabi_model.json; DO NOT EDIT."
 
 func isHandle(ctype string) bool {
 	return handleTypes[strings.TrimSuffix(ctype, "*")] && strings.Count(ctype, "*") == 1
@@ -326,8 +260,9 @@ func writeBody(b *bytes.Buffer, f function, inits map[string]bool) {
 		if isOutHandle(p.ctype) {
 			fmt.Fprintf(b, "    %s %s_handle = NULL;\n", strings.TrimSuffix(p.ctype, "*"), p.name)
 		}
-		// Output structs are prepared by the library's own _init (struct_size, and zeroes).
-		if base := strings.TrimPrefix(strings.TrimSuffix(p.ctype, "*"), "cuabi_"); strings.HasPrefix(p.name, "out_") &&
+		// Output structs (out, or inout: the library reads their struct_size) are prepared by the
+		// library's own _init (struct_size, and zeroes).
+		if base := strings.TrimPrefix(strings.TrimSuffix(p.ctype, "*"), "cuabi_"); p.direction != "in" &&
 			strings.Count(p.ctype, "*") == 1 && inits[base+"_init"] && f.name != base+"_init" {
 			fmt.Fprintf(b, "    if (%s != NULL) {\n", p.name)
 			fmt.Fprintf(b, "        if (cuabi_go_fn.%s_init == NULL) return cuabi_go_missing(\"cuabi_%s_init\");\n", base, base)
@@ -355,11 +290,8 @@ func zstatusGo(statuses []status) []byte {
 	b.WriteString("// errors.Is(err, cuabi.ErrLaunchBlock) holds for an *Error with that Status.\n")
 	b.WriteString("// docs/errors.md says when each happens and what fixes it.\nconst (\n")
 	for _, s := range statuses {
-		comment := fmt.Sprintf("%s is %s", s.goName, s.macro)
-		if s.comment != "" {
-			comment += ": " + s.comment
-		}
-		fmt.Fprintf(&b, "\t// %s.\n\t%s Status = %s\n", comment, s.goName, s.value)
+		comment(&b, "\t", sentence(s.goName, s.macro, s.comment))
+		fmt.Fprintf(&b, "\t%s Status = %s\n", s.goName, s.value)
 	}
 	b.WriteString(")\n\n// statusNames: each status's C name, as cuabi_status_name spells it.\nvar statusNames = map[Status]string{\n")
 	for _, s := range statuses {

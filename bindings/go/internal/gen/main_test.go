@@ -4,28 +4,26 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"regexp"
-	"sort"
 	"strings"
 	"testing"
 )
 
 const (
-	headerPath = "../../../../include/cuabi/cuabi.h"
+	modelPath  = "../../../../abi/cuabi_model.json"
 	packageDir = "../.."
 )
 
-func readHeader(t *testing.T) []byte {
+func readTestModel(t *testing.T) *model {
 	t.Helper()
-	header, err := os.ReadFile(headerPath)
+	m, err := readModel(modelPath)
 	if err != nil {
-		t.Fatalf("reading the public header: %v", err)
+		t.Fatal(err)
 	}
-	return header
+	return m
 }
 
 func TestGeneratedFilesAreCurrent(t *testing.T) {
-	files, err := generate(readHeader(t))
+	files, err := generate(readTestModel(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,68 +36,6 @@ func TestGeneratedFilesAreCurrent(t *testing.T) {
 			t.Errorf("%s is stale: run `go generate` in bindings/go", name)
 		}
 	}
-}
-
-// Every function of the header must be reachable from the Go API: called by the package's Go code
-// through its trampoline, used by the hand-written shim (the custom trampolines, error capture),
-// or an output struct's _init that a trampoline the Go code calls runs first.
-func TestEveryHeaderFunctionIsReachableFromGo(t *testing.T) {
-	functions, err := parseFunctions(readHeader(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	goSource := readAll(t, func(name string) bool {
-		return strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go") && !strings.HasPrefix(name, "z")
-	})
-	shim := readAll(t, func(name string) bool { return name == "shim.c" })
-	generated := readAll(t, func(name string) bool { return name == "zcalls.c" })
-
-	reached := map[string]bool{}
-	for _, m := range regexp.MustCompile(`C\.cuabi_go_(\w+)\(`).FindAllStringSubmatch(goSource, -1) {
-		reached[m[1]] = true
-	}
-	for _, m := range regexp.MustCompile(`cuabi_go_fn\.(\w+)`).FindAllStringSubmatch(shim, -1) {
-		reached[m[1]] = true
-	}
-	body := regexp.MustCompile(`(?s)cuabi_go_failure\* cuabi_go_(\w+)\([^)]*\) \{(.*?)\n\}`)
-	for _, m := range body.FindAllStringSubmatch(generated, -1) {
-		if !reached[m[1]] {
-			continue
-		}
-		for _, init := range regexp.MustCompile(`cuabi_go_fn\.(\w+_init)\(`).FindAllStringSubmatch(m[2], -1) {
-			reached[init[1]] = true
-		}
-	}
-	var missing []string
-	for _, f := range functions {
-		if !reached[f.name] {
-			missing = append(missing, "cuabi_"+f.name)
-		}
-	}
-	sort.Strings(missing)
-	if len(missing) != 0 {
-		t.Errorf("%d header functions are not reachable from the Go package: %s", len(missing), strings.Join(missing, ", "))
-	}
-}
-
-func readAll(t *testing.T, want func(name string) bool) string {
-	t.Helper()
-	entries, err := os.ReadDir(packageDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var all strings.Builder
-	for _, e := range entries {
-		if e.IsDir() || !want(e.Name()) {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(packageDir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		all.Write(b)
-	}
-	return all.String()
 }
 
 func TestStatusNamesFollowGoStyle(t *testing.T) {
@@ -117,8 +53,45 @@ func TestStatusNamesFollowGoStyle(t *testing.T) {
 	}
 }
 
+// The typed constants keep the names the package had before they were generated.
+func TestFamilyConstantsKeepTheirGoNames(t *testing.T) {
+	families, err := readTestModel(t).goFamilies()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]string{}
+	for _, f := range families {
+		for _, c := range f.constants {
+			names[c.macro] = f.typeName + " " + c.goName
+		}
+	}
+	for macro, want := range map[string]string{
+		"CUABI_IMAGE_PTX":                     "ImageKind ImagePTX",
+		"CUABI_IMAGE_CUBIN":                   "ImageKind ImageCUBIN",
+		"CUABI_GRAPH_NODE_EVENT_WAIT":         "NodeKind NodeEventWait",
+		"CUABI_NVRTC_STATE_NOT_LOADED":        "NVRTCState NVRTCNotLoaded",
+		"CUABI_SETTING_CUABI":                 "SettingSource SetByCuabi",
+		"CUABI_COMPILE_NO_CACHE":              "CompileFlags CompileNoCache",
+		"CUABI_GRAPH_UPDATE_NO_REINSTANTIATE": "GraphUpdateFlags GraphUpdateNoReinstantiate",
+	} {
+		if got := names[macro]; got != want {
+			t.Errorf("%s is %q in Go, want %q", macro, got, want)
+		}
+	}
+}
+
+func TestAFamilyTheModelLacksIsReported(t *testing.T) {
+	m := readTestModel(t)
+	m.Families = m.Families[:0]
+	if _, err := m.goFamilies(); err == nil || !strings.Contains(err.Error(), "which the model does not have") {
+		t.Errorf("goFamilies on a model without families: %v, want an error naming the missing family", err)
+	}
+}
+
 func TestHandlesCrossAsIntegers(t *testing.T) {
-	functions, err := parseFunctions(readHeader(t))
+	m := readTestModel(t)
+	handleTypes = m.handleNames()
+	functions, err := m.functions()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,5 +104,5 @@ func TestHandlesCrossAsIntegers(t *testing.T) {
 		}
 		return
 	}
-	t.Fatal("cuabi_context_create not found in the header")
+	t.Fatal("cuabi_context_create not found in the model")
 }

@@ -3,12 +3,12 @@
 //! This is the unsafe layer under the [`cuabi`](../cuabi/index.html) crate; use that one unless you
 //! need something it does not offer.
 //!
-//! - The types, constants and `PFN_cuabi_*` function-pointer types are generated from the header by
-//!   `scripts/bindgen.sh` (bindgen 0.60, two passes so that enumerated constants are `i32` and
-//!   flags `u32`) and committed as `src/bindings.rs`; a test fails when the file no longer matches
-//!   what the script makes from the header (regenerate it from the repository root:
-//!   `scripts/bindgen.sh > bindings/rust/cuabi-sys/src/bindings.rs`). Each item means what the header says it means: the
-//!   header is their documentation.
+//! - The types and `PFN_cuabi_*` function-pointer types are generated from the header by
+//!   `scripts/bindgen.sh` (bindgen 0.60), which adds from the ABI model (`abi/cuabi_model.json`)
+//!   each constant family as a type (`cuabi_graph_node_kind`), each constant typed by its family
+//!   and the header's doc comment on every item; the file is committed as `src/bindings.rs`, and a
+//!   test fails when it no longer matches what the script makes (regenerate it from the repository
+//!   root: `scripts/regenerate.sh`, or `scripts/bindgen.sh > bindings/rust/cuabi-sys/src/bindings.rs`).
 //! - [`Library`] loads the shared library with `dlopen` (declared here directly, no `libc` crate),
 //!   looks up the one symbol `cuabi_get_proc_address`, and resolves every other function through it
 //!   into an [`Api`] table. A function the loaded library lacks (an older 1.x) is `None` in the

@@ -466,25 +466,25 @@ pub enum NodeKind {
 }
 
 impl NodeKind {
-    fn from_code(code: i32) -> NodeKind {
-        const KINDS: [NodeKind; 15] = [
-            NodeKind::Other,
-            NodeKind::Kernel,
-            NodeKind::Memcpy,
-            NodeKind::Memset,
-            NodeKind::Host,
-            NodeKind::ChildGraph,
-            NodeKind::Empty,
-            NodeKind::EventWait,
-            NodeKind::EventRecord,
-            NodeKind::ExtSemaphoreSignal,
-            NodeKind::ExtSemaphoreWait,
-            NodeKind::MemAlloc,
-            NodeKind::MemFree,
-            NodeKind::BatchMemOp,
-            NodeKind::Conditional,
-        ];
-        usize::try_from(code).ok().and_then(|index| KINDS.get(index).copied()).unwrap_or(NodeKind::Unknown(code))
+    fn from_code(code: sys::cuabi_graph_node_kind) -> NodeKind {
+        match code {
+            sys::CUABI_GRAPH_NODE_OTHER => NodeKind::Other,
+            sys::CUABI_GRAPH_NODE_KERNEL => NodeKind::Kernel,
+            sys::CUABI_GRAPH_NODE_MEMCPY => NodeKind::Memcpy,
+            sys::CUABI_GRAPH_NODE_MEMSET => NodeKind::Memset,
+            sys::CUABI_GRAPH_NODE_HOST => NodeKind::Host,
+            sys::CUABI_GRAPH_NODE_CHILD_GRAPH => NodeKind::ChildGraph,
+            sys::CUABI_GRAPH_NODE_EMPTY => NodeKind::Empty,
+            sys::CUABI_GRAPH_NODE_EVENT_WAIT => NodeKind::EventWait,
+            sys::CUABI_GRAPH_NODE_EVENT_RECORD => NodeKind::EventRecord,
+            sys::CUABI_GRAPH_NODE_EXT_SEMAPHORE_SIGNAL => NodeKind::ExtSemaphoreSignal,
+            sys::CUABI_GRAPH_NODE_EXT_SEMAPHORE_WAIT => NodeKind::ExtSemaphoreWait,
+            sys::CUABI_GRAPH_NODE_MEM_ALLOC => NodeKind::MemAlloc,
+            sys::CUABI_GRAPH_NODE_MEM_FREE => NodeKind::MemFree,
+            sys::CUABI_GRAPH_NODE_BATCH_MEM_OP => NodeKind::BatchMemOp,
+            sys::CUABI_GRAPH_NODE_CONDITIONAL => NodeKind::Conditional,
+            other => NodeKind::Unknown(other),
+        }
     }
 }
 
