@@ -13,6 +13,9 @@ Status read_compile_options_unchecked(const cuabi_compile_options* user, Compile
     Status status = view_struct(user, &scratch, &fields);
     if (status != CUABI_SUCCESS) return status;
     const cuabi_compile_options& read = *fields;
+    if (read.reserved != 0)
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "leave reserved 0 (cuabi_compile_options_init() does)",
+                    "cuabi_compile_options.reserved is %u", read.reserved);
     CompileOptions& options = *out;
     options.flags = read.flags;
     options.target = read.target;
