@@ -36,12 +36,6 @@ Status host_transfer(cuabi_buffer* buffer, const void* host, const char* host_na
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_buffer_options_init(uint32_t struct_size, cuabi_buffer_options* out_options) try {
-    return init_struct(struct_size, out_options);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, const cuabi_buffer_options* options,
                                            cuabi_buffer** out_buffer) try {
     Status status = require_pointer(out_buffer, "out_buffer");
@@ -83,12 +77,6 @@ CUABI_API cuabi_status cuabi_buffer_wrap(cuabi_context* context, uint64_t device
     return publish_created(status, std::move(buffer), out_buffer);
 } catch (...) {
     return guard::failed(__func__);
-}
-
-CUABI_API void cuabi_buffer_destroy(cuabi_buffer* buffer) try {
-    destroy_handle<Buffer>(buffer);
-} catch (...) {
-    guard::swallowed();
 }
 
 CUABI_API cuabi_status cuabi_buffer_get_size(cuabi_buffer* buffer, size_t* out_size) try {

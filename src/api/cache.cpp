@@ -33,18 +33,6 @@ Status report(Status status, uint64_t first, uint64_t* out_first, uint64_t secon
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_cache_stats_init(uint32_t struct_size, cuabi_cache_stats* out_stats) try {
-    return init_struct(struct_size, out_stats);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API cuabi_status cuabi_driver_jit_cache_info_init(uint32_t struct_size, cuabi_driver_jit_cache_info* out_info) try {
-    return init_struct(struct_size, out_info);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_cache_configure_driver_jit(void) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
     cache::configure_driver_jit_cache();

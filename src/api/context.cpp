@@ -14,18 +14,6 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_context_options_init(uint32_t struct_size, cuabi_context_options* out_options) try {
-    return init_struct(struct_size, out_options);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API cuabi_status cuabi_counters_init(uint32_t struct_size, cuabi_counters* out_counters) try {
-    return init_struct(struct_size, out_counters);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options, cuabi_context** out_context) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_context, "out_context");

@@ -22,12 +22,6 @@ Status require_ordinal(int32_t ordinal) {
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_device_info_init(uint32_t struct_size, cuabi_device_info* out_info) try {
-    return init_struct(struct_size, out_info);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_driver_get_version(int32_t* out_version) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_version, "out_version");

@@ -10,12 +10,6 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_event_options_init(uint32_t struct_size, cuabi_event_options* out_options) try {
-    return init_struct(struct_size, out_options);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_event_options* options,
                                           cuabi_event** out_event) try {
     Status status = require_pointer(out_event, "out_event");
@@ -32,12 +26,6 @@ CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_ev
     return publish_created(status, std::move(event), out_event);
 } catch (...) {
     return guard::failed(__func__);
-}
-
-CUABI_API void cuabi_event_destroy(cuabi_event* event) try {
-    destroy_handle<Event>(event);
-} catch (...) {
-    guard::swallowed();
 }
 
 CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stream) try {

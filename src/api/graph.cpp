@@ -40,30 +40,6 @@ void fill_update_info(const graph::UpdateOutcome& outcome, cuabi_graph_update_in
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_graph_options_init(uint32_t struct_size, cuabi_graph_options* out_options) try {
-    return init_struct(struct_size, out_options);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API cuabi_status cuabi_graph_node_info_init(uint32_t struct_size, cuabi_graph_node_info* out_info) try {
-    return init_struct(struct_size, out_info);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API cuabi_status cuabi_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info) try {
-    return init_struct(struct_size, out_info);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API cuabi_status cuabi_graph_cache_stats_init(uint32_t struct_size, cuabi_graph_cache_stats* out_stats) try {
-    return init_struct(struct_size, out_stats);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_graph_capture_begin(cuabi_stream* stream, int32_t mode) try {
     return with_pinned<Stream>(stream, "stream", [&](Stream& pinned) { return graph::begin_capture(pinned, mode); });
 } catch (...) {
@@ -129,12 +105,6 @@ CUABI_API cuabi_status cuabi_graph_capture_get_status(cuabi_stream* stream, int3
                                [&](Stream& pinned) { return graph::capture_status(pinned, out_status); });
 } catch (...) {
     return guard::failed(__func__);
-}
-
-CUABI_API void cuabi_graph_destroy(cuabi_graph* graph) try {
-    destroy_handle<Graph>(graph);
-} catch (...) {
-    guard::swallowed();
 }
 
 CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, cuabi_stream* stream) try {

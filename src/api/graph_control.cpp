@@ -38,12 +38,6 @@ Status read_end(cuabi_buffer* buffer, void* host, uint64_t offset, const char* s
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_graph_memcpy_params_init(uint32_t struct_size, cuabi_graph_memcpy_params* out_params) try {
-    return init_struct(struct_size, out_params);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_graph_update_memcpy(cuabi_graph* graph, size_t index,
                                                  const cuabi_graph_memcpy_params* params) try {
     Status status = require_pointer(params, "params");

@@ -36,12 +36,6 @@ constexpr uint32_t kRegistrationFlags = CUABI_HOST_MEMORY_PORTABLE | CUABI_HOST_
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_host_memory_options_init(uint32_t struct_size, cuabi_host_memory_options* out_options) try {
-    return init_struct(struct_size, out_options);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_host_memory_create(cuabi_context* context, size_t size,
                                                 const cuabi_host_memory_options* options,
                                                 cuabi_host_memory** out_memory) try {
@@ -80,12 +74,6 @@ CUABI_API cuabi_status cuabi_host_memory_register(cuabi_context* context, void* 
     return publish_created(status, std::move(memory), out_memory);
 } catch (...) {
     return guard::failed(__func__);
-}
-
-CUABI_API void cuabi_host_memory_destroy(cuabi_host_memory* memory) try {
-    destroy_handle<HostMemory>(memory);
-} catch (...) {
-    guard::swallowed();
 }
 
 CUABI_API cuabi_status cuabi_host_memory_get_pointer(cuabi_host_memory* memory, void** out_pointer) try {

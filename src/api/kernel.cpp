@@ -54,18 +54,6 @@ CUABI_API cuabi_status cuabi_kernel_set_attribute(cuabi_kernel* kernel, int32_t 
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_kernel_attributes_init(uint32_t struct_size, cuabi_kernel_attributes* out_attributes) try {
-    return init_struct(struct_size, out_attributes);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API void cuabi_kernel_destroy(cuabi_kernel* kernel) try {
-    destroy_handle<Kernel>(kernel);
-} catch (...) {
-    guard::swallowed();
-}
-
 CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_kernel_attributes* out_attributes) try {
     Status status = require_output(out_attributes, "out_attributes");
     if (status != CUABI_SUCCESS) return status;

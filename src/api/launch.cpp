@@ -109,12 +109,6 @@ Status with_layout(cuabi_kernel* kernel, Read&& read) {
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config) try {
-    return init_struct(struct_size, out_config);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config,
                                     const cuabi_kernel_arg* args, size_t arg_count) try {
     launch::PlainLaunch plain;

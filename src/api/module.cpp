@@ -52,18 +52,6 @@ Status read_compile_arguments(const char* source, const cuabi_compile_options* o
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options) try {
-    return init_struct(struct_size, out_options);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API cuabi_status cuabi_module_info_init(uint32_t struct_size, cuabi_module_info* out_info) try {
-    return init_struct(struct_size, out_info);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* source,
                                             const cuabi_compile_options* options, cuabi_module** out_module) try {
     CompileOptions read;
@@ -103,12 +91,6 @@ CUABI_API cuabi_status cuabi_module_load_image(cuabi_context* context, const voi
     return publish_created(status, std::move(module), out_module);
 } catch (...) {
     return guard::failed(__func__);
-}
-
-CUABI_API void cuabi_module_destroy(cuabi_module* module) try {
-    destroy_handle<Module>(module);
-} catch (...) {
-    guard::swallowed();
 }
 
 CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_info* out_info) try {

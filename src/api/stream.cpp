@@ -12,12 +12,6 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_stream_options_init(uint32_t struct_size, cuabi_stream_options* out_options) try {
-    return init_struct(struct_size, out_options);
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, const cuabi_stream_options* options,
                                            cuabi_stream** out_stream) try {
     Status status = require_pointer(out_stream, "out_stream");
