@@ -149,7 +149,8 @@ CUABI_API cuabi_status cuabi_graph_get_node_count(cuabi_graph* graph, size_t* ou
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t index, cuabi_graph_node_info* out_info) try {
+CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t index,
+                                                 cuabi_graph_node_info* out_info) try {
     Status status = require_output(out_info, "out_info");
     if (status != CUABI_SUCCESS) return status;
     graph::NodeInfo node;

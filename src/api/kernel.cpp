@@ -58,7 +58,8 @@ CUABI_API cuabi_status cuabi_kernel_get_attributes(cuabi_kernel* kernel, cuabi_k
     Status status = require_output(out_attributes, "out_attributes");
     if (status != CUABI_SUCCESS) return status;
     KernelAttributes read;
-    status = with_pinned<Kernel>(kernel, "kernel", [&](Kernel& pinned) { return read_kernel_attributes(pinned, &read); });
+    status = with_pinned<Kernel>(kernel, "kernel",
+                                 [&](Kernel& pinned) { return read_kernel_attributes(pinned, &read); });
     if (status != CUABI_SUCCESS) return status;
     cuabi_kernel_attributes facts CUABI_KERNEL_ATTRIBUTES_INIT;
     facts.registers_per_thread = read.registers_per_thread;

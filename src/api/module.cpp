@@ -95,12 +95,14 @@ CUABI_API cuabi_status cuabi_module_load_image(cuabi_context* context, const voi
 
 CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_info* out_info) try {
     if (Status status = require_output(out_info, "out_info")) return status;
-    return with_pinned<Module>(module, "module", [&](Module& read) { return write_output(public_module_info(read), out_info); });
+    return with_pinned<Module>(module, "module",
+                               [&](Module& read) { return write_output(public_module_info(read), out_info); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* out_image, size_t capacity, size_t* out_size) try {
+CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* out_image, size_t capacity,
+                                              size_t* out_size) try {
     return with_pinned<Module>(module, "module", [&](Module& read) {
         const std::vector<uint8_t>& image = read.image().image;
         return copy_bytes_out(image.data(), image.size(), out_image, capacity, out_size);
@@ -109,9 +111,11 @@ CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* out_im
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_module_get_log(cuabi_module* module, char* out_text, size_t capacity, size_t* out_size) try {
-    return with_pinned<Module>(module, "module",
-                               [&](Module& read) { return copy_text_out(read.image().log, out_text, capacity, out_size); });
+CUABI_API cuabi_status cuabi_module_get_log(cuabi_module* module, char* out_text, size_t capacity,
+                                            size_t* out_size) try {
+    return with_pinned<Module>(module, "module", [&](Module& read) {
+        return copy_text_out(read.image().log, out_text, capacity, out_size);
+    });
 } catch (...) {
     return guard::failed(__func__);
 }

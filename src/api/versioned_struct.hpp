@@ -3,7 +3,7 @@
 // model) and its defaults (the header's _INIT macro), so an entry point names none of them.
 #pragma once
 
-#include <type_traits>
+#include <iterator>
 
 #include "api/arguments.hpp"
 #include "core/options.hpp"
@@ -53,16 +53,18 @@ CUABI_STRUCT_DEFAULTS(cuabi_cache_stats, CUABI_CACHE_STATS_INIT)
 CUABI_STRUCT_DEFAULTS(cuabi_driver_jit_cache_info, CUABI_DRIVER_JIT_CACHE_INFO_INIT)
 #undef CUABI_STRUCT_DEFAULTS
 
+// Constant: the hot paths (a launch, a compile's memory hit) check sizes without a static guard.
+template <typename T>
+inline constexpr StructSizes kStructSizes{StructReleases<T>::name, StructReleases<T>::released,
+                                          std::size(StructReleases<T>::released)};
+
 template <typename T>
 const StructSizes& struct_sizes() {
-    using Releases = StructReleases<T>;
-    constexpr size_t count = sizeof Releases::released / sizeof Releases::released[0];
     // A field added to the header without the model regenerated would otherwise pass as a release.
-    static_assert(Releases::released[count - 1] == sizeof(T),
+    static_assert(kStructSizes<T>.newest() == sizeof(T),
                   "the newest released size in abi_structs.inc is not this header's sizeof: regenerate it "
                   "(scripts/regenerate.sh)");
-    static const StructSizes sizes{Releases::name, Releases::released, count};
-    return sizes;
+    return kStructSizes<T>;
 }
 
 // The caller's input struct over the defaults (NULL: the defaults), refused unless its

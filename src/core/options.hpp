@@ -24,7 +24,7 @@ struct StructSizes {
     const char* type_name;  // e.g. "cuabi_compile_options"; its init function is <type_name>_init
     const uint32_t* released;
     size_t count;
-    uint32_t newest() const { return released[count - 1]; }
+    constexpr uint32_t newest() const { return released[count - 1]; }
 };
 
 // Input structs: STRUCT_SIZE for a size no header declared, or a newer struct whose unknown tail

@@ -38,7 +38,7 @@ def main():
                 print("FAIL: %s no longer holds %r once; update this test's plant" % (file, text))
                 failures += 1
                 continue
-            if planted.startswith("const void* src"):  # the renamed parameter's uses go with it, as a real rename would
+            if planted.startswith("const void* src"):  # its uses are renamed with it, as a real rename would
                 original = original.replace('data, "data"', 'src, "src"').replace("write(offset, data", "write(offset, src")
             with open(path, "w") as f:
                 f.write(original.replace(text, planted))
