@@ -52,6 +52,8 @@ const char* const kExpressions[] = {"k", "k2"};
 const char* const kOtherExpressions[] = {"k2", "k"};
 const char* const kExtraFlags[] = {"-DCUABI_SENTINEL_X", "-DCUABI_SENTINEL_Y"};
 const char* const kOtherExtraFlags[] = {"-DCUABI_SENTINEL_Z", "-DCUABI_SENTINEL_Y"};
+// Other salt bytes, longer than any base salt, so the base's salt_size stays inside them.
+const char kOtherSalt[256] = "a salt of other bytes";
 
 // One sentinel per field of cuabi_compile_options, applied to base_options().
 const std::map<std::string, Sentinel>& compile_sentinels() {
@@ -81,7 +83,7 @@ const std::map<std::string, Sentinel>& compile_sentinels() {
         {"name_expression_count", {[](O* o) { o->name_expression_count = 2; }, Reaches::MemoAndKey, ""}},
         {"extra_flags", {[](O* o) { o->extra_flags = kOtherExtraFlags; }, Reaches::MemoAndKey, ""}},
         {"extra_flag_count", {[](O* o) { o->extra_flag_count = 2; }, Reaches::MemoAndKey, ""}},
-        {"salt", {[](O* o) { o->salt = "sentinel-salT"; }, Reaches::MemoAndKey, ""}},
+        {"salt", {[](O* o) { o->salt = kOtherSalt; }, Reaches::MemoAndKey, ""}},
         {"salt_size", {[](O* o) { o->salt_size -= 1; }, Reaches::MemoAndKey, ""}},
         {"timeout_ms",
          {[](O* o) { o->timeout_ms = 54321; }, Reaches::MemoOnly,
