@@ -140,12 +140,15 @@ const std::map<std::string, Observation>& observations() {
              EXPECT_FAILS_WITH(cuabi_graph_update_memcpy(made_up_graph(), 0, &o), CUABI_ERROR_INVALID_ARGUMENT,
                                "cuabi_graph_memcpy_params.size is 0");
          }, nullptr}},
-        {"cuabi_graph_memcpy_params.dst_buffer", {nullptr, "not observed yet: needs a captured memcpy node"}},
+        {"cuabi_graph_memcpy_params.dst_buffer",
+         {nullptr, "gpu/graph_control_test.cpp: AMemcpyNodeUpdateChangesWhatReplaysCopy"}},
         {"cuabi_graph_memcpy_params.dst_host", {nullptr, "not observed yet: needs a captured memcpy node"}},
         {"cuabi_graph_memcpy_params.dst_offset", {nullptr, "not observed yet: needs a captured memcpy node"}},
-        {"cuabi_graph_memcpy_params.src_buffer", {nullptr, "not observed yet: needs a captured memcpy node"}},
+        {"cuabi_graph_memcpy_params.src_buffer",
+         {nullptr, "gpu/graph_control_test.cpp: AMemcpyNodeUpdateChangesWhatReplaysCopy"}},
         {"cuabi_graph_memcpy_params.src_host", {nullptr, "not observed yet: needs a captured memcpy node"}},
-        {"cuabi_graph_memcpy_params.src_offset", {nullptr, "not observed yet: needs a captured memcpy node"}},
+        {"cuabi_graph_memcpy_params.src_offset",
+         {nullptr, "gpu/graph_control_test.cpp: AMemcpyNodeUpdateChangesWhatReplaysCopy"}},
     };
     return table;
 }
