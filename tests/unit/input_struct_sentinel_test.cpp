@@ -26,120 +26,112 @@ struct Observation {
     const char* with_gpu;               // the GPU test below that observes it, or nullptr
 };
 
-template <typename T>
-T defaults(cuabi_status (*init)(uint32_t, T*)) {
-    T value;
-    init(sizeof value, &value);
-    return value;
+// A sentinel set on the struct's defaults, which `call` must refuse with `expected` naming it.
+template <typename T, typename Set, typename Call>
+std::function<void()> refusal(cuabi_status (*init)(uint32_t, T*), Set set, Call call, cuabi_status expected,
+                              const char* fragment) {
+    return [=] {
+        T value;
+        init(sizeof value, &value);
+        set(&value);
+        EXPECT_FAILS_WITH(call(&value), expected, fragment);
+    };
 }
 
-cuabi_status create_context(const cuabi_context_options& o) {
+cuabi_status create_context(const cuabi_context_options* o) {
     cuabi_context* out = nullptr;
-    cuabi_status status = cuabi_context_create(&o, &out);
+    cuabi_status status = cuabi_context_create(o, &out);
     cuabi_context_destroy(out);
     return status;
 }
-cuabi_status create_stream(const cuabi_stream_options& o) {
+cuabi_status create_stream(const cuabi_stream_options* o) {
     cuabi_stream* out = nullptr;
-    return cuabi_stream_create(nullptr, &o, &out);
+    return cuabi_stream_create(nullptr, o, &out);
 }
-cuabi_status create_event(const cuabi_event_options& o) {
+cuabi_status create_event(const cuabi_event_options* o) {
     cuabi_event* out = nullptr;
-    return cuabi_event_create(nullptr, &o, &out);
+    return cuabi_event_create(nullptr, o, &out);
 }
-cuabi_status create_buffer(const cuabi_buffer_options& o) {
+cuabi_status create_buffer(const cuabi_buffer_options* o) {
     cuabi_buffer* out = nullptr;
-    return cuabi_buffer_create(nullptr, 16, &o, &out);
+    return cuabi_buffer_create(nullptr, 16, o, &out);
 }
-cuabi_status register_host(const cuabi_host_memory_options& o) {
+cuabi_status launch_nothing(const cuabi_launch_config* o) { return cuabi_launch(nullptr, o, nullptr, 0); }
+cuabi_status update_made_up_memcpy(const cuabi_graph_memcpy_params* o) {
+    return cuabi_graph_update_memcpy(made_up_graph(), 0, o);
+}
+cuabi_status register_host(const cuabi_host_memory_options* o) {
     static char host[64];
     cuabi_host_memory* out = nullptr;
-    return cuabi_host_memory_register(nullptr, host, sizeof host, &o, &out);
+    return cuabi_host_memory_register(nullptr, host, sizeof host, o, &out);
 }
 
 const std::map<std::string, Observation>& observations() {
     static const std::map<std::string, Observation> table = {
         {"cuabi_context_options.struct_size", {nullptr, "struct_size_test.cpp: every size of every struct"}},
-        {"cuabi_context_options.flags", {[] {
-             auto o = defaults(cuabi_context_options_init);
-             o.flags = 0x80;
-             EXPECT_FAILS_WITH(create_context(o), CUABI_ERROR_INVALID_ARGUMENT, "cuabi_context_options.flags is 0x80");
-         }, nullptr}},
-        {"cuabi_context_options.device_ordinal", {[] {
-             auto o = defaults(cuabi_context_options_init);
-             o.device_ordinal = -5;
-             EXPECT_FAILS_WITH(create_context(o), CUABI_ERROR_INVALID_DEVICE, "device ordinal -5");
-         }, nullptr}},
-        {"cuabi_context_options.reserved", {[] {
-             auto o = defaults(cuabi_context_options_init);
-             o.reserved = 3;
-             EXPECT_FAILS_WITH(create_context(o), CUABI_ERROR_INVALID_ARGUMENT, "cuabi_context_options.reserved is 3");
-         }, nullptr}},
+        {"cuabi_context_options.flags",
+         {refusal(cuabi_context_options_init, [](auto* o) { o->flags = 0x80; },
+                  create_context, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_context_options.flags is 0x80"),
+          nullptr}},
+        {"cuabi_context_options.device_ordinal",
+         {refusal(cuabi_context_options_init, [](auto* o) { o->device_ordinal = -5; },
+                  create_context, CUABI_ERROR_INVALID_DEVICE, "device ordinal -5"),
+          nullptr}},
+        {"cuabi_context_options.reserved",
+         {refusal(cuabi_context_options_init, [](auto* o) { o->reserved = 3; },
+                  create_context, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_context_options.reserved is 3"),
+          nullptr}},
         {"cuabi_stream_options.struct_size", {nullptr, "struct_size_test.cpp"}},
-        {"cuabi_stream_options.flags", {[] {
-             auto o = defaults(cuabi_stream_options_init);
-             o.flags = 0x40;
-             EXPECT_FAILS_WITH(create_stream(o), CUABI_ERROR_INVALID_ARGUMENT, "cuabi_stream_options.flags is 0x40");
-         }, nullptr}},
+        {"cuabi_stream_options.flags",
+         {refusal(cuabi_stream_options_init, [](auto* o) { o->flags = 0x40; },
+                  create_stream, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_stream_options.flags is 0x40"),
+          nullptr}},
         {"cuabi_stream_options.priority", {nullptr, "not observed yet: needs the stream's priority from the driver"}},
-        {"cuabi_stream_options.reserved", {[] {
-             auto o = defaults(cuabi_stream_options_init);
-             o.reserved = 3;
-             EXPECT_FAILS_WITH(create_stream(o), CUABI_ERROR_INVALID_ARGUMENT, "cuabi_stream_options.reserved is 3");
-         }, nullptr}},
+        {"cuabi_stream_options.reserved",
+         {refusal(cuabi_stream_options_init, [](auto* o) { o->reserved = 3; },
+                  create_stream, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_stream_options.reserved is 3"),
+          nullptr}},
         {"cuabi_event_options.struct_size", {nullptr, "struct_size_test.cpp"}},
-        {"cuabi_event_options.flags", {[] {
-             auto o = defaults(cuabi_event_options_init);
-             o.flags = 0x80;
-             EXPECT_FAILS_WITH(create_event(o), CUABI_ERROR_INVALID_ARGUMENT, "cuabi_event_options.flags is 0x80");
-         }, nullptr}},
+        {"cuabi_event_options.flags",
+         {refusal(cuabi_event_options_init, [](auto* o) { o->flags = 0x80; },
+                  create_event, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_event_options.flags is 0x80"),
+          nullptr}},
         {"cuabi_buffer_options.struct_size", {nullptr, "struct_size_test.cpp"}},
-        {"cuabi_buffer_options.flags", {[] {
-             auto o = defaults(cuabi_buffer_options_init);
-             o.flags = 0x100;
-             EXPECT_FAILS_WITH(create_buffer(o), CUABI_ERROR_INVALID_ARGUMENT, "cuabi_buffer_options.flags is 0x100");
-         }, nullptr}},
+        {"cuabi_buffer_options.flags",
+         {refusal(cuabi_buffer_options_init, [](auto* o) { o->flags = 0x100; },
+                  create_buffer, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_buffer_options.flags is 0x100"),
+          nullptr}},
         {"cuabi_host_memory_options.struct_size", {nullptr, "struct_size_test.cpp"}},
-        {"cuabi_host_memory_options.flags", {[] {
-             auto o = defaults(cuabi_host_memory_options_init);
-             o.flags = CUABI_HOST_MEMORY_WRITE_COMBINED;
-             EXPECT_FAILS_WITH(register_host(o), CUABI_ERROR_INVALID_ARGUMENT, "asks for write-combined memory");
-         }, nullptr}},
+        {"cuabi_host_memory_options.flags",
+         {refusal(cuabi_host_memory_options_init, [](auto* o) { o->flags = CUABI_HOST_MEMORY_WRITE_COMBINED; },
+                  register_host, CUABI_ERROR_INVALID_ARGUMENT, "asks for write-combined memory"),
+          nullptr}},
         {"cuabi_launch_config.struct_size", {nullptr, "struct_size_test.cpp"}},
-        {"cuabi_launch_config.flags", {[] {
-             auto o = defaults(cuabi_launch_config_init);
-             o.flags = 0x8000;
-             EXPECT_FAILS_WITH(cuabi_launch(nullptr, &o, nullptr, 0), CUABI_ERROR_INVALID_ARGUMENT,
-                               "cuabi_launch_config.flags is 0x8000");
-         }, nullptr}},
+        {"cuabi_launch_config.flags",
+         {refusal(cuabi_launch_config_init, [](auto* o) { o->flags = 0x8000; },
+                  launch_nothing, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_launch_config.flags is 0x8000"),
+          nullptr}},
         {"cuabi_launch_config.grid", {nullptr, "LaunchGeometryReachesTheKernel"}},
         {"cuabi_launch_config.block", {nullptr, "LaunchGeometryReachesTheKernel"}},
         {"cuabi_launch_config.cluster", {nullptr, "not observed yet: needs an sm_90 cluster probe"}},
         {"cuabi_launch_config.shared_memory_bytes", {nullptr, "LaunchGeometryReachesTheKernel"}},
         {"cuabi_launch_config.stream", {nullptr, "LaunchGeometryReachesTheKernel (runs on the config's stream)"}},
         {"cuabi_launch_config.priority", {nullptr, "not observed yet: needs the launch's priority from the driver"}},
-        {"cuabi_launch_config.reserved", {[] {
-             auto o = defaults(cuabi_launch_config_init);
-             o.reserved = 3;
-             EXPECT_FAILS_WITH(cuabi_launch(nullptr, &o, nullptr, 0), CUABI_ERROR_INVALID_ARGUMENT,
-                               "cuabi_launch_config.reserved is 3");
-         }, nullptr}},
+        {"cuabi_launch_config.reserved",
+         {refusal(cuabi_launch_config_init, [](auto* o) { o->reserved = 3; },
+                  launch_nothing, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_launch_config.reserved is 3"),
+          nullptr}},
         {"cuabi_graph_options.struct_size", {nullptr, "struct_size_test.cpp"}},
         {"cuabi_graph_options.flags", {nullptr, "not observed yet: needs a captured graph"}},
         {"cuabi_graph_memcpy_params.struct_size", {nullptr, "struct_size_test.cpp"}},
-        {"cuabi_graph_memcpy_params.reserved", {[] {
-             auto o = defaults(cuabi_graph_memcpy_params_init);
-             o.reserved = 3;
-             o.size = 8;
-             EXPECT_FAILS_WITH(cuabi_graph_update_memcpy(made_up_graph(), 0, &o), CUABI_ERROR_INVALID_ARGUMENT,
-                               "cuabi_graph_memcpy_params.reserved is 3");
-         }, nullptr}},
-        {"cuabi_graph_memcpy_params.size", {[] {
-             auto o = defaults(cuabi_graph_memcpy_params_init);
-             o.size = 0;
-             EXPECT_FAILS_WITH(cuabi_graph_update_memcpy(made_up_graph(), 0, &o), CUABI_ERROR_INVALID_ARGUMENT,
-                               "cuabi_graph_memcpy_params.size is 0");
-         }, nullptr}},
+        {"cuabi_graph_memcpy_params.reserved",
+         {refusal(cuabi_graph_memcpy_params_init, [](auto* o) { o->reserved = 3; o->size = 8; },
+                  update_made_up_memcpy, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_graph_memcpy_params.reserved is 3"),
+          nullptr}},
+        {"cuabi_graph_memcpy_params.size",
+         {refusal(cuabi_graph_memcpy_params_init, [](auto* o) { o->size = 0; },
+                  update_made_up_memcpy, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_graph_memcpy_params.size is 0"),
+          nullptr}},
         {"cuabi_graph_memcpy_params.dst_buffer",
          {nullptr, "gpu/graph_control_test.cpp: AMemcpyNodeUpdateChangesWhatReplaysCopy"}},
         {"cuabi_graph_memcpy_params.dst_host", {nullptr, "not observed yet: needs a captured memcpy node"}},
