@@ -29,9 +29,12 @@
  *     newer ones -- and sets struct_size, so it never writes past a struct from an older header.
  *     C callers may use the CUABI_*_INIT macro instead. For options, a NULL pointer means all
  *     defaults.
- *     A struct from an older, smaller header gets defaults for the fields it lacks; a larger one
- *     whose unknown tail is not all zero bytes, or one claiming more than CUABI_STRUCT_SIZE_MAX
- *     bytes, is refused with CUABI_ERROR_STRUCT_SIZE. Output structs are filled up to struct_size.
+ *     A struct from an older, smaller header gets defaults for the fields it lacks. struct_size
+ *     must be the size of a release of the struct, or larger (a newer header): any other size,
+ *     one claiming more than CUABI_STRUCT_SIZE_MAX bytes, or a larger options struct whose unknown
+ *     tail is not all zero bytes is refused with CUABI_ERROR_STRUCT_SIZE (naming the struct, the
+ *     size and the released sizes), by the calls that take the struct and by its init function.
+ *     Output structs are filled up to struct_size.
  *     Fields named reserved must be zero. No struct has implicit padding.
  *   - Constants: enumerated values (statuses, kinds, modes) are int32_t and written as plain
  *     decimal numbers; flags and other unsigned values are written with a u suffix and go into

@@ -2,11 +2,12 @@
 // "Fix: ..." and returns the status, so entry points read `if (status != OK) return status;`.
 #pragma once
 
+#include <memory>
 #include <optional>
+#include <utility>
 
 #include "core/error.hpp"
 #include "core/handle_table.hpp"
-#include "core/options.hpp"
 
 namespace cuabi {
 
@@ -14,12 +15,6 @@ namespace cuabi {
 inline Status require_pointer(const void* pointer, const char* parameter_name) {
     if (pointer != nullptr) return CUABI_SUCCESS;
     return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a valid pointer", "%s is NULL", parameter_name);
-}
-
-// STRUCT_SIZE when an output struct's struct_size cannot be any version of the struct. Checked
-// before any work so that the caller learns it without a GPU (write_output checks again).
-inline Status require_output_struct(uint32_t struct_size, const char* type_name, const char* init_function) {
-    return check_output_struct_size(struct_size, type_name, init_function);
 }
 
 // INVALID_ARGUMENT when `flags` has bits outside `known`.
@@ -43,5 +38,29 @@ public:
 private:
     std::optional<Pinned<T>> pinned_;
 };
+
+// Runs `work` on the object behind `handle`, pinned while it runs, or refuses the handle.
+template <typename T, typename Work>
+Status with_pinned(const void* handle, const char* parameter_name, Work&& work) {
+    Pinned<T> pinned(handle, parameter_name);
+    return pinned.ok() ? work(*pinned) : refused_handle();
+}
+
+// The shape of a getter: *out = read(the object behind `handle`).
+template <typename T, typename Out, typename Read>
+Status get_value(const void* handle, const char* handle_name, Out* out, const char* out_name, Read&& read) {
+    Status status = require_pointer(out, out_name);
+    if (status != CUABI_SUCCESS) return status;
+    return with_pinned<T>(handle, handle_name, [&](T& object) {
+        *out = read(object);
+        return CUABI_SUCCESS;
+    });
+}
+
+// The end of a create: the new object published in *out when making it succeeded.
+template <typename Public, typename T>
+Status publish_created(Status status, std::shared_ptr<T> object, Public** out) {
+    return status == CUABI_SUCCESS ? publish(std::move(object), out) : status;
+}
 
 }  // namespace cuabi

@@ -2,7 +2,7 @@
 #include "api/arguments.hpp"
 #include "api/enqueue.hpp"
 #include "api/guard.hpp"
-#include "core/options.hpp"
+#include "api/versioned_struct.hpp"
 #include "cuabi/cuabi.h"
 #include "device/buffer.hpp"
 #include "graph/capture.hpp"
@@ -21,15 +21,20 @@ Status transfer_buffer(const void* handle, const char* parameter_name, const Str
     return enqueues ? graph::retain_for_capture(stream, *out) : CUABI_SUCCESS;
 }
 
+// A transfer between `buffer` and host memory at `host` (the parameter `host_name`, which may be
+// NULL only when nothing moves): `move` runs on the buffer once both are checked.
+template <typename Move>
+Status host_transfer(cuabi_buffer* buffer, const void* host, const char* host_name, size_t size, const Stream* stream,
+                     Move&& move) {
+    Status status = size == 0 ? CUABI_SUCCESS : require_pointer(host, host_name);
+    std::shared_ptr<Buffer> device;
+    if (status == CUABI_SUCCESS) status = transfer_buffer(buffer, "buffer", stream, size != 0, &device);
+    return status == CUABI_SUCCESS ? move(*device) : status;
+}
+
 }  // namespace
 
 extern "C" {
-
-CUABI_API cuabi_status cuabi_buffer_options_init(uint32_t struct_size, cuabi_buffer_options* out_options) try {
-    return init_struct(cuabi_buffer_options CUABI_BUFFER_OPTIONS_INIT, struct_size, out_options, "cuabi_buffer_options", "cuabi_buffer_options_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
 
 CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, const cuabi_buffer_options* options,
                                            cuabi_buffer** out_buffer) try {
@@ -38,10 +43,8 @@ CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, 
     if (size == 0)
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a size of at least 1 byte",
                     "buffer size is 0; CUDA cannot allocate an empty buffer");
-    cuabi_buffer_options read{};
-    status = read_options(options, cuabi_buffer_options CUABI_BUFFER_OPTIONS_INIT, "cuabi_buffer_options",
-                          "cuabi_buffer_options_init", &read);
-    if (status != CUABI_SUCCESS) return status;
+    cuabi_buffer_options read;
+    if ((status = read_struct(options, &read)) != CUABI_SUCCESS) return status;
     if ((status = require_known_flags(read.flags, CUABI_BUFFER_ZERO, "cuabi_buffer_options.flags",
                                       "CUABI_BUFFER_*")) != CUABI_SUCCESS)
         return status;
@@ -49,8 +52,7 @@ CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, 
     if (!parent) return refused_handle();
     std::shared_ptr<Buffer> buffer;
     status = Buffer::create(std::move(parent), size, read.flags, &buffer);
-    if (status != CUABI_SUCCESS) return status;
-    return publish(std::move(buffer), out_buffer);
+    return publish_created(status, std::move(buffer), out_buffer);
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -72,36 +74,20 @@ CUABI_API cuabi_status cuabi_buffer_wrap(cuabi_context* context, uint64_t device
     if (!parent) return refused_handle();
     std::shared_ptr<Buffer> buffer;
     status = Buffer::wrap(std::move(parent), static_cast<CUdeviceptr>(device_address), size, &buffer);
-    if (status != CUABI_SUCCESS) return status;
-    return publish(std::move(buffer), out_buffer);
+    return publish_created(status, std::move(buffer), out_buffer);
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_buffer_destroy(cuabi_buffer* buffer) try {
-    destroy_handle<Buffer>(buffer);
-} catch (...) {
-    guard::swallowed();
-}
-
 CUABI_API cuabi_status cuabi_buffer_get_size(cuabi_buffer* buffer, size_t* out_size) try {
-    Status status = require_pointer(out_size, "out_size");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Buffer> pinned(buffer, "buffer");
-    if (!pinned.ok()) return refused_handle();
-    *out_size = pinned->size();
-    return CUABI_SUCCESS;
+    return get_value<Buffer>(buffer, "buffer", out_size, "out_size", [](Buffer& read) { return read.size(); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, uint64_t* out_address) try {
-    Status status = require_pointer(out_address, "out_address");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Buffer> pinned(buffer, "buffer");
-    if (!pinned.ok()) return refused_handle();
-    *out_address = pinned->address();
-    return CUABI_SUCCESS;
+    return get_value<Buffer>(buffer, "buffer", out_address, "out_address",
+                             [](Buffer& read) { return static_cast<uint64_t>(read.address()); });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -110,29 +96,23 @@ CUABI_API cuabi_status cuabi_buffer_get_device_address(cuabi_buffer* buffer, uin
 // stream is ended (api/enqueue.hpp), so it never stays capturing. Success pays one comparison,
 // plus one driver query on a stream (whether it captures, for graph/retention.hpp).
 
-CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, const void* src, size_t size,
+CUABI_API cuabi_status cuabi_buffer_write(cuabi_buffer* buffer, size_t offset, const void* data, size_t size,
                                           cuabi_stream* stream) try {
-    OptionalPinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return refused_handle();
-    return enqueue_on(pinned_stream.get(), __func__, [&] {
-        Status status = size == 0 ? CUABI_SUCCESS : require_pointer(src, "src");
-        std::shared_ptr<Buffer> target;
-        if (status == CUABI_SUCCESS) status = transfer_buffer(buffer, "buffer", pinned_stream.get(), size != 0, &target);
-        return status == CUABI_SUCCESS ? target->write(offset, src, size, pinned_stream.get()) : status;
+    return enqueue_on_stream(stream, __func__, [&](const Stream* on) {
+        return host_transfer(buffer, data, "data", size, on, [&](Buffer& target) {
+            return target.write(offset, data, size, on);
+        });
     });
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, void* dst, size_t size,
+CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, void* out_data, size_t size,
                                          cuabi_stream* stream) try {
-    OptionalPinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return refused_handle();
-    return enqueue_on(pinned_stream.get(), __func__, [&] {
-        Status status = size == 0 ? CUABI_SUCCESS : require_pointer(dst, "dst");
-        std::shared_ptr<Buffer> source;
-        if (status == CUABI_SUCCESS) status = transfer_buffer(buffer, "buffer", pinned_stream.get(), size != 0, &source);
-        return status == CUABI_SUCCESS ? source->read(offset, dst, size, pinned_stream.get()) : status;
+    return enqueue_on_stream(stream, __func__, [&](const Stream* on) {
+        return host_transfer(buffer, out_data, "out_data", size, on, [&](Buffer& source) {
+            return source.read(offset, out_data, size, on);
+        });
     });
 } catch (...) {
     return guard::failed(__func__);
@@ -140,14 +120,11 @@ CUABI_API cuabi_status cuabi_buffer_read(cuabi_buffer* buffer, size_t offset, vo
 
 CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset,
                                          size_t size, cuabi_stream* stream) try {
-    OptionalPinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return refused_handle();
-    return enqueue_on(pinned_stream.get(), __func__, [&] {
+    return enqueue_on_stream(stream, __func__, [&](const Stream* on) {
         std::shared_ptr<Buffer> to, from;
-        Status status = transfer_buffer(dst, "dst", pinned_stream.get(), size != 0, &to);
-        if (status == CUABI_SUCCESS) status = transfer_buffer(src, "src", pinned_stream.get(), size != 0, &from);
-        if (status != CUABI_SUCCESS) return status;
-        return Buffer::copy(*to, dst_offset, *from, src_offset, size, pinned_stream.get());
+        Status status = transfer_buffer(dst, "dst", on, size != 0, &to);
+        if (status == CUABI_SUCCESS) status = transfer_buffer(src, "src", on, size != 0, &from);
+        return status == CUABI_SUCCESS ? Buffer::copy(*to, dst_offset, *from, src_offset, size, on) : status;
     });
 } catch (...) {
     return guard::failed(__func__);
@@ -155,12 +132,10 @@ CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, c
 
 CUABI_API cuabi_status cuabi_buffer_fill(cuabi_buffer* buffer, size_t offset, uint32_t value, uint32_t element_size,
                                          size_t count, cuabi_stream* stream) try {
-    OptionalPinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return refused_handle();
-    return enqueue_on(pinned_stream.get(), __func__, [&] {
+    return enqueue_on_stream(stream, __func__, [&](const Stream* on) {
         std::shared_ptr<Buffer> target;
-        Status status = transfer_buffer(buffer, "buffer", pinned_stream.get(), count != 0, &target);
-        return status == CUABI_SUCCESS ? target->fill(offset, value, element_size, count, pinned_stream.get()) : status;
+        Status status = transfer_buffer(buffer, "buffer", on, count != 0, &target);
+        return status == CUABI_SUCCESS ? target->fill(offset, value, element_size, count, on) : status;
     });
 } catch (...) {
     return guard::failed(__func__);

@@ -4,11 +4,11 @@
 #include "api/arguments.hpp"
 #include "api/guard.hpp"
 #include "api/two_call.hpp"
+#include "api/versioned_struct.hpp"
 #include "cache/driver_jit_cache.hpp"
 #include "cache/kernel_cache.hpp"
 #include "compile/compiler.hpp"
 #include "core/fork.hpp"
-#include "core/options.hpp"
 #include "cuabi/cuabi.h"
 
 using namespace cuabi;
@@ -33,18 +33,6 @@ Status report(Status status, uint64_t first, uint64_t* out_first, uint64_t secon
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_cache_stats_init(uint32_t struct_size, cuabi_cache_stats* out_stats) try {
-    return init_struct(cuabi_cache_stats CUABI_CACHE_STATS_INIT, struct_size, out_stats, "cuabi_cache_stats", "cuabi_cache_stats_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API cuabi_status cuabi_driver_jit_cache_info_init(uint32_t struct_size, cuabi_driver_jit_cache_info* out_info) try {
-    return init_struct(cuabi_driver_jit_cache_info CUABI_DRIVER_JIT_CACHE_INFO_INIT, struct_size, out_info, "cuabi_driver_jit_cache_info", "cuabi_driver_jit_cache_info_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_cache_configure_driver_jit(void) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
     cache::configure_driver_jit_cache();
@@ -53,14 +41,11 @@ CUABI_API cuabi_status cuabi_cache_configure_driver_jit(void) try {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* stats) try {
+CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* out_stats) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    Status status = require_pointer(stats, "stats");
-    if (status == CUABI_SUCCESS) status = require_output_struct(stats->struct_size, "cuabi_cache_stats", "cuabi_cache_stats_init");
-    if (status != CUABI_SUCCESS) return status;
+    if (Status status = require_output(out_stats, "out_stats")) return status;
     cache::Stats s = cache::KernelCache::instance().stats();
-    cuabi_cache_stats out{};
-    out.struct_size = sizeof out;
+    cuabi_cache_stats out CUABI_CACHE_STATS_INIT;
     out.disk_enabled = s.disk_enabled;
     out.disk_writable = s.disk_writable;
     out.memory_hits = s.memory_hits;
@@ -84,21 +69,21 @@ CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* stats) try {
     out.nvrtc_state = compiles.nvrtc_state;
     out.compiles = compiles.compiles;
     out.compiles_joined = compiles.compiles_joined;
-    return write_output(out, stats, "cuabi_cache_stats", "cuabi_cache_stats_init");
+    return write_output(out, out_stats);
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_get_directory(char* buffer, size_t capacity, size_t* out_size) try {
+CUABI_API cuabi_status cuabi_cache_get_directory(char* out_text, size_t capacity, size_t* out_size) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    return copy_text_out(cache::KernelCache::instance().directory(), buffer, capacity, out_size);
+    return copy_text_out(cache::KernelCache::instance().directory(), out_text, capacity, out_size);
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_get_degradation_reason(char* buffer, size_t capacity, size_t* out_size) try {
+CUABI_API cuabi_status cuabi_cache_get_degradation_reason(char* out_text, size_t capacity, size_t* out_size) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    return copy_text_out(cache::KernelCache::instance().degradation_reason(), buffer, capacity, out_size);
+    return copy_text_out(cache::KernelCache::instance().degradation_reason(), out_text, capacity, out_size);
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -130,29 +115,25 @@ CUABI_API cuabi_status cuabi_cache_verify(uint64_t* out_checked_entries, uint64_
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_get_driver_jit_info(cuabi_driver_jit_cache_info* info) try {
+CUABI_API cuabi_status cuabi_cache_get_driver_jit_info(cuabi_driver_jit_cache_info* out_info) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    Status status = require_pointer(info, "info");
-    if (status == CUABI_SUCCESS)
-        status = require_output_struct(info->struct_size, "cuabi_driver_jit_cache_info", "cuabi_driver_jit_cache_info_init");
-    if (status != CUABI_SUCCESS) return status;
+    if (Status status = require_output(out_info, "out_info")) return status;
     const cache::DriverJitSettings settings = cache::driver_jit_settings();
-    cuabi_driver_jit_cache_info out{};
-    out.struct_size = sizeof out;
+    cuabi_driver_jit_cache_info out CUABI_DRIVER_JIT_CACHE_INFO_INIT;
     out.enabled = settings.enabled;
     out.path_source = static_cast<int32_t>(settings.path_source);
     out.max_bytes_source = static_cast<int32_t>(settings.max_bytes_source);
     out.max_bytes = settings.max_bytes;
     out.driver_started_first = settings.driver_started_first;
-    return write_output(out, info, "cuabi_driver_jit_cache_info", "cuabi_driver_jit_cache_info_init");
+    return write_output(out, out_info);
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_cache_get_driver_jit_path(char* buffer, size_t capacity, size_t* out_size) try {
+CUABI_API cuabi_status cuabi_cache_get_driver_jit_path(char* out_text, size_t capacity, size_t* out_size) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    if (out_size == nullptr) return require_pointer(out_size, "out_size");
-    return copy_text_out(cache::driver_jit_settings().path, buffer, capacity, out_size);
+    if (Status status = require_pointer(out_size, "out_size")) return status;  // before the settings are read
+    return copy_text_out(cache::driver_jit_settings().path, out_text, capacity, out_size);
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -1,6 +1,6 @@
 #include "api/compile_options.hpp"
 
-#include "core/options.hpp"
+#include "api/versioned_struct.hpp"
 
 namespace cuabi {
 
@@ -8,13 +8,14 @@ Status read_compile_options_unchecked(const cuabi_compile_options* user, Compile
     // Every memory hit reads its options: no zero-filled temporaries (GCC clears a struct this
     // size with `rep stos`, which cost a tenth of a hit), each field written once, and a caller's
     // complete struct read in place rather than copied first.
-    static const cuabi_compile_options defaults CUABI_COMPILE_OPTIONS_INIT;
     cuabi_compile_options scratch;  // written whole when used
     const cuabi_compile_options* fields = nullptr;
-    Status status =
-        view_options(user, defaults, "cuabi_compile_options", "cuabi_compile_options_init", &scratch, &fields);
+    Status status = view_struct(user, &scratch, &fields);
     if (status != CUABI_SUCCESS) return status;
     const cuabi_compile_options& read = *fields;
+    if (read.reserved != 0)
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "leave reserved 0 (cuabi_compile_options_init() does)",
+                    "cuabi_compile_options.reserved is %u", read.reserved);
     CompileOptions& options = *out;
     options.flags = read.flags;
     options.target = read.target;

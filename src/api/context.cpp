@@ -2,9 +2,9 @@
 #include "api/arguments.hpp"
 #include "api/device_info.hpp"
 #include "api/guard.hpp"
+#include "api/versioned_struct.hpp"
 #include "compile/discovery.hpp"
 #include "core/fork.hpp"
-#include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/context.hpp"
 #include "driver/driver_api.hpp"
@@ -14,26 +14,12 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_context_options_init(uint32_t struct_size, cuabi_context_options* out_options) try {
-    return init_struct(cuabi_context_options CUABI_CONTEXT_OPTIONS_INIT, struct_size, out_options, "cuabi_context_options", "cuabi_context_options_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API cuabi_status cuabi_counters_init(uint32_t struct_size, cuabi_counters* out_counters) try {
-    return init_struct(cuabi_counters CUABI_COUNTERS_INIT, struct_size, out_counters, "cuabi_counters", "cuabi_counters_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options, cuabi_context** out_context) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_context, "out_context");
     if (status != CUABI_SUCCESS) return status;
-    cuabi_context_options read{};
-    status = read_options(options, cuabi_context_options CUABI_CONTEXT_OPTIONS_INIT, "cuabi_context_options",
-                          "cuabi_context_options_init", &read);
-    if (status != CUABI_SUCCESS) return status;
+    cuabi_context_options read;
+    if ((status = read_struct(options, &read)) != CUABI_SUCCESS) return status;
     if ((status = require_known_flags(read.flags, 0, "cuabi_context_options.flags", "(none yet: pass 0)")) !=
         CUABI_SUCCESS)
         return status;
@@ -49,8 +35,7 @@ CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options
     discovery::start();
     std::shared_ptr<Context> context;
     status = Context::create(read.device_ordinal, &context);
-    if (status != CUABI_SUCCESS) return status;
-    return publish(std::move(context), out_context);
+    return publish_created(status, std::move(context), out_context);
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -70,45 +55,33 @@ CUABI_API void cuabi_context_destroy(cuabi_context* context) try {
     guard::swallowed();
 }
 
-CUABI_API cuabi_status cuabi_context_get_device_info(cuabi_context* context, cuabi_device_info* info) try {
-    Status status = require_pointer(info, "info");
-    if (status != CUABI_SUCCESS) return status;
-    status = require_output_struct(info->struct_size, "cuabi_device_info", "cuabi_device_info_init");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Context> pinned(context, "context");
-    if (!pinned.ok()) return refused_handle();
-    return write_output(public_device_info(pinned->info()), info, "cuabi_device_info", "cuabi_device_info_init");
+CUABI_API cuabi_status cuabi_context_get_device_info(cuabi_context* context, cuabi_device_info* out_info) try {
+    if (Status status = require_output(out_info, "out_info")) return status;
+    return with_pinned<Context>(context, "context", [&](Context& read) {
+        return write_output(public_device_info(read.info()), out_info);
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_context_synchronize(cuabi_context* context) try {
-    Pinned<Context> pinned(context, "context");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->synchronize();
+    return with_pinned<Context>(context, "context", [](Context& pinned) { return pinned.synchronize(); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_context_get_native(cuabi_context* context, void** out_cu_context) try {
-    Status status = require_pointer(out_cu_context, "out_cu_context");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Context> pinned(context, "context");
-    if (!pinned.ok()) return refused_handle();
-    *out_cu_context = pinned->cu_context();
-    return CUABI_SUCCESS;
+    return get_value<Context>(context, "context", out_cu_context, "out_cu_context",
+                              [](Context& read) { return static_cast<void*>(read.cu_context()); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, cuabi_counters* counters) try {
-    Status status = require_pointer(counters, "counters");
-    if (status != CUABI_SUCCESS) return status;
-    status = require_output_struct(counters->struct_size, "cuabi_counters", "cuabi_counters_init");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Context> pinned(context, "context");
-    if (!pinned.ok()) return refused_handle();
-    return write_output(public_counters(pinned->counters()), counters, "cuabi_counters", "cuabi_counters_init");
+CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, cuabi_counters* out_counters) try {
+    if (Status status = require_output(out_counters, "out_counters")) return status;
+    return with_pinned<Context>(context, "context", [&](Context& read) {
+        return write_output(public_counters(read.counters()), out_counters);
+    });
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -2,21 +2,25 @@
 #include "api/arguments.hpp"
 #include "api/device_info.hpp"
 #include "api/guard.hpp"
+#include "api/versioned_struct.hpp"
 #include "core/fork.hpp"
-#include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/context.hpp"
 #include "driver/driver_api.hpp"
 
 using namespace cuabi;
 
-extern "C" {
+namespace {
 
-CUABI_API cuabi_status cuabi_device_info_init(uint32_t struct_size, cuabi_device_info* out_info) try {
-    return init_struct(cuabi_device_info CUABI_DEVICE_INFO_INIT, struct_size, out_info, "cuabi_device_info", "cuabi_device_info_init");
-} catch (...) {
-    return guard::failed(__func__);
+Status require_ordinal(int32_t ordinal) {
+    if (ordinal >= 0) return CUABI_SUCCESS;
+    return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_get_count() - 1",
+                "device ordinal %d is negative", ordinal);
 }
+
+}  // namespace
+
+extern "C" {
 
 CUABI_API cuabi_status cuabi_driver_get_version(int32_t* out_version) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
@@ -49,21 +53,17 @@ CUABI_API cuabi_status cuabi_device_get_count(int32_t* out_count) try {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info* info) try {
+CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info* out_info) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    Status status = require_pointer(info, "info");
+    Status status = require_output(out_info, "out_info");
+    if (status == CUABI_SUCCESS) status = require_ordinal(ordinal);
     if (status != CUABI_SUCCESS) return status;
-    status = require_output_struct(info->struct_size, "cuabi_device_info", "cuabi_device_info_init");
-    if (status != CUABI_SUCCESS) return status;
-    if (ordinal < 0)
-        return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_get_count() - 1",
-                    "device ordinal %d is negative", ordinal);
     const DriverApi* api = driver(&status);
     if (api == nullptr) return status;
     DeviceInfo facts;
     status = query_device_info(*api, ordinal, &facts);
     if (status != CUABI_SUCCESS) return status;
-    return write_output(public_device_info(facts), info, "cuabi_device_info", "cuabi_device_info_init");
+    return write_output(public_device_info(facts), out_info);
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -71,10 +71,8 @@ CUABI_API cuabi_status cuabi_device_get_info(int32_t ordinal, cuabi_device_info*
 CUABI_API cuabi_status cuabi_device_get_attribute(int32_t ordinal, int32_t attribute, int32_t* out_value) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_value, "out_value");
+    if (status == CUABI_SUCCESS) status = require_ordinal(ordinal);
     if (status != CUABI_SUCCESS) return status;
-    if (ordinal < 0)
-        return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_get_count() - 1",
-                    "device ordinal %d is negative", ordinal);
     if (attribute < 1)
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a CU_DEVICE_ATTRIBUTE_* value from cuda.h (they start at 1)",
                     "attribute %d is not a CUdevice_attribute", attribute);

@@ -2,7 +2,7 @@
 #include "api/arguments.hpp"
 #include "api/enqueue.hpp"
 #include "api/guard.hpp"
-#include "core/options.hpp"
+#include "api/versioned_struct.hpp"
 #include "cuabi/cuabi.h"
 #include "device/event.hpp"
 
@@ -10,20 +10,12 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_event_options_init(uint32_t struct_size, cuabi_event_options* out_options) try {
-    return init_struct(cuabi_event_options CUABI_EVENT_OPTIONS_INIT, struct_size, out_options, "cuabi_event_options", "cuabi_event_options_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_event_options* options,
                                           cuabi_event** out_event) try {
     Status status = require_pointer(out_event, "out_event");
     if (status != CUABI_SUCCESS) return status;
-    cuabi_event_options read{};
-    status = read_options(options, cuabi_event_options CUABI_EVENT_OPTIONS_INIT, "cuabi_event_options",
-                          "cuabi_event_options_init", &read);
-    if (status != CUABI_SUCCESS) return status;
+    cuabi_event_options read;
+    if ((status = read_struct(options, &read)) != CUABI_SUCCESS) return status;
     if ((status = require_known_flags(read.flags, CUABI_EVENT_DISABLE_TIMING | CUABI_EVENT_BLOCKING_SYNC,
                                       "cuabi_event_options.flags", "CUABI_EVENT_*")) != CUABI_SUCCESS)
         return status;
@@ -31,42 +23,28 @@ CUABI_API cuabi_status cuabi_event_create(cuabi_context* context, const cuabi_ev
     if (!parent) return refused_handle();
     std::shared_ptr<Event> event;
     status = Event::create(std::move(parent), read.flags, &event);
-    if (status != CUABI_SUCCESS) return status;
-    return publish(std::move(event), out_event);
+    return publish_created(status, std::move(event), out_event);
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_event_destroy(cuabi_event* event) try {
-    destroy_handle<Event>(event);
-} catch (...) {
-    guard::swallowed();
-}
-
 CUABI_API cuabi_status cuabi_event_record(cuabi_event* event, cuabi_stream* stream) try {
     // The stream first: whatever then fails, a capturing stream has its capture ended.
-    OptionalPinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return refused_handle();
-    return enqueue_on(pinned_stream.get(), __func__, [&] {
-        Pinned<Event> pinned(event, "event");
-        return pinned.ok() ? pinned->record(pinned_stream.get()) : refused_handle();
+    return enqueue_on_stream(stream, __func__, [&](const Stream* on) {
+        return with_pinned<Event>(event, "event", [&](Event& recorded) { return recorded.record(on); });
     });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_event_synchronize(cuabi_event* event) try {
-    Pinned<Event> pinned(event, "event");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->synchronize();
+    return with_pinned<Event>(event, "event", [](Event& pinned) { return pinned.synchronize(); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_event_query(cuabi_event* event) try {
-    Pinned<Event> pinned(event, "event");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->query();
+    return with_pinned<Event>(event, "event", [](Event& pinned) { return pinned.query(); });
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -5,8 +5,8 @@
 #include "api/arguments.hpp"
 #include "api/guard.hpp"
 #include "api/two_call.hpp"
+#include "api/versioned_struct.hpp"
 #include "core/fork.hpp"
-#include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/stream.hpp"
 #include "graph/capture.hpp"
@@ -40,34 +40,8 @@ void fill_update_info(const graph::UpdateOutcome& outcome, cuabi_graph_update_in
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_graph_options_init(uint32_t struct_size, cuabi_graph_options* out_options) try {
-    return init_struct(cuabi_graph_options CUABI_GRAPH_OPTIONS_INIT, struct_size, out_options, "cuabi_graph_options", "cuabi_graph_options_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API cuabi_status cuabi_graph_node_info_init(uint32_t struct_size, cuabi_graph_node_info* out_info) try {
-    return init_struct(cuabi_graph_node_info CUABI_GRAPH_NODE_INFO_INIT, struct_size, out_info, "cuabi_graph_node_info", "cuabi_graph_node_info_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API cuabi_status cuabi_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info) try {
-    return init_struct(cuabi_graph_update_info CUABI_GRAPH_UPDATE_INFO_INIT, struct_size, out_info, "cuabi_graph_update_info", "cuabi_graph_update_info_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API cuabi_status cuabi_graph_cache_stats_init(uint32_t struct_size, cuabi_graph_cache_stats* out_stats) try {
-    return init_struct(cuabi_graph_cache_stats CUABI_GRAPH_CACHE_STATS_INIT, struct_size, out_stats, "cuabi_graph_cache_stats", "cuabi_graph_cache_stats_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_graph_capture_begin(cuabi_stream* stream, int32_t mode) try {
-    Pinned<Stream> pinned(stream, "stream");
-    if (!pinned.ok()) return refused_handle();
-    return graph::begin_capture(*pinned, mode);
+    return with_pinned<Stream>(stream, "stream", [&](Stream& pinned) { return graph::begin_capture(pinned, mode); });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -76,9 +50,8 @@ CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi
                                                cuabi_graph** out_graph) try {
     std::shared_ptr<Stream> held = acquire<Stream>(stream, "stream");
     if (!held) return refused_handle();
-    cuabi_graph_options read{};
-    Status status = read_options(options, cuabi_graph_options CUABI_GRAPH_OPTIONS_INIT, "cuabi_graph_options",
-                                 "cuabi_graph_options_init", &read);
+    cuabi_graph_options read;
+    Status status = read_struct(options, &read);
     if (status == CUABI_SUCCESS) status = require_known_flags(read.flags, kKnownGraphFlags, "cuabi_graph_options.flags", "CUABI_GRAPH_*");
     if (status == CUABI_SUCCESS) status = require_pointer(out_graph, "out_graph");
     // Whatever is wrong with the call, the capture ends: a stream is never left capturing.
@@ -86,9 +59,8 @@ CUABI_API cuabi_status cuabi_graph_capture_end(cuabi_stream* stream, const cuabi
     CUgraph captured = nullptr;
     if ((status = graph::end_capture(*held, &captured)) != CUABI_SUCCESS) return status;
     std::shared_ptr<Graph> created;
-    if ((status = Graph::create(held->context_ref(), captured, read.flags, *held, &created)) != CUABI_SUCCESS)
-        return status;
-    return publish(std::move(created), out_graph);
+    status = Graph::create(held->context_ref(), captured, read.flags, *held, &created);
+    return publish_created(status, std::move(created), out_graph);
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -101,7 +73,7 @@ CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuab
     Status status = pinned.ok() ? CUABI_SUCCESS : refused_handle();
     if (status == CUABI_SUCCESS) status = require_known_flags(flags, kKnownUpdateFlags, "flags", "CUABI_GRAPH_UPDATE_*");
     if (status == CUABI_SUCCESS && out_info != nullptr)
-        status = require_output_struct(out_info->struct_size, "cuabi_graph_update_info", "cuabi_graph_update_info_init");
+        status = require_output(out_info, "out_info");
     if (status == CUABI_SUCCESS && held->context().cu_context() != pinned->context().cu_context())
         status = fail(CUABI_ERROR_CONTEXT_MISMATCH, "capture the update on a stream of the graph's context",
                       "the capture is on a stream of device %d but the graph belongs to device %d",
@@ -114,7 +86,7 @@ CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuab
     if (out_info != nullptr && (status == CUABI_SUCCESS || status == CUABI_ERROR_GRAPH_UPDATE)) {
         cuabi_graph_update_info info{};
         fill_update_info(outcome, &info);
-        write_output(info, out_info, "cuabi_graph_update_info", "cuabi_graph_update_info_init");
+        write_output(info, out_info);
     }
     return status;
 } catch (...) {
@@ -122,93 +94,68 @@ CUABI_API cuabi_status cuabi_graph_capture_end_update(cuabi_stream* stream, cuab
 }
 
 CUABI_API cuabi_status cuabi_graph_capture_abort(cuabi_stream* stream) try {
-    Pinned<Stream> pinned(stream, "stream");
-    if (!pinned.ok()) return refused_handle();
-    return graph::abort_capture(*pinned);
+    return with_pinned<Stream>(stream, "stream", [](Stream& pinned) { return graph::abort_capture(pinned); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_capture_get_status(cuabi_stream* stream, int32_t* out_status) try {
-    Status status = require_pointer(out_status, "out_status");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Stream> pinned(stream, "stream");
-    if (!pinned.ok()) return refused_handle();
-    return graph::capture_status(*pinned, out_status);
+    if (Status status = require_pointer(out_status, "out_status")) return status;
+    return with_pinned<Stream>(stream, "stream",
+                               [&](Stream& pinned) { return graph::capture_status(pinned, out_status); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_graph_destroy(cuabi_graph* graph) try {
-    destroy_handle<Graph>(graph);
-} catch (...) {
-    guard::swallowed();
-}
-
 CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, cuabi_stream* stream) try {
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    if (stream == nullptr) return pinned->launch_synchronously();
-    Pinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return refused_handle();
-    return pinned->launch(*pinned_stream);
+    return with_pinned<Graph>(graph, "graph", [&](Graph& pinned) {
+        if (stream == nullptr) return pinned.launch_synchronously();
+        return with_pinned<Stream>(stream, "stream", [&](Stream& on) { return pinned.launch(on); });
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_upload(cuabi_graph* graph, cuabi_stream* stream) try {
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    if (stream == nullptr) return pinned->upload_synchronously();
-    Pinned<Stream> pinned_stream(stream, "stream");
-    if (!pinned_stream.ok()) return refused_handle();
-    return pinned->upload(*pinned_stream);
+    return with_pinned<Graph>(graph, "graph", [&](Graph& pinned) {
+        if (stream == nullptr) return pinned.upload_synchronously();
+        return with_pinned<Stream>(stream, "stream", [&](Stream& on) { return pinned.upload(on); });
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_retain_buffer(cuabi_graph* graph, cuabi_buffer* buffer) try {
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    std::shared_ptr<Buffer> held = acquire<Buffer>(buffer, "buffer");
-    if (!held) return refused_handle();
-    return pinned->retain_buffer(std::move(held));
+    return with_pinned<Graph>(graph, "graph", [&](Graph& pinned) {
+        std::shared_ptr<Buffer> held = acquire<Buffer>(buffer, "buffer");
+        return held ? pinned.retain_buffer(std::move(held)) : refused_handle();
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_get_native(cuabi_graph* graph, void** out_cu_graph, void** out_cu_graph_exec) try {
-    Status status = require_pointer(out_cu_graph_exec, "out_cu_graph_exec");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    if (out_cu_graph != nullptr) *out_cu_graph = pinned->native_graph();
-    *out_cu_graph_exec = pinned->native_exec();
-    return CUABI_SUCCESS;
+    return get_value<Graph>(graph, "graph", out_cu_graph_exec, "out_cu_graph_exec", [&](Graph& read) {
+        if (out_cu_graph != nullptr) *out_cu_graph = read.native_graph();
+        return read.native_exec();
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_get_node_count(cuabi_graph* graph, size_t* out_count) try {
-    Status status = require_pointer(out_count, "out_count");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    *out_count = pinned->node_count();
-    return CUABI_SUCCESS;
+    return get_value<Graph>(graph, "graph", out_count, "out_count", [](Graph& read) { return read.node_count(); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t index, cuabi_graph_node_info* info) try {
-    Status status = require_pointer(info, "info");
-    if (status == CUABI_SUCCESS)
-        status = require_output_struct(info->struct_size, "cuabi_graph_node_info", "cuabi_graph_node_info_init");
+CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t index,
+                                                 cuabi_graph_node_info* out_info) try {
+    Status status = require_output(out_info, "out_info");
     if (status != CUABI_SUCCESS) return status;
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
     graph::NodeInfo node;
-    if ((status = pinned->node_info(index, &node)) != CUABI_SUCCESS) return status;
+    status = with_pinned<Graph>(graph, "graph", [&](Graph& read) { return read.node_info(index, &node); });
+    if (status != CUABI_SUCCESS) return status;
     cuabi_graph_node_info read CUABI_GRAPH_NODE_INFO_INIT;
     read.kind = node.kind;
     read.kernel = reinterpret_cast<cuabi_kernel*>(node.kernel);
@@ -221,20 +168,19 @@ CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t inde
     read.param_bytes = node.param_bytes;
     read.memset_value = node.memset_value;
     read.memset_element_size = node.memset_element_size;
-    return write_output(read, info, "cuabi_graph_node_info", "cuabi_graph_node_info_init");
+    return write_output(read, out_info);
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_get_node_kernel_name(cuabi_graph* graph, size_t index, char* buffer, size_t capacity,
-                                                    size_t* out_size) try {
-    Status status = require_pointer(out_size, "out_size");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    std::string name;
-    if ((status = pinned->node_kernel_name(index, &name)) != CUABI_SUCCESS) return status;
-    return copy_text_out(name, buffer, capacity, out_size);
+CUABI_API cuabi_status cuabi_graph_get_node_kernel_name(cuabi_graph* graph, size_t index, char* out_text,
+                                                        size_t capacity, size_t* out_size) try {
+    if (Status status = require_pointer(out_size, "out_size")) return status;
+    return with_pinned<Graph>(graph, "graph", [&](Graph& read) {
+        std::string name;
+        Status status = read.node_kernel_name(index, &name);
+        return status == CUABI_SUCCESS ? copy_text_out(name, out_text, capacity, out_size) : status;
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -244,27 +190,26 @@ CUABI_API cuabi_status cuabi_graph_get_node_param_info(cuabi_graph* graph, size_
     Status status = require_pointer(out_offset, "out_offset");
     if (status == CUABI_SUCCESS) status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->node_param_info(index, param_index, out_offset, out_size);
+    return with_pinned<Graph>(graph, "graph", [&](Graph& read) {
+        return read.node_param_info(index, param_index, out_offset, out_size);
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_update_kernel_args(cuabi_graph* graph, size_t index, const cuabi_kernel_arg* args,
                                                       size_t arg_count) try {
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->update_kernel_args(index, args, arg_count);
+    return with_pinned<Graph>(graph, "graph",
+                              [&](Graph& updated) { return updated.update_kernel_args(index, args, arg_count); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_update_kernel_args_packed(cuabi_graph* graph, size_t index, const void* packed,
                                                              size_t packed_size) try {
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->update_kernel_args_packed(index, packed, packed_size);
+    return with_pinned<Graph>(graph, "graph", [&](Graph& updated) {
+        return updated.update_kernel_args_packed(index, packed, packed_size);
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -274,17 +219,16 @@ CUABI_API cuabi_status cuabi_graph_update_kernel_geometry(cuabi_graph* graph, si
     Status status = require_pointer(grid, "grid");
     if (status == CUABI_SUCCESS) status = require_pointer(block, "block");
     if (status != CUABI_SUCCESS) return status;
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->update_kernel_geometry(index, grid, block, shared_memory_bytes);
+    return with_pinned<Graph>(graph, "graph", [&](Graph& updated) {
+        return updated.update_kernel_geometry(index, grid, block, shared_memory_bytes);
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_update_memset_value(cuabi_graph* graph, size_t index, uint32_t value) try {
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->update_memset_value(index, value);
+    return with_pinned<Graph>(graph, "graph",
+                              [&](Graph& updated) { return updated.update_memset_value(index, value); });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -344,30 +288,26 @@ CUABI_API cuabi_status cuabi_graph_cache_clear(cuabi_context* context) try {
         graph::GraphCache::instance().clear(nullptr);
         return CUABI_SUCCESS;
     }
-    Pinned<Context> pinned(context, "context");
-    if (!pinned.ok()) return refused_handle();
-    graph::GraphCache::instance().clear(pinned.get());
-    return CUABI_SUCCESS;
+    return with_pinned<Context>(context, "context", [](Context& scope) {
+        graph::GraphCache::instance().clear(&scope);
+        return CUABI_SUCCESS;
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* stats) try {
+CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* out_stats) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    Status status = require_pointer(stats, "stats");
-    if (status == CUABI_SUCCESS)
-        status = require_output_struct(stats->struct_size, "cuabi_graph_cache_stats", "cuabi_graph_cache_stats_init");
-    if (status != CUABI_SUCCESS) return status;
+    if (Status status = require_output(out_stats, "out_stats")) return status;
     graph::CacheStats read = graph::GraphCache::instance().stats();
-    cuabi_graph_cache_stats out{};
-    out.struct_size = sizeof out;
+    cuabi_graph_cache_stats out CUABI_GRAPH_CACHE_STATS_INIT;
     out.entries = read.entries;
     out.capacity = read.capacity;
     out.hits = read.hits;
     out.misses = read.misses;
     out.insertions = read.insertions;
     out.evictions = read.evictions;
-    return write_output(out, stats, "cuabi_graph_cache_stats", "cuabi_graph_cache_stats_init");
+    return write_output(out, out_stats);
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -5,7 +5,7 @@
 #include "api/arguments.hpp"
 #include "api/guard.hpp"
 #include "api/two_call.hpp"
-#include "core/options.hpp"
+#include "api/versioned_struct.hpp"
 #include "cuabi/cuabi.h"
 #include "device/buffer.hpp"
 #include "graph/graph.hpp"
@@ -38,21 +38,12 @@ Status read_end(cuabi_buffer* buffer, void* host, uint64_t offset, const char* s
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_graph_memcpy_params_init(uint32_t struct_size, cuabi_graph_memcpy_params* out_params) try {
-    return init_struct(cuabi_graph_memcpy_params CUABI_GRAPH_MEMCPY_PARAMS_INIT, struct_size, out_params,
-                       "cuabi_graph_memcpy_params", "cuabi_graph_memcpy_params_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_graph_update_memcpy(cuabi_graph* graph, size_t index,
                                                  const cuabi_graph_memcpy_params* params) try {
     Status status = require_pointer(params, "params");
     if (status != CUABI_SUCCESS) return status;
     cuabi_graph_memcpy_params read;
-    if ((status = read_options(params, cuabi_graph_memcpy_params CUABI_GRAPH_MEMCPY_PARAMS_INIT,
-                               "cuabi_graph_memcpy_params", "cuabi_graph_memcpy_params_init", &read)) != CUABI_SUCCESS)
-        return status;
+    if ((status = read_struct(params, &read)) != CUABI_SUCCESS) return status;
     if (read.reserved != 0)
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "leave reserved 0 (cuabi_graph_memcpy_params_init does)",
                     "cuabi_graph_memcpy_params.reserved is %u", read.reserved);
@@ -75,22 +66,20 @@ CUABI_API cuabi_status cuabi_graph_set_node_enabled(cuabi_graph* graph, size_t i
     if (enabled > 1)
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass 1 to turn the node on, 0 to turn it off", "enabled is %u",
                     enabled);
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->set_node_enabled(index, enabled == 1);
+    return with_pinned<Graph>(graph, "graph",
+                              [&](Graph& updated) { return updated.set_node_enabled(index, enabled == 1); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_graph_get_node_enabled(cuabi_graph* graph, size_t index, uint32_t* out_enabled) try {
-    Status status = require_pointer(out_enabled, "out_enabled");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    bool enabled = false;
-    if ((status = pinned->node_enabled(index, &enabled)) != CUABI_SUCCESS) return status;
-    *out_enabled = enabled ? 1u : 0u;
-    return CUABI_SUCCESS;
+    if (Status status = require_pointer(out_enabled, "out_enabled")) return status;
+    return with_pinned<Graph>(graph, "graph", [&](Graph& read) {
+        bool enabled = false;
+        Status status = read.node_enabled(index, &enabled);
+        if (status == CUABI_SUCCESS) *out_enabled = enabled ? 1u : 0u;
+        return status;
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -102,9 +91,8 @@ CUABI_API cuabi_status cuabi_graph_write_dot(cuabi_graph* graph, const char* pat
     if (status == CUABI_SUCCESS)
         status = require_known_flags(flags, kKnownDotFlags, "flags", "CUABI_GRAPH_DOT_*");
     if (status != CUABI_SUCCESS) return status;
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->write_dot(path, (flags & CUABI_GRAPH_DOT_VERBOSE) != 0);
+    return with_pinned<Graph>(graph, "graph",
+                              [&](Graph& read) { return read.write_dot(path, (flags & CUABI_GRAPH_DOT_VERBOSE) != 0); });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -114,11 +102,11 @@ CUABI_API cuabi_status cuabi_graph_get_dot(cuabi_graph* graph, uint32_t flags, c
     Status status = require_pointer(out_size, "out_size");
     if (status == CUABI_SUCCESS) status = require_known_flags(flags, kKnownDotFlags, "flags", "CUABI_GRAPH_DOT_*");
     if (status != CUABI_SUCCESS) return status;
-    Pinned<Graph> pinned(graph, "graph");
-    if (!pinned.ok()) return refused_handle();
-    std::string text;
-    if ((status = pinned->dot_text((flags & CUABI_GRAPH_DOT_VERBOSE) != 0, &text)) != CUABI_SUCCESS) return status;
-    return copy_text_out(text, out_text, capacity, out_size);
+    return with_pinned<Graph>(graph, "graph", [&](Graph& read) {
+        std::string text;
+        Status dotted = read.dot_text((flags & CUABI_GRAPH_DOT_VERBOSE) != 0, &text);
+        return dotted == CUABI_SUCCESS ? copy_text_out(text, out_text, capacity, out_size) : dotted;
+    });
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -3,7 +3,7 @@
 
 #include "api/arguments.hpp"
 #include "api/guard.hpp"
-#include "core/options.hpp"
+#include "api/versioned_struct.hpp"
 #include "cuabi/cuabi.h"
 #include "device/host_memory.hpp"
 
@@ -13,9 +13,8 @@ namespace {
 
 // The options' flags, checked against those `known` for the call.
 Status read_host_memory_flags(const cuabi_host_memory_options* options, uint32_t known, uint32_t* out_flags) {
-    cuabi_host_memory_options read{};
-    Status status = read_options(options, cuabi_host_memory_options CUABI_HOST_MEMORY_OPTIONS_INIT,
-                                 "cuabi_host_memory_options", "cuabi_host_memory_options_init", &read);
+    cuabi_host_memory_options read;
+    Status status = read_struct(options, &read);
     if (status != CUABI_SUCCESS) return status;
     if ((read.flags & ~known) == CUABI_HOST_MEMORY_WRITE_COMBINED)
         return fail(CUABI_ERROR_INVALID_ARGUMENT,
@@ -37,13 +36,6 @@ constexpr uint32_t kRegistrationFlags = CUABI_HOST_MEMORY_PORTABLE | CUABI_HOST_
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_host_memory_options_init(uint32_t struct_size, cuabi_host_memory_options* out_options) try {
-    return init_struct(cuabi_host_memory_options CUABI_HOST_MEMORY_OPTIONS_INIT, struct_size, out_options,
-                       "cuabi_host_memory_options", "cuabi_host_memory_options_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_host_memory_create(cuabi_context* context, size_t size,
                                                 const cuabi_host_memory_options* options,
                                                 cuabi_host_memory** out_memory) try {
@@ -57,8 +49,7 @@ CUABI_API cuabi_status cuabi_host_memory_create(cuabi_context* context, size_t s
     if (!parent) return refused_handle();
     std::shared_ptr<HostMemory> memory;
     status = HostMemory::allocate(std::move(parent), size, flags, &memory);
-    if (status != CUABI_SUCCESS) return status;
-    return publish(std::move(memory), out_memory);
+    return publish_created(status, std::move(memory), out_memory);
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -80,46 +71,28 @@ CUABI_API cuabi_status cuabi_host_memory_register(cuabi_context* context, void* 
     if (!parent) return refused_handle();
     std::shared_ptr<HostMemory> memory;
     status = HostMemory::register_range(std::move(parent), pointer, size, flags, &memory);
-    if (status != CUABI_SUCCESS) return status;
-    return publish(std::move(memory), out_memory);
+    return publish_created(status, std::move(memory), out_memory);
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_host_memory_destroy(cuabi_host_memory* memory) try {
-    destroy_handle<HostMemory>(memory);
-} catch (...) {
-    guard::swallowed();
-}
-
 CUABI_API cuabi_status cuabi_host_memory_get_pointer(cuabi_host_memory* memory, void** out_pointer) try {
-    Status status = require_pointer(out_pointer, "out_pointer");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<HostMemory> pinned(memory, "memory");
-    if (!pinned.ok()) return refused_handle();
-    *out_pointer = pinned->pointer();
-    return CUABI_SUCCESS;
+    return get_value<HostMemory>(memory, "memory", out_pointer, "out_pointer",
+                                 [](HostMemory& read) { return read.pointer(); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_host_memory_get_size(cuabi_host_memory* memory, size_t* out_size) try {
-    Status status = require_pointer(out_size, "out_size");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<HostMemory> pinned(memory, "memory");
-    if (!pinned.ok()) return refused_handle();
-    *out_size = pinned->size();
-    return CUABI_SUCCESS;
+    return get_value<HostMemory>(memory, "memory", out_size, "out_size", [](HostMemory& read) { return read.size(); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* memory, uint64_t* out_address) try {
-    Status status = require_pointer(out_address, "out_address");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<HostMemory> pinned(memory, "memory");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->device_address(out_address);
+    if (Status status = require_pointer(out_address, "out_address")) return status;
+    return with_pinned<HostMemory>(memory, "memory",
+                                   [&](HostMemory& read) { return read.device_address(out_address); });
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -4,8 +4,8 @@
 #include "api/arguments.hpp"
 #include "api/enqueue.hpp"
 #include "api/guard.hpp"
+#include "api/versioned_struct.hpp"
 #include "compile/kernel.hpp"
-#include "core/options.hpp"
 #include "cuabi/cuabi.h"
 #include "device/stream.hpp"
 #include "launch/kernel_facts.hpp"
@@ -20,9 +20,10 @@ constexpr uint32_t kKnownLaunchFlags = CUABI_LAUNCH_COOPERATIVE | CUABI_LAUNCH_S
                                       CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT;
 
 // sizeof(cuabi_launch_config) in the 1.0 header, which ended before `priority`.
-constexpr uint32_t kLaunchConfigSize10 = offsetof(cuabi_launch_config, priority);
+constexpr uint32_t kLaunchConfigSize10 = StructReleases<cuabi_launch_config>::released[0];
+static_assert(kLaunchConfigSize10 == offsetof(cuabi_launch_config, priority), "1.0's launch config ends at priority");
 
-// The launch layer's copy of a config read whole by read_options (which fills what a smaller,
+// The launch layer's copy of a config read whole by read_struct (which fills what a smaller,
 // older struct lacks with the defaults).
 launch::LaunchConfig translate(const cuabi_launch_config& config) {
     launch::LaunchConfig out;
@@ -42,11 +43,13 @@ launch::LaunchConfig translate(const cuabi_launch_config& config) {
 // knows whole (1.0's, or 1.1's with reserved 0), as views into the caller's config: nothing is
 // copied. Anything else goes the general way, which reads the config and reports.
 [[gnu::always_inline]] inline bool plain_launch(const cuabi_launch_config* config, launch::PlainLaunch* out) {
-    if (config == nullptr || config->stream == nullptr || config->flags != 0 ||
-        (config->cluster[0] | config->cluster[1] | config->cluster[2]) != 0)
+    // The size first: no field is read past the caller's struct.
+    if (config == nullptr || (config->struct_size == sizeof(cuabi_launch_config)
+                                  ? config->reserved != 0
+                                  : config->struct_size != kLaunchConfigSize10))
         return false;
-    if (config->struct_size == sizeof(cuabi_launch_config) ? config->reserved != 0
-                                                           : config->struct_size != kLaunchConfigSize10)
+    if (config->stream == nullptr || config->flags != 0 ||
+        (config->cluster[0] | config->cluster[1] | config->cluster[2]) != 0)
         return false;
     out->grid = config->grid;
     out->block = config->block;
@@ -58,8 +61,7 @@ launch::LaunchConfig translate(const cuabi_launch_config& config) {
 // The general path: every launch the fast path does not take, and every invalid one.
 Status launch_with(cuabi_kernel* kernel, const cuabi_launch_config* config, const launch::Arguments& arguments) {
     cuabi_launch_config read;
-    Status status = read_options(config, cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT, "cuabi_launch_config",
-                                 "cuabi_launch_config_init", &read);
+    Status status = read_struct(config, &read);
     if (status != CUABI_SUCCESS) return status;
     if ((status = require_known_flags(read.flags, kKnownLaunchFlags, "cuabi_launch_config.flags", "CUABI_LAUNCH_*")) !=
         CUABI_SUCCESS)
@@ -93,15 +95,19 @@ Status layout_of(Kernel& kernel, const launch::ParamLayout** out) {
     return CUABI_SUCCESS;
 }
 
+// Runs `read` on the pinned kernel and its parameter layout.
+template <typename Read>
+Status with_layout(cuabi_kernel* kernel, Read&& read) {
+    return with_pinned<Kernel>(kernel, "kernel", [&](Kernel& pinned) {
+        const launch::ParamLayout* layout = nullptr;
+        Status status = layout_of(pinned, &layout);
+        return status == CUABI_SUCCESS ? read(pinned, *layout) : status;
+    });
+}
+
 }  // namespace
 
 extern "C" {
-
-CUABI_API cuabi_status cuabi_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config) try {
-    return init_struct(cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT, struct_size, out_config, "cuabi_launch_config", "cuabi_launch_config_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
 
 CUABI_API cuabi_status cuabi_launch(cuabi_kernel* kernel, const cuabi_launch_config* config,
                                     const cuabi_kernel_arg* args, size_t arg_count) try {
@@ -130,14 +136,11 @@ CUABI_API cuabi_status cuabi_launch_packed(cuabi_kernel* kernel, const cuabi_lau
 }
 
 CUABI_API cuabi_status cuabi_kernel_get_param_count(cuabi_kernel* kernel, size_t* out_count) try {
-    Status status = require_pointer(out_count, "out_count");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Kernel> pinned(kernel, "kernel");
-    if (!pinned.ok()) return refused_handle();
-    const launch::ParamLayout* layout = nullptr;
-    if ((status = layout_of(*pinned, &layout)) != CUABI_SUCCESS) return status;
-    *out_count = layout->count;
-    return CUABI_SUCCESS;
+    if (Status status = require_pointer(out_count, "out_count")) return status;
+    return with_layout(kernel, [&](Kernel&, const launch::ParamLayout& layout) {
+        *out_count = layout.count;
+        return CUABI_SUCCESS;
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -147,28 +150,25 @@ CUABI_API cuabi_status cuabi_kernel_get_param_info(cuabi_kernel* kernel, size_t 
     Status status = require_pointer(out_offset, "out_offset");
     if (status == CUABI_SUCCESS) status = require_pointer(out_size, "out_size");
     if (status != CUABI_SUCCESS) return status;
-    Pinned<Kernel> pinned(kernel, "kernel");
-    if (!pinned.ok()) return refused_handle();
-    const launch::ParamLayout* layout = nullptr;
-    if ((status = layout_of(*pinned, &layout)) != CUABI_SUCCESS) return status;
-    if (index >= layout->count)
-        return fail(CUABI_ERROR_OUT_OF_BOUNDS, "pass an index below cuabi_kernel_get_param_count()",
-                    "parameter index %zu is out of range; kernel '%s' has %u parameter%s", index,
-                    pinned->name().c_str(), layout->count, layout->count == 1 ? "" : "s");
-    *out_offset = layout->slots[index].offset;
-    *out_size = layout->slots[index].size;
-    return CUABI_SUCCESS;
+    return with_layout(kernel, [&](Kernel& read, const launch::ParamLayout& layout) {
+        if (index >= layout.count)
+            return fail(CUABI_ERROR_OUT_OF_BOUNDS, "pass an index below cuabi_kernel_get_param_count()",
+                        "parameter index %zu is out of range; kernel '%s' has %u parameter%s", index,
+                        read.name().c_str(), layout.count, layout.count == 1 ? "" : "s");
+        *out_offset = layout.slots[index].offset;
+        *out_size = layout.slots[index].size;
+        return CUABI_SUCCESS;
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_kernel_get_max_active_blocks_per_sm(cuabi_kernel* kernel, uint32_t block_threads,
                                                              uint32_t shared_memory_bytes, uint32_t* out_blocks) try {
-    Status status = require_pointer(out_blocks, "out_blocks");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Kernel> pinned(kernel, "kernel");
-    if (!pinned.ok()) return refused_handle();
-    return launch::max_active_blocks(*pinned, block_threads, shared_memory_bytes, out_blocks);
+    if (Status status = require_pointer(out_blocks, "out_blocks")) return status;
+    return with_pinned<Kernel>(kernel, "kernel", [&](Kernel& pinned) {
+        return launch::max_active_blocks(pinned, block_threads, shared_memory_bytes, out_blocks);
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -179,18 +179,15 @@ CUABI_API cuabi_status cuabi_kernel_get_max_active_clusters(cuabi_kernel* kernel
     if (status == CUABI_SUCCESS) status = require_pointer(config, "config");
     if (status != CUABI_SUCCESS) return status;
     cuabi_launch_config read;
-    if ((status = read_options(config, cuabi_launch_config CUABI_LAUNCH_CONFIG_INIT, "cuabi_launch_config",
-                               "cuabi_launch_config_init", &read)) != CUABI_SUCCESS)
-        return status;
-    Pinned<Kernel> pinned(kernel, "kernel");
-    if (!pinned.ok()) return refused_handle();
+    if ((status = read_struct(config, &read)) != CUABI_SUCCESS) return status;
     launch::Shape shape;
     for (int i = 0; i < 3; ++i) {
         shape.block[i] = read.block[i];
         shape.cluster[i] = read.cluster[i];
     }
     shape.dynamic_shared_bytes = read.shared_memory_bytes;
-    return launch::max_active_clusters(*pinned, shape, out_clusters);
+    return with_pinned<Kernel>(kernel, "kernel",
+                               [&](Kernel& pinned) { return launch::max_active_clusters(pinned, shape, out_clusters); });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -200,9 +197,9 @@ CUABI_API cuabi_status cuabi_kernel_suggest_block_size(cuabi_kernel* kernel, uin
     Status status = require_pointer(out_block_threads, "out_block_threads");
     if (status == CUABI_SUCCESS) status = require_pointer(out_min_grid_blocks, "out_min_grid_blocks");
     if (status != CUABI_SUCCESS) return status;
-    Pinned<Kernel> pinned(kernel, "kernel");
-    if (!pinned.ok()) return refused_handle();
-    return launch::suggest_block_size(*pinned, shared_memory_bytes, out_block_threads, out_min_grid_blocks);
+    return with_pinned<Kernel>(kernel, "kernel", [&](Kernel& pinned) {
+        return launch::suggest_block_size(pinned, shared_memory_bytes, out_block_threads, out_min_grid_blocks);
+    });
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -5,11 +5,11 @@
 #include "api/compile_options.hpp"
 #include "api/guard.hpp"
 #include "api/two_call.hpp"
+#include "api/versioned_struct.hpp"
 #include "compile/compile_log.hpp"
 #include "compile/compile_options.hpp"
 #include "compile/module.hpp"
 #include "core/fork.hpp"
-#include "core/options.hpp"
 #include "cuabi/cuabi.h"
 
 using namespace cuabi;
@@ -24,35 +24,44 @@ namespace {
     return status != CUABI_SUCCESS ? status : refused_handle();
 }
 
+// What cuabi_module_get_info reports.
+cuabi_module_info public_module_info(const Module& module) {
+    const cache::CachedImage& image = module.image();
+    cuabi_module_info facts CUABI_MODULE_INFO_INIT;
+    facts.image_kind = image.image_kind;
+    facts.origin = module.origin();
+    facts.loaded = module.loaded() ? 1u : 0u;
+    facts.ptx_fallback = module.ptx_fallback() ? 1u : 0u;
+    facts.name_expression_count = static_cast<uint32_t>(image.lowered_names.size());
+    facts.image_size = image.image.size();
+    std::snprintf(facts.target, sizeof facts.target, "%s", image.target.c_str());
+    if (const cache::Key* key = module.cache_key())
+        std::snprintf(facts.cache_key, sizeof facts.cache_key, "%s", key->hex().c_str());
+    return facts;
+}
+
+// The arguments both compile entry points share; the options are checked by compile().
+Status read_compile_arguments(const char* source, const cuabi_compile_options* options, cuabi_module** out_module,
+                              CompileOptions* out) {
+    Status status = require_pointer(source, "source");
+    if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
+    return status == CUABI_SUCCESS ? read_compile_options_unchecked(options, out) : status;
+}
+
 }  // namespace
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options) try {
-    return init_struct(cuabi_compile_options CUABI_COMPILE_OPTIONS_INIT, struct_size, out_options, "cuabi_compile_options", "cuabi_compile_options_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
-CUABI_API cuabi_status cuabi_module_info_init(uint32_t struct_size, cuabi_module_info* out_info) try {
-    return init_struct(cuabi_module_info CUABI_MODULE_INFO_INIT, struct_size, out_info, "cuabi_module_info", "cuabi_module_info_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* source,
                                             const cuabi_compile_options* options, cuabi_module** out_module) try {
-    Status status = require_pointer(source, "source");
-    if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
     CompileOptions read;
-    if (status == CUABI_SUCCESS) status = read_compile_options_unchecked(options, &read);
+    Status status = read_compile_arguments(source, options, out_module, &read);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> owner = acquire<Context>(context, "context");
     if (!owner) return refused_context(read);
     std::shared_ptr<Module> module;
     status = Module::compile(std::move(owner), source, read, &module);
-    if (status != CUABI_SUCCESS) return status;
-    return publish(std::move(module), out_module);
+    return publish_created(status, std::move(module), out_module);
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -60,15 +69,12 @@ CUABI_API cuabi_status cuabi_module_compile(cuabi_context* context, const char* 
 CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cuabi_compile_options* options,
                                                     cuabi_module** out_module) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    Status status = require_pointer(source, "source");
-    if (status == CUABI_SUCCESS) status = require_pointer(out_module, "out_module");
     CompileOptions read;
-    if (status == CUABI_SUCCESS) status = read_compile_options_unchecked(options, &read);
+    Status status = read_compile_arguments(source, options, out_module, &read);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Module> module;
     status = Module::compile_offline(source, read, &module);
-    if (status != CUABI_SUCCESS) return status;
-    return publish(std::move(module), out_module);
+    return publish_created(status, std::move(module), out_module);
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -82,60 +88,39 @@ CUABI_API cuabi_status cuabi_module_load_image(cuabi_context* context, const voi
     if (!owner) return refused_handle();
     std::shared_ptr<Module> module;
     status = Module::load_image(std::move(owner), image, size, &module);
-    if (status != CUABI_SUCCESS) return status;
-    return publish(std::move(module), out_module);
+    return publish_created(status, std::move(module), out_module);
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API void cuabi_module_destroy(cuabi_module* module) try {
-    destroy_handle<Module>(module);
-} catch (...) {
-    guard::swallowed();
-}
-
-CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_info* info) try {
-    Status status = require_pointer(info, "info");
-    if (status == CUABI_SUCCESS)
-        status = require_output_struct(info->struct_size, "cuabi_module_info", "cuabi_module_info_init");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Module> pinned(module, "module");
-    if (!pinned.ok()) return refused_handle();
-    const Module& module_facts = *pinned;
-    const cache::CachedImage& image = module_facts.image();
-    cuabi_module_info facts CUABI_MODULE_INFO_INIT;
-    facts.image_kind = image.image_kind;
-    facts.origin = module_facts.origin();
-    facts.loaded = module_facts.loaded() ? 1u : 0u;
-    facts.ptx_fallback = module_facts.ptx_fallback() ? 1u : 0u;
-    facts.name_expression_count = static_cast<uint32_t>(image.lowered_names.size());
-    facts.image_size = image.image.size();
-    std::snprintf(facts.target, sizeof facts.target, "%s", image.target.c_str());
-    if (const cache::Key* key = module_facts.cache_key())
-        std::snprintf(facts.cache_key, sizeof facts.cache_key, "%s", key->hex().c_str());
-    return write_output(facts, info, "cuabi_module_info", "cuabi_module_info_init");
+CUABI_API cuabi_status cuabi_module_get_info(cuabi_module* module, cuabi_module_info* out_info) try {
+    if (Status status = require_output(out_info, "out_info")) return status;
+    return with_pinned<Module>(module, "module",
+                               [&](Module& read) { return write_output(public_module_info(read), out_info); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* buffer, size_t capacity, size_t* out_size) try {
-    Pinned<Module> pinned(module, "module");
-    if (!pinned.ok()) return refused_handle();
-    const std::vector<uint8_t>& image = pinned->image().image;
-    return copy_bytes_out(image.data(), image.size(), buffer, capacity, out_size);
+CUABI_API cuabi_status cuabi_module_get_image(cuabi_module* module, void* out_image, size_t capacity,
+                                              size_t* out_size) try {
+    return with_pinned<Module>(module, "module", [&](Module& read) {
+        const std::vector<uint8_t>& image = read.image().image;
+        return copy_bytes_out(image.data(), image.size(), out_image, capacity, out_size);
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_module_get_log(cuabi_module* module, char* buffer, size_t capacity, size_t* out_size) try {
-    Pinned<Module> pinned(module, "module");
-    if (!pinned.ok()) return refused_handle();
-    return copy_text_out(pinned->image().log, buffer, capacity, out_size);
+CUABI_API cuabi_status cuabi_module_get_log(cuabi_module* module, char* out_text, size_t capacity,
+                                            size_t* out_size) try {
+    return with_pinned<Module>(module, "module", [&](Module& read) {
+        return copy_text_out(read.image().log, out_text, capacity, out_size);
+    });
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const char* expression, char* buffer,
+CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const char* expression, char* out_text,
                                                      size_t capacity, size_t* out_size) try {
     Status status = require_pointer(expression, "expression");
     if (status != CUABI_SUCCESS) return status;
@@ -149,13 +134,13 @@ CUABI_API cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const
                     "name expression \"%s\" was not compiled into this module, which has %zu name expression%s",
                     bounded(expression).c_str(), pinned->image().lowered_names.size(),
                     pinned->image().lowered_names.size() == 1 ? "" : "s");
-    return copy_text_out(*lowered, buffer, capacity, out_size);
+    return copy_text_out(*lowered, out_text, capacity, out_size);
 } catch (...) {
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_last_compile_log(char* buffer, size_t capacity, size_t* out_size) try {
-    return copy_text_out(last_compile_log(), buffer, capacity, out_size);
+CUABI_API cuabi_status cuabi_last_compile_log(char* out_text, size_t capacity, size_t* out_size) try {
+    return copy_text_out(last_compile_log(), out_text, capacity, out_size);
 } catch (...) {
     return guard::failed(__func__);
 }

@@ -26,7 +26,7 @@ CUABI_API cuabi_status cuabi_nvrtc_get_version(int32_t* out_major, int32_t* out_
     return guard::failed(__func__);
 }
 
-CUABI_API cuabi_status cuabi_nvrtc_get_supported_archs(int32_t* archs, size_t capacity, size_t* out_count) try {
+CUABI_API cuabi_status cuabi_nvrtc_get_supported_archs(int32_t* out_archs, size_t capacity, size_t* out_count) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
     Status status = require_pointer(out_count, "out_count");
     if (status != CUABI_SUCCESS) return status;
@@ -36,12 +36,12 @@ CUABI_API cuabi_status cuabi_nvrtc_get_supported_archs(int32_t* archs, size_t ca
     // Counted in elements, not bytes.
     size_t count = api->supported_archs.size();
     *out_count = count;
-    if (archs == nullptr) return CUABI_SUCCESS;
+    if (out_archs == nullptr) return CUABI_SUCCESS;
     if (capacity < count)
         return fail(CUABI_ERROR_BUFFER_TOO_SMALL,
                     "pass an array of at least *out_count elements (call once with NULL to learn it)",
                     "the array holds %zu elements; NVRTC supports %zu architectures", capacity, count);
-    for (size_t i = 0; i < count; ++i) archs[i] = api->supported_archs[i];
+    for (size_t i = 0; i < count; ++i) out_archs[i] = api->supported_archs[i];
     return CUABI_SUCCESS;
 } catch (...) {
     return guard::failed(__func__);

@@ -2,7 +2,7 @@
 #include "api/arguments.hpp"
 #include "api/enqueue.hpp"
 #include "api/guard.hpp"
-#include "core/options.hpp"
+#include "api/versioned_struct.hpp"
 #include "cuabi/cuabi.h"
 #include "device/event.hpp"
 #include "device/stream.hpp"
@@ -12,20 +12,12 @@ using namespace cuabi;
 
 extern "C" {
 
-CUABI_API cuabi_status cuabi_stream_options_init(uint32_t struct_size, cuabi_stream_options* out_options) try {
-    return init_struct(cuabi_stream_options CUABI_STREAM_OPTIONS_INIT, struct_size, out_options, "cuabi_stream_options", "cuabi_stream_options_init");
-} catch (...) {
-    return guard::failed(__func__);
-}
-
 CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, const cuabi_stream_options* options,
                                            cuabi_stream** out_stream) try {
     Status status = require_pointer(out_stream, "out_stream");
     if (status != CUABI_SUCCESS) return status;
-    cuabi_stream_options read{};
-    status = read_options(options, cuabi_stream_options CUABI_STREAM_OPTIONS_INIT, "cuabi_stream_options",
-                          "cuabi_stream_options_init", &read);
-    if (status != CUABI_SUCCESS) return status;
+    cuabi_stream_options read;
+    if ((status = read_struct(options, &read)) != CUABI_SUCCESS) return status;
     if ((status = require_known_flags(read.flags, CUABI_STREAM_DEFAULT, "cuabi_stream_options.flags",
                                       "CUABI_STREAM_*")) != CUABI_SUCCESS)
         return status;
@@ -36,8 +28,7 @@ CUABI_API cuabi_status cuabi_stream_create(cuabi_context* context, const cuabi_s
     if (!parent) return refused_handle();
     std::shared_ptr<Stream> stream;
     status = Stream::create(std::move(parent), read.priority, &stream);
-    if (status != CUABI_SUCCESS) return status;
-    return publish(std::move(stream), out_stream);
+    return publish_created(status, std::move(stream), out_stream);
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -49,8 +40,7 @@ CUABI_API cuabi_status cuabi_stream_wrap(cuabi_context* context, void* cu_stream
     if (!parent) return refused_handle();
     std::shared_ptr<Stream> stream;
     status = Stream::wrap(std::move(parent), static_cast<CUstream>(cu_stream), &stream);
-    if (status != CUABI_SUCCESS) return status;
-    return publish(std::move(stream), out_stream);
+    return publish_created(status, std::move(stream), out_stream);
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -66,17 +56,13 @@ CUABI_API void cuabi_stream_destroy(cuabi_stream* stream) try {
 }
 
 CUABI_API cuabi_status cuabi_stream_synchronize(cuabi_stream* stream) try {
-    Pinned<Stream> pinned(stream, "stream");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->synchronize();
+    return with_pinned<Stream>(stream, "stream", [](Stream& pinned) { return pinned.synchronize(); });
 } catch (...) {
     return guard::failed(__func__);
 }
 
 CUABI_API cuabi_status cuabi_stream_query(cuabi_stream* stream) try {
-    Pinned<Stream> pinned(stream, "stream");
-    if (!pinned.ok()) return refused_handle();
-    return pinned->query();
+    return with_pinned<Stream>(stream, "stream", [](Stream& pinned) { return pinned.query(); });
 } catch (...) {
     return guard::failed(__func__);
 }
@@ -93,12 +79,8 @@ CUABI_API cuabi_status cuabi_stream_wait_event(cuabi_stream* stream, cuabi_event
 }
 
 CUABI_API cuabi_status cuabi_stream_get_native(cuabi_stream* stream, void** out_cu_stream) try {
-    Status status = require_pointer(out_cu_stream, "out_cu_stream");
-    if (status != CUABI_SUCCESS) return status;
-    Pinned<Stream> pinned(stream, "stream");
-    if (!pinned.ok()) return refused_handle();
-    *out_cu_stream = pinned->cu_stream();
-    return CUABI_SUCCESS;
+    return get_value<Stream>(stream, "stream", out_cu_stream, "out_cu_stream",
+                             [](Stream& read) { return static_cast<void*>(read.cu_stream()); });
 } catch (...) {
     return guard::failed(__func__);
 }

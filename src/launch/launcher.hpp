@@ -34,7 +34,7 @@ bool launch_fast(cuabi_kernel* kernel, const PlainLaunch& launch, const cuabi_ke
 bool launch_fast_packed(cuabi_kernel* kernel, const PlainLaunch& launch, const void* packed, size_t packed_size);
 
 // Launches `kernel` on `stream` (NULL: the per-thread stream, then waits). `config` has been read
-// with read_options and its flags checked.
+// by src/api, its struct_size and flags checked.
 Status launch(Kernel& kernel, const LaunchConfig& config, const Stream* stream, const Arguments& arguments);
 
 }  // namespace launch

@@ -37,12 +37,14 @@ cuabi_buffer* const kNoBuffer = nullptr;
 TEST(DeviceApiArguments, NullOutParametersAreRefused) {
     EXPECT_FAILS_WITH(cuabi_driver_get_version(nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_version is NULL");
     EXPECT_FAILS_WITH(cuabi_device_get_count(nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_count is NULL");
-    EXPECT_FAILS_WITH(cuabi_device_get_info(0, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "info is NULL");
+    EXPECT_FAILS_WITH(cuabi_device_get_info(0, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_info is NULL");
     EXPECT_FAILS_WITH(cuabi_context_create(nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "out_context is NULL");
-    EXPECT_FAILS_WITH(cuabi_context_get_device_info(kNoContext, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "info is NULL");
+    EXPECT_FAILS_WITH(cuabi_context_get_device_info(kNoContext, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+                      "out_info is NULL");
     EXPECT_FAILS_WITH(cuabi_context_get_native(kNoContext, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_cu_context is NULL");
-    EXPECT_FAILS_WITH(cuabi_context_get_counters(kNoContext, nullptr), CUABI_ERROR_INVALID_ARGUMENT, "counters is NULL");
+    EXPECT_FAILS_WITH(cuabi_context_get_counters(kNoContext, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
+                      "out_counters is NULL");
     EXPECT_FAILS_WITH(cuabi_stream_create(kNoContext, nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_stream is NULL");
     EXPECT_FAILS_WITH(cuabi_stream_wrap(kNoContext, nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
@@ -62,10 +64,11 @@ TEST(DeviceApiArguments, NullOutParametersAreRefused) {
 }
 
 TEST(DeviceApiArguments, NullHostPointersForNonEmptyTransfersAreRefused) {
+    // The header's names: data and out_data (the definitions once said src and dst).
     EXPECT_FAILS_WITH(cuabi_buffer_write(kNoBuffer, 0, nullptr, 4, kNoStream), CUABI_ERROR_INVALID_ARGUMENT,
-                      "src is NULL");
+                      "data is NULL");
     EXPECT_FAILS_WITH(cuabi_buffer_read(kNoBuffer, 0, nullptr, 4, kNoStream), CUABI_ERROR_INVALID_ARGUMENT,
-                      "dst is NULL");
+                      "out_data is NULL");
 }
 
 TEST(DeviceApiArguments, NullHandlesAreRefusedNamingTheParameter) {

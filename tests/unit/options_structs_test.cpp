@@ -1,13 +1,14 @@
 // Versioned options and output structs: a too small struct_size is refused, a
-// larger struct is accepted only when its unknown tail is zero, an older smaller struct gets
-// defaults for the fields it lacks, and the _init() functions equal the _INIT macros.
+// larger struct is accepted only when its unknown tail is zero, an older release's smaller struct
+// gets defaults for the fields it lacks, and the _init() functions equal the _INIT macros.
+// (struct_size_test.cpp tries every size of every struct.)
 #include <gtest/gtest.h>
 
 #include <cstddef>
 #include <cstring>
 #include <vector>
 
-#include "core/options.hpp"
+#include "api/versioned_struct.hpp"
 #include "cuabi/cuabi.h"
 #include "expect_status.hpp"
 
@@ -59,14 +60,16 @@ TEST(OptionsStructs, InitFunctionsRefuseNullAndImpossibleSizes) {
 // fill exactly that many bytes (never the library's larger struct), and a newer, larger struct gets
 // zeros past what this library knows, which every call then accepts.
 TEST(OptionsStructs, InitFunctionsFillExactlyTheCallersStructSize) {
-    unsigned char bytes[sizeof(cuabi_compile_options) + 16];
-    std::memset(bytes, 0xEE, sizeof bytes);
-    const uint32_t older = offsetof(cuabi_compile_options, timeout_ms);
-    ASSERT_EQ(cuabi_compile_options_init(older, reinterpret_cast<cuabi_compile_options*>(bytes)), CUABI_SUCCESS);
-    cuabi_compile_options defaults = CUABI_COMPILE_OPTIONS_INIT;
+    unsigned char config[sizeof(cuabi_launch_config) + 16];
+    std::memset(config, 0xEE, sizeof config);
+    const uint32_t older = offsetof(cuabi_launch_config, priority);  // 1.0's launch config
+    ASSERT_EQ(cuabi_launch_config_init(older, reinterpret_cast<cuabi_launch_config*>(config)), CUABI_SUCCESS);
+    cuabi_launch_config defaults = CUABI_LAUNCH_CONFIG_INIT;
     defaults.struct_size = older;
-    EXPECT_EQ(std::memcmp(bytes, &defaults, older), 0);
-    for (size_t i = older; i < sizeof bytes; ++i) ASSERT_EQ(bytes[i], 0xEE) << "byte " << i << " written";
+    EXPECT_EQ(std::memcmp(config, &defaults, older), 0);
+    for (size_t i = older; i < sizeof config; ++i) ASSERT_EQ(config[i], 0xEE) << "byte " << i << " written";
+
+    unsigned char bytes[sizeof(cuabi_compile_options) + 16];
 
     std::memset(bytes, 0xEE, sizeof bytes);
     const uint32_t newer = sizeof(cuabi_compile_options) + 8;
@@ -76,12 +79,6 @@ TEST(OptionsStructs, InitFunctionsFillExactlyTheCallersStructSize) {
     cuabi_module* module = nullptr;
     const auto* options = reinterpret_cast<const cuabi_compile_options*>(bytes);
     EXPECT_FAILS_WITH(cuabi_module_compile_offline(nullptr, options, &module), CUABI_ERROR_INVALID_ARGUMENT, "source");
-
-    cuabi_device_info info;
-    std::memset(&info, 0xEE, sizeof info);
-    ASSERT_EQ(cuabi_device_info_init(offsetof(cuabi_device_info, name), &info), CUABI_SUCCESS);
-    EXPECT_EQ(info.struct_size, offsetof(cuabi_device_info, name));
-    EXPECT_EQ(static_cast<unsigned char>(info.name[0]), 0xEE);
 }
 
 TEST(OptionsStructs, TooSmallStructSizeIsRefusedBeforeAnythingElse) {
@@ -139,23 +136,20 @@ TEST(OptionsStructs, LargerStructWithZeroTailIsAccepted) {
 }
 
 TEST(OptionsStructs, OlderSmallerStructGetsDefaultsForTheFieldsItLacks) {
-    // An "older header" stream options struct: struct_size and flags only. The bytes after it
-    // belong to the caller and must not be read as priority.
-    struct {
-        uint32_t struct_size = 8;
-        uint32_t flags = 0;
-        int32_t not_ours = -99;
-        uint32_t also_not_ours = 0xdeadbeef;
-    } older;
-    cuabi_stream_options defaults = CUABI_STREAM_OPTIONS_INIT;
-    defaults.priority = -3;
-    cuabi_stream_options read{};
-    ASSERT_EQ(read_options(reinterpret_cast<const cuabi_stream_options*>(&older), defaults, "cuabi_stream_options",
-                           "cuabi_stream_options_init", &read),
-              CUABI_SUCCESS);
-    EXPECT_EQ(read.priority, -3);
+    // A 1.0 launch config: it ends before priority. The bytes after it belong to the caller and
+    // must not be read as priority or reserved.
+    unsigned char older[sizeof(cuabi_launch_config)];
+    std::memset(older, 0xEE, sizeof older);
+    cuabi_launch_config fields = CUABI_LAUNCH_CONFIG_INIT;
+    fields.struct_size = offsetof(cuabi_launch_config, priority);
+    fields.shared_memory_bytes = 48;
+    std::memcpy(older, &fields, fields.struct_size);
+    cuabi_launch_config read{};
+    ASSERT_EQ(read_struct(reinterpret_cast<const cuabi_launch_config*>(older), &read), CUABI_SUCCESS);
+    EXPECT_EQ(read.shared_memory_bytes, 48u);
+    EXPECT_EQ(read.priority, 0);  // CUABI_LAUNCH_CONFIG_INIT's
     EXPECT_EQ(read.reserved, 0u);
-    EXPECT_EQ(read.struct_size, sizeof(cuabi_stream_options));
+    EXPECT_EQ(read.struct_size, sizeof(cuabi_launch_config));
 }
 
 TEST(OptionsStructs, UnknownFlagsAndReservedFieldsAreRefused) {
@@ -205,8 +199,11 @@ TEST(OptionsStructs, OlderSmallerOutputStructIsFilledOnlyAsFarAsItReaches) {
     std::memset(facts.name, 'n', sizeof facts.name - 1);
     std::vector<unsigned char> caller(sizeof(cuabi_device_info), 0xEE);
     auto* user = reinterpret_cast<cuabi_device_info*>(caller.data());
-    user->struct_size = offsetof(cuabi_device_info, name);  // an "older" struct ending before name
-    ASSERT_EQ(write_output(facts, user, "cuabi_device_info", "CUABI_DEVICE_INFO_INIT"), CUABI_SUCCESS);
+    // No output struct has grown yet: a made-up older release that ended before name.
+    const uint32_t releases[] = {offsetof(cuabi_device_info, name), sizeof(cuabi_device_info)};
+    const StructSizes sizes{"cuabi_device_info", releases, 2};
+    user->struct_size = releases[0];
+    ASSERT_EQ(write_output(facts, user, sizes), CUABI_SUCCESS);
     EXPECT_EQ(user->ordinal, 3);
     EXPECT_EQ(user->struct_size, offsetof(cuabi_device_info, name));
     for (size_t i = offsetof(cuabi_device_info, name); i < caller.size(); ++i)
