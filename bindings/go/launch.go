@@ -1,6 +1,17 @@
 package cuabi
 
-// #include "zcalls.h"
+/*
+// The hot launch calls carry both fast-call directives (Go 1.24+): noescape keeps their arguments
+// off the heap and nocallback drops the bookkeeping for C calling back into Go, which these never
+// do; Go removes that cost only when both are given.
+#cgo noescape cuabi_go_launch_small
+#cgo nocallback cuabi_go_launch_small
+#cgo noescape cuabi_go_launch_large
+#cgo nocallback cuabi_go_launch_large
+#cgo noescape cuabi_go_launch_packed
+#cgo nocallback cuabi_go_launch_packed
+#include "zcalls.h"
+*/
 import "C"
 
 import (
