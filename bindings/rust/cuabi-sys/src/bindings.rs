@@ -117,6 +117,7 @@ pub const CUABI_LAUNCH_COOPERATIVE: u32 = 1;
 pub const CUABI_LAUNCH_SYNCHRONIZE: u32 = 2;
 pub const CUABI_LAUNCH_PRIORITY: u32 = 4;
 pub const CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT: u32 = 8;
+pub const CUABI_LAUNCH_BATCH_MAX_ITEMS: u32 = 4096;
 pub const CUABI_GRAPH_DEFAULT: u32 = 0;
 pub const CUABI_GRAPH_AUTO_FREE_ON_LAUNCH: u32 = 1;
 pub const CUABI_GRAPH_USE_NODE_PRIORITY: u32 = 2;
@@ -2512,6 +2513,131 @@ fn bindgen_test_layout_cuabi_kernel_arg() {
     test_field_size();
 }
 #[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct cuabi_launch_item {
+    pub kernel: *mut cuabi_kernel,
+    pub config: *const cuabi_launch_config,
+    pub args: *const cuabi_kernel_arg,
+    pub arg_count: usize,
+    pub packed: *const ::std::os::raw::c_void,
+    pub packed_size: usize,
+}
+#[test]
+fn bindgen_test_layout_cuabi_launch_item() {
+    assert_eq!(
+        ::std::mem::size_of::<cuabi_launch_item>(),
+        48usize,
+        concat!("Size of: ", stringify!(cuabi_launch_item))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<cuabi_launch_item>(),
+        8usize,
+        concat!("Alignment of ", stringify!(cuabi_launch_item))
+    );
+    fn test_field_kernel() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kernel) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_item),
+                "::",
+                stringify!(kernel)
+            )
+        );
+    }
+    test_field_kernel();
+    fn test_field_config() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).config) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_item),
+                "::",
+                stringify!(config)
+            )
+        );
+    }
+    test_field_config();
+    fn test_field_args() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).args) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_item),
+                "::",
+                stringify!(args)
+            )
+        );
+    }
+    test_field_args();
+    fn test_field_arg_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).arg_count) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_item),
+                "::",
+                stringify!(arg_count)
+            )
+        );
+    }
+    test_field_arg_count();
+    fn test_field_packed() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).packed) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_item),
+                "::",
+                stringify!(packed)
+            )
+        );
+    }
+    test_field_packed();
+    fn test_field_packed_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).packed_size) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_item),
+                "::",
+                stringify!(packed_size)
+            )
+        );
+    }
+    test_field_packed_size();
+}
+#[repr(C)]
 pub struct cuabi_graph_options {
     pub struct_size: u32,
     pub flags: u32,
@@ -4192,6 +4318,13 @@ pub type PFN_cuabi_kernel_get_max_active_clusters = ::std::option::Option<
         kernel: *mut cuabi_kernel,
         config: *const cuabi_launch_config,
         out_clusters: *mut u32,
+    ) -> cuabi_status,
+>;
+pub type PFN_cuabi_launch_batch = ::std::option::Option<
+    unsafe extern "C" fn(
+        items: *const cuabi_launch_item,
+        count: usize,
+        out_submitted: *mut usize,
     ) -> cuabi_status,
 >;
 pub type PFN_cuabi_graph_options_init = ::std::option::Option<

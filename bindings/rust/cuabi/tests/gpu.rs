@@ -11,7 +11,9 @@ use cuabi::{
 
 mod sources;
 
-// The 1.1 features, by area (tests/gpu/*.rs).
+// The 1.1 features, by area (tests/gpu/*.rs), and 1.2's batched launches.
+#[path = "gpu/batch.rs"]
+mod batch;
 #[path = "gpu/graphs.rs"]
 mod graphs;
 #[path = "gpu/launches.rs"]
