@@ -129,7 +129,7 @@ TEST(LaunchBatchLoop, StopsAtTheRefusedItemAndNamesIt) {
     EXPECT_EQ(submitted, 5u);
     EXPECT_EQ(called, (std::vector<size_t>{0, 1, 2, 3, 4, 5}));
     EXPECT_EQ(std::string(cuabi_last_error_message()),
-              "cuabi_launch_batch item 5 of 16: block (2048,1,1) is too large for kernel 'k'. Fix: reduce the block.");
+              "cuabi_launch_batch item 5 of 16: block (2048,1,1) is too large for kernel 'k'. Fix: reduce the block");
     EXPECT_EQ(cuabi_last_cu_result(), 700);
 }
 
