@@ -86,11 +86,7 @@ func (b *LaunchBatch) Add(k *Kernel, config LaunchConfig, args ...any) error {
 		return newError(ErrInvalidArgument,
 			"the LaunchBatch holds %d launches, its capacity. Fix: Launch and Reset it, or make it with a larger capacity.", b.count)
 	}
-	bits, err := k.ref()
-	if err != nil {
-		return err
-	}
-	layout, err := k.paramLayout(bits)
+	bits, layout, err := k.refAndLayout()
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package cuabi
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -38,12 +39,19 @@ func TestLaunchBatchRefusedItemIsNamed(t *testing.T) {
 	b.entries[0].config.block = Dim3{X: 1}.c()
 	b.count = 1
 	submitted, err := b.Launch()
-	if submitted != 0 {
-		t.Errorf("submitted = %d, want 0", submitted)
+	wantRefusedAt(t, submitted, err, 0, 1, ErrInvalidHandle)
+}
+
+// wantRefusedAt checks a LaunchBatch.Launch refused at launch index of n: submitted is the index,
+// err has status want and a message that begins by naming the launch.
+func wantRefusedAt(t *testing.T, submitted int, err error, index, n int, want Status, fragments ...string) {
+	t.Helper()
+	if submitted != index {
+		t.Errorf("submitted = %d, want %d", submitted, index)
 	}
-	e := wantStatus(t, err, ErrInvalidHandle, "cuabi_launch_batch item 0 of 1: ")
-	if !strings.HasPrefix(e.Message, "cuabi_launch_batch item 0 of 1: ") {
-		t.Errorf("message does not begin with the item: %q", e.Message)
+	e := wantStatus(t, err, want, fragments...)
+	if prefix := fmt.Sprintf("cuabi_launch_batch item %d of %d: ", index, n); !strings.HasPrefix(e.Message, prefix) {
+		t.Errorf("message does not begin with %q: %q", prefix, e.Message)
 	}
 }
 
