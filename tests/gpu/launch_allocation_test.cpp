@@ -1,5 +1,6 @@
 // The launch hot path allocates nothing: after a kernel's first launch, table, packed,
-// cooperative and large-shared-memory launches make no heap allocation in cuabi.
+// cooperative and large-shared-memory launches make no heap allocation in cuabi, and neither does
+// a batch of the largest size (CUABI_LAUNCH_BATCH_MAX_ITEMS) mixing both argument forms.
 //
 // This file replaces the global operator new of the GPU test binary with one that counts calls made
 // on a thread while that thread asks for counting. libcuabi's own allocations go through the same
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <vector>
 
 #include "launch_test_support.hpp"
 
@@ -96,6 +98,35 @@ TEST_F(LaunchAllocation, LaunchesAfterTheFirstAllocateNothing) {
     });
     ASSERT_EQ(worst, CUABI_SUCCESS) << cuabi_last_error_message();
     EXPECT_EQ(counted, 0) << "heap allocations on the launch path";
+    ASSERT_OK(cuabi_stream_synchronize(queue));
+}
+
+TEST_F(LaunchAllocation, BatchesOfTheLargestSizeAllocateNothing) {
+    cuabi_kernel* kernel = this->kernel(kSource, "scale");
+    ASSERT_NE(kernel, nullptr);
+    const uint32_t n = 256;
+    uint64_t address = 0;
+    ASSERT_NE(buffer(n * sizeof(float), &address), nullptr);
+    cuabi_stream* queue = stream();
+    ASSERT_NE(queue, nullptr);
+    const float factor = 1.0f;
+    cuabi_kernel_arg args[] = {{&address, 8}, {&factor, 4}, {&n, 4}};
+    unsigned char packed[16] = {};
+    std::memcpy(packed, &address, 8), std::memcpy(packed + 8, &factor, 4), std::memcpy(packed + 12, &n, 4);
+    cuabi_launch_config plain = config(1, n, n * sizeof(float));
+    plain.stream = queue;
+    std::vector<cuabi_launch_item> items(CUABI_LAUNCH_BATCH_MAX_ITEMS);
+    for (size_t k = 0; k < items.size(); ++k) {
+        items[k] = cuabi_launch_item{kernel, &plain, args, 3, nullptr, 0};
+        if (k % 2 == 1) items[k] = cuabi_launch_item{kernel, &plain, nullptr, 0, packed, sizeof packed};
+    }
+    size_t submitted = 0;
+    ASSERT_OK(cuabi_launch_batch(items.data(), 2, &submitted));  // the kernel's first launches
+    cuabi_status status = CUABI_SUCCESS;
+    long counted = allocations_during([&] { status = cuabi_launch_batch(items.data(), items.size(), &submitted); });
+    ASSERT_EQ(status, CUABI_SUCCESS) << cuabi_last_error_message();
+    EXPECT_EQ(submitted, items.size());
+    EXPECT_EQ(counted, 0) << "heap allocations in a batch of " << items.size();
     ASSERT_OK(cuabi_stream_synchronize(queue));
 }
 
