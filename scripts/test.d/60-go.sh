@@ -28,6 +28,12 @@ mkdir -p "$example"
 awk '/^## A complete program/ {found = 1} found && /^```go$/ {copy = 1; next} copy && /^```$/ {exit} copy' README.md >"$example/main.go"
 printf 'module readme\n\ngo 1.24\n\nrequire cuabi v0.0.0\n\nreplace cuabi => %s\n' "$PWD" >"$example/go.mod"
 (cd "$example" && go vet . && go build -o /dev/null .)
+# The package outside this repository (README "Install"): a copy of its files elsewhere builds with
+# the header's directory given through CGO_CFLAGS.
+outside="$CUABI_BUILD_DIR/go/outside"
+rm -rf "$outside" && cp -r . "$outside"
+(cd "$outside" && CGO_CFLAGS="-I$CUABI_ROOT/include" go build ./...)
+
 bin="$CUABI_BUILD_DIR/go/bin"
 mkdir -p "$bin" "$CUABI_BUILD_DIR/conformance/bin"
 go test -c -o "$bin/cuabi.test" .
