@@ -1,6 +1,8 @@
 // What a validated launch costs the calling thread compared with cuLaunchKernel:
 // kernels of 0, 4 and 16 parameters, each launched through the raw driver, cuabi_launch (argument
-// table) and cuabi_launch_packed, in one process, on one stream, with one geometry (1 x 32).
+// table) and cuabi_launch_packed, in one process, on one stream, with one geometry (1 x 32); and
+// 16 launches of the 4-parameter kernel as one cuabi_launch_batch against 16 cuabi_launch and 16
+// cuLaunchKernel calls.
 //
 //   bench_launch [--reps N] [--launches N] [--batch N] [--json PATH]
 //   defaults:     40 reps,  10000 launches per rep and variant, batches of 250, bench_launch.json
@@ -16,6 +18,7 @@
 // per-launch cost that a ratio of medians does not (bench_support.hpp).
 #include <cuda.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -229,6 +232,69 @@ int main(int argc, char** argv) {
             for (int i = 0; i < 2; ++i) {
                 int v = (i + rep) % 2;
                 report.values(name, ex_variants[v]).push_back(run_ex(v, options));
+            }
+    }
+
+    // 16 launches per call: one cuabi_launch_batch against 16 calls of cuabi_launch and of
+    // cuLaunchKernel, per launch. The same samples fill two cases, so that each has its own
+    // baseline for the paired ratio: the raw driver, and the single cuabi_launch.
+    {
+        constexpr int kItems = 16;
+        Case& c = cases[1];  // 4 arguments
+        std::vector<cuabi_launch_item> items(kItems, cuabi_launch_item{c.kernel, &config, c.table.data(), c.table.size(),
+                                                                        nullptr, 0});
+        Options grouped = options;  // the same launches per rep and per timed batch as the rows above
+        grouped.launches = std::max(1, options.launches / kItems);
+        grouped.batch = std::max(1, options.batch / kItems);
+        auto run_batch = [&](int variant, const Options& how) {
+            switch (variant) {
+                case 0:
+                    return per_launch_ns(
+                               [&] {
+                                   bool ok = true;
+                                   for (int i = 0; i < kItems; ++i)
+                                       ok &= cuLaunchKernel(c.function, 1, 1, 1, 32, 1, 1, 0, cu_stream, c.params.data(),
+                                                            nullptr) == CUDA_SUCCESS;
+                                   return ok;
+                               },
+                               how, cu_stream) /
+                           kItems;
+                case 1:
+                    return per_launch_ns(
+                               [&] {
+                                   bool ok = true;
+                                   for (int i = 0; i < kItems; ++i)
+                                       ok &= cuabi_launch(c.kernel, &config, c.table.data(), c.table.size()) ==
+                                             CUABI_SUCCESS;
+                                   return ok;
+                               },
+                               how, cu_stream) /
+                           kItems;
+                default:
+                    return per_launch_ns(
+                               [&] {
+                                   size_t submitted = 0;
+                                   return cuabi_launch_batch(items.data(), items.size(), &submitted) == CUABI_SUCCESS;
+                               },
+                               how, cu_stream) /
+                           kItems;
+            }
+        };
+        const std::string versus_raw = "batch of 16, 4 args";
+        const std::string versus_single = "batch vs cuabi_launch";
+        const char* const batch_variants[] = {"16 x cuLaunchKernel", "16 x cuabi_launch", "cuabi_launch_batch"};
+        for (int v = 0; v < 3; ++v) report.values(versus_raw, batch_variants[v]);
+        report.values(versus_single, batch_variants[1]);
+        report.values(versus_single, batch_variants[2]);
+        Options warm_grouped = grouped;
+        warm_grouped.launches = grouped.batch;
+        for (int v = 0; v < 3; ++v) run_batch(v, warm_grouped);
+        for (int rep = 0; rep < options.reps; ++rep)
+            for (int i = 0; i < 3; ++i) {
+                int v = (i + rep) % 3;
+                const double ns = run_batch(v, grouped);
+                report.values(versus_raw, batch_variants[v]).push_back(ns);
+                if (v > 0) report.values(versus_single, batch_variants[v]).push_back(ns);
             }
     }
 

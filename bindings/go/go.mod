@@ -1,3 +1,3 @@
 module cuabi
 
-go 1.19
+go 1.24

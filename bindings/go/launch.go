@@ -1,6 +1,17 @@
 package cuabi
 
-// #include "zcalls.h"
+/*
+// The hot launch calls carry both fast-call directives (Go 1.24+): noescape keeps their arguments
+// off the heap and nocallback drops the bookkeeping for C calling back into Go, which these never
+// do; Go removes that cost only when both are given.
+#cgo noescape cuabi_go_launch_small
+#cgo nocallback cuabi_go_launch_small
+#cgo noescape cuabi_go_launch_large
+#cgo nocallback cuabi_go_launch_large
+#cgo noescape cuabi_go_launch_packed
+#cgo nocallback cuabi_go_launch_packed
+#include "zcalls.h"
+*/
 import "C"
 
 import (
@@ -77,11 +88,7 @@ func (l *LaunchConfig) fill(cfg *C.cuabi_go_launch_config) error {
 // Otherwise the kernel may run after Launch returns: keep the buffers it uses reachable.
 // Launch allocates nothing (after the kernel's first launch, which reads its parameter layout).
 func (k *Kernel) Launch(config LaunchConfig, args ...any) error {
-	bits, err := k.ref()
-	if err != nil {
-		return err
-	}
-	layout, err := k.paramLayout(bits)
+	bits, layout, err := k.refAndLayout()
 	if err != nil {
 		return err
 	}
@@ -116,6 +123,16 @@ func (k *Kernel) Launch(config LaunchConfig, args ...any) error {
 		runtime.KeepAlive(a)
 	}
 	return takeFailure(f)
+}
+
+// refAndLayout is the kernel's handle and parameter layout, for the packed launch forms.
+func (k *Kernel) refAndLayout() (C.uintptr_t, *paramLayout, error) {
+	bits, err := k.ref()
+	if err != nil {
+		return 0, nil, err
+	}
+	layout, err := k.paramLayout(bits)
+	return bits, layout, err
 }
 
 // largeArguments holds packed-argument buffers for kernels whose arguments exceed

@@ -52,7 +52,7 @@ var (
 func gpu(t *testing.T) *Context {
 	t.Helper()
 	ctx, err := NewContext(nil)
-	if (errors.Is(err, ErrDriverNotFound) || errors.Is(err, ErrNoDevice)) && os.Getenv("CUABI_GO_REQUIRE_GPU") != "1" {
+	if IsNoGPU(err) && os.Getenv("CUABI_GO_REQUIRE_GPU") != "1" {
 		t.Skipf("no GPU: %v", err)
 	}
 	if err != nil {

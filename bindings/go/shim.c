@@ -147,7 +147,7 @@ const char* cuabi_go_library_path(void) { return library_path; }
 /* ---- Launch -------------------------------------------------------------------------------- */
 
 /* The C config from the Go one, over the library's defaults. */
-static void make_config(const cuabi_go_launch_config* in, cuabi_launch_config* out) {
+void cuabi_go_make_config(const cuabi_go_launch_config* in, cuabi_launch_config* out) {
     *out = launch_defaults;
     out->flags = in->flags;
     memcpy(out->grid, in->grid, sizeof out->grid);
@@ -162,7 +162,7 @@ static cuabi_go_failure* launch_packed(uintptr_t kernel, const cuabi_go_launch_c
                                        size_t packed_size) {
     if (cuabi_go_fn.launch_packed == NULL) return cuabi_go_missing("cuabi_launch_packed");
     cuabi_launch_config c;
-    make_config(config, &c);
+    cuabi_go_make_config(config, &c);
     cuabi_status status = cuabi_go_fn.launch_packed((cuabi_kernel*)kernel, &c, packed, packed_size);
     return status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 0);
 }
@@ -171,7 +171,7 @@ cuabi_go_failure* cuabi_go_kernel_max_active_clusters(uintptr_t kernel, cuabi_go
                                                       uint32_t* out_clusters) {
     if (cuabi_go_fn.kernel_get_max_active_clusters == NULL) return cuabi_go_missing("cuabi_kernel_get_max_active_clusters");
     cuabi_launch_config c;
-    make_config(&config, &c);
+    cuabi_go_make_config(&config, &c);
     cuabi_status status = cuabi_go_fn.kernel_get_max_active_clusters((cuabi_kernel*)kernel, &c, out_clusters);
     return status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 0);
 }
@@ -239,7 +239,7 @@ cuabi_go_failure* cuabi_go_launch(uintptr_t kernel, cuabi_go_launch_config confi
     arg_table table;
     if (!table_build(&table, values, sizes, count)) return table_out_of_memory(count);
     cuabi_launch_config c;
-    make_config(&config, &c);
+    cuabi_go_make_config(&config, &c);
     cuabi_status status = cuabi_go_fn.launch((cuabi_kernel*)kernel, &c, table.items, count);
     cuabi_go_failure* failure = status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 0);
     table_free(&table);

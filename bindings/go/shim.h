@@ -65,6 +65,9 @@ typedef struct cuabi_go_launch_config {
 
 /* New end points of a memcpy node: handles and host addresses as integers (host memory is C
  * memory, never Go's: the graph keeps using it after the call). */
+/* The C config from the Go one, over the loaded library's defaults. */
+void cuabi_go_make_config(const cuabi_go_launch_config* in, cuabi_launch_config* out);
+
 typedef struct cuabi_go_memcpy_update {
     uintptr_t dst_buffer, dst_host;
     uint64_t dst_offset;

@@ -86,6 +86,7 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_launch",
     "cuabi_launch_packed",
     "cuabi_kernel_get_max_active_clusters",
+    "cuabi_launch_batch",
     "cuabi_graph_options_init",
     "cuabi_graph_node_info_init",
     "cuabi_graph_update_info_init",
@@ -224,6 +225,7 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.launch = (PFN_cuabi_launch)get("cuabi_launch");
     cuabi_go_fn.launch_packed = (PFN_cuabi_launch_packed)get("cuabi_launch_packed");
     cuabi_go_fn.kernel_get_max_active_clusters = (PFN_cuabi_kernel_get_max_active_clusters)get("cuabi_kernel_get_max_active_clusters");
+    cuabi_go_fn.launch_batch = (PFN_cuabi_launch_batch)get("cuabi_launch_batch");
     cuabi_go_fn.graph_options_init = (PFN_cuabi_graph_options_init)get("cuabi_graph_options_init");
     cuabi_go_fn.graph_node_info_init = (PFN_cuabi_graph_node_info_init)get("cuabi_graph_node_info_init");
     cuabi_go_fn.graph_update_info_init = (PFN_cuabi_graph_update_info_init)get("cuabi_graph_update_info_init");
@@ -363,59 +365,60 @@ int cuabi_go_function_present(size_t index) {
     case 79: return cuabi_go_fn.launch != NULL;
     case 80: return cuabi_go_fn.launch_packed != NULL;
     case 81: return cuabi_go_fn.kernel_get_max_active_clusters != NULL;
-    case 82: return cuabi_go_fn.graph_options_init != NULL;
-    case 83: return cuabi_go_fn.graph_node_info_init != NULL;
-    case 84: return cuabi_go_fn.graph_update_info_init != NULL;
-    case 85: return cuabi_go_fn.graph_memcpy_params_init != NULL;
-    case 86: return cuabi_go_fn.graph_capture_begin != NULL;
-    case 87: return cuabi_go_fn.graph_capture_end != NULL;
-    case 88: return cuabi_go_fn.graph_capture_end_update != NULL;
-    case 89: return cuabi_go_fn.graph_capture_abort != NULL;
-    case 90: return cuabi_go_fn.graph_capture_get_status != NULL;
-    case 91: return cuabi_go_fn.graph_destroy != NULL;
-    case 92: return cuabi_go_fn.graph_launch != NULL;
-    case 93: return cuabi_go_fn.graph_upload != NULL;
-    case 94: return cuabi_go_fn.graph_retain_buffer != NULL;
-    case 95: return cuabi_go_fn.graph_get_native != NULL;
-    case 96: return cuabi_go_fn.graph_get_node_count != NULL;
-    case 97: return cuabi_go_fn.graph_get_node_info != NULL;
-    case 98: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
-    case 99: return cuabi_go_fn.graph_get_node_param_info != NULL;
-    case 100: return cuabi_go_fn.graph_update_kernel_args != NULL;
-    case 101: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
-    case 102: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
-    case 103: return cuabi_go_fn.graph_update_memset_value != NULL;
-    case 104: return cuabi_go_fn.graph_update_memcpy != NULL;
-    case 105: return cuabi_go_fn.graph_set_node_enabled != NULL;
-    case 106: return cuabi_go_fn.graph_get_node_enabled != NULL;
-    case 107: return cuabi_go_fn.graph_write_dot != NULL;
-    case 108: return cuabi_go_fn.graph_get_dot != NULL;
-    case 109: return cuabi_go_fn.graph_cache_stats_init != NULL;
-    case 110: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
-    case 111: return cuabi_go_fn.graph_cache_lookup != NULL;
-    case 112: return cuabi_go_fn.graph_cache_insert != NULL;
-    case 113: return cuabi_go_fn.graph_cache_set_capacity != NULL;
-    case 114: return cuabi_go_fn.graph_cache_clear != NULL;
-    case 115: return cuabi_go_fn.graph_cache_get_stats != NULL;
-    case 116: return cuabi_go_fn.cache_stats_init != NULL;
-    case 117: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
-    case 118: return cuabi_go_fn.cache_get_stats != NULL;
-    case 119: return cuabi_go_fn.cache_get_directory != NULL;
-    case 120: return cuabi_go_fn.cache_get_degradation_reason != NULL;
-    case 121: return cuabi_go_fn.cache_prune != NULL;
-    case 122: return cuabi_go_fn.cache_clear != NULL;
-    case 123: return cuabi_go_fn.cache_verify != NULL;
-    case 124: return cuabi_go_fn.cache_configure_driver_jit != NULL;
-    case 125: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
-    case 126: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
-    case 127: return cuabi_go_fn.range_get_enabled != NULL;
-    case 128: return cuabi_go_fn.range_get_profiler_attached != NULL;
-    case 129: return cuabi_go_fn.range_get_catalog_count != NULL;
-    case 130: return cuabi_go_fn.range_get_catalog_entry != NULL;
-    case 131: return cuabi_go_fn.range_push != NULL;
-    case 132: return cuabi_go_fn.range_pop != NULL;
-    case 133: return cuabi_go_fn.range_start != NULL;
-    case 134: return cuabi_go_fn.range_end != NULL;
+    case 82: return cuabi_go_fn.launch_batch != NULL;
+    case 83: return cuabi_go_fn.graph_options_init != NULL;
+    case 84: return cuabi_go_fn.graph_node_info_init != NULL;
+    case 85: return cuabi_go_fn.graph_update_info_init != NULL;
+    case 86: return cuabi_go_fn.graph_memcpy_params_init != NULL;
+    case 87: return cuabi_go_fn.graph_capture_begin != NULL;
+    case 88: return cuabi_go_fn.graph_capture_end != NULL;
+    case 89: return cuabi_go_fn.graph_capture_end_update != NULL;
+    case 90: return cuabi_go_fn.graph_capture_abort != NULL;
+    case 91: return cuabi_go_fn.graph_capture_get_status != NULL;
+    case 92: return cuabi_go_fn.graph_destroy != NULL;
+    case 93: return cuabi_go_fn.graph_launch != NULL;
+    case 94: return cuabi_go_fn.graph_upload != NULL;
+    case 95: return cuabi_go_fn.graph_retain_buffer != NULL;
+    case 96: return cuabi_go_fn.graph_get_native != NULL;
+    case 97: return cuabi_go_fn.graph_get_node_count != NULL;
+    case 98: return cuabi_go_fn.graph_get_node_info != NULL;
+    case 99: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
+    case 100: return cuabi_go_fn.graph_get_node_param_info != NULL;
+    case 101: return cuabi_go_fn.graph_update_kernel_args != NULL;
+    case 102: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
+    case 103: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
+    case 104: return cuabi_go_fn.graph_update_memset_value != NULL;
+    case 105: return cuabi_go_fn.graph_update_memcpy != NULL;
+    case 106: return cuabi_go_fn.graph_set_node_enabled != NULL;
+    case 107: return cuabi_go_fn.graph_get_node_enabled != NULL;
+    case 108: return cuabi_go_fn.graph_write_dot != NULL;
+    case 109: return cuabi_go_fn.graph_get_dot != NULL;
+    case 110: return cuabi_go_fn.graph_cache_stats_init != NULL;
+    case 111: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
+    case 112: return cuabi_go_fn.graph_cache_lookup != NULL;
+    case 113: return cuabi_go_fn.graph_cache_insert != NULL;
+    case 114: return cuabi_go_fn.graph_cache_set_capacity != NULL;
+    case 115: return cuabi_go_fn.graph_cache_clear != NULL;
+    case 116: return cuabi_go_fn.graph_cache_get_stats != NULL;
+    case 117: return cuabi_go_fn.cache_stats_init != NULL;
+    case 118: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
+    case 119: return cuabi_go_fn.cache_get_stats != NULL;
+    case 120: return cuabi_go_fn.cache_get_directory != NULL;
+    case 121: return cuabi_go_fn.cache_get_degradation_reason != NULL;
+    case 122: return cuabi_go_fn.cache_prune != NULL;
+    case 123: return cuabi_go_fn.cache_clear != NULL;
+    case 124: return cuabi_go_fn.cache_verify != NULL;
+    case 125: return cuabi_go_fn.cache_configure_driver_jit != NULL;
+    case 126: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
+    case 127: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
+    case 128: return cuabi_go_fn.range_get_enabled != NULL;
+    case 129: return cuabi_go_fn.range_get_profiler_attached != NULL;
+    case 130: return cuabi_go_fn.range_get_catalog_count != NULL;
+    case 131: return cuabi_go_fn.range_get_catalog_entry != NULL;
+    case 132: return cuabi_go_fn.range_push != NULL;
+    case 133: return cuabi_go_fn.range_pop != NULL;
+    case 134: return cuabi_go_fn.range_start != NULL;
+    case 135: return cuabi_go_fn.range_end != NULL;
     default: return 0;
     }
 }
@@ -951,6 +954,13 @@ cuabi_go_failure* cuabi_go_kernel_set_attribute(uintptr_t kernel, int32_t attrib
 cuabi_go_failure* cuabi_go_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config) {
     if (cuabi_go_fn.launch_config_init == NULL) return cuabi_go_missing("cuabi_launch_config_init");
     cuabi_status status = cuabi_go_fn.launch_config_init(struct_size, out_config);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_launch_batch(const cuabi_launch_item* items, size_t count, size_t* out_submitted) {
+    if (cuabi_go_fn.launch_batch == NULL) return cuabi_go_missing("cuabi_launch_batch");
+    cuabi_status status = cuabi_go_fn.launch_batch(items, count, out_submitted);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }

@@ -89,6 +89,7 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_launch launch;
     PFN_cuabi_launch_packed launch_packed;
     PFN_cuabi_kernel_get_max_active_clusters kernel_get_max_active_clusters;
+    PFN_cuabi_launch_batch launch_batch;
     PFN_cuabi_graph_options_init graph_options_init;
     PFN_cuabi_graph_node_info_init graph_node_info_init;
     PFN_cuabi_graph_update_info_init graph_update_info_init;
@@ -146,7 +147,7 @@ typedef struct cuabi_go_functions {
 
 extern cuabi_go_functions cuabi_go_fn;
 
-#define CUABI_GO_FUNCTION_COUNT 135
+#define CUABI_GO_FUNCTION_COUNT 136
 extern const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT];
 
 /* Fills cuabi_go_fn through `get`. */
@@ -230,6 +231,7 @@ cuabi_go_failure* cuabi_go_kernel_get_max_active_blocks_per_sm(uintptr_t kernel,
 cuabi_go_failure* cuabi_go_kernel_suggest_block_size(uintptr_t kernel, uint32_t shared_memory_bytes, uint32_t* out_block_threads, uint32_t* out_min_grid_blocks);
 cuabi_go_failure* cuabi_go_kernel_set_attribute(uintptr_t kernel, int32_t attribute, int32_t value);
 cuabi_go_failure* cuabi_go_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config);
+cuabi_go_failure* cuabi_go_launch_batch(const cuabi_launch_item* items, size_t count, size_t* out_submitted);
 cuabi_go_failure* cuabi_go_graph_options_init(uint32_t struct_size, cuabi_graph_options* out_options);
 cuabi_go_failure* cuabi_go_graph_node_info_init(uint32_t struct_size, cuabi_graph_node_info* out_info);
 cuabi_go_failure* cuabi_go_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info);

@@ -1054,6 +1054,36 @@ CUABI_API cuabi_status cuabi_kernel_get_max_active_clusters(cuabi_kernel* kernel
 
 #endif /* CUABI_NO_PROTOTYPES */
 
+/* Since 1.2. One launch of a batch (cuabi_launch_batch): what one cuabi_launch() or
+ * cuabi_launch_packed() call takes. The item uses the packed form when `packed` is not NULL (args
+ * must then be NULL and arg_count 0), the table form otherwise. An array element, not a versioned
+ * struct: it has no struct_size and never changes. */
+typedef struct CUABI_SINCE(1.2) cuabi_launch_item {
+    cuabi_kernel* kernel;
+    CUABI_NULLABLE const cuabi_launch_config* config; /* NULL: the defaults, as for cuabi_launch() */
+    CUABI_NULLABLE const cuabi_kernel_arg* args;      /* table form: arg_count entries */
+    size_t arg_count;
+    CUABI_NULLABLE const void* packed;                /* packed form: packed_size bytes */
+    size_t packed_size;
+} cuabi_launch_item;
+
+/* Since 1.2. The most items one cuabi_launch_batch() call takes. */
+#define CUABI_LAUNCH_BATCH_MAX_ITEMS 4096u
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Since 1.2. Launches items[0..count) in order, each checked and submitted exactly as
+ * cuabi_launch() / cuabi_launch_packed() would (same statuses, counters, profiler ranges; on a
+ * capturing stream each becomes a node, in order). When item k is refused, items 0..k-1 stay
+ * submitted, nothing after k is, the call returns k's status, *out_submitted is k and the message
+ * begins "cuabi_launch_batch item k of count: ". *out_submitted is written on every return (count
+ * on success, 0 for a refused batch). count 0 succeeds and does nothing. CUABI_ERROR_INVALID_ARGUMENT
+ * for items NULL with count > 0, count > CUABI_LAUNCH_BATCH_MAX_ITEMS, or an item with both args
+ * and packed. Allocates nothing after each kernel's first launch. Thread-safe as cuabi_launch(). */
+CUABI_API cuabi_status cuabi_launch_batch(CUABI_NULLABLE const cuabi_launch_item* items, size_t count, CUABI_OUT size_t* out_submitted) CUABI_SINCE(1.2);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
 /* ============================================================================================
  * Graph
  *
@@ -1672,6 +1702,7 @@ typedef cuabi_status (*PFN_cuabi_launch_config_init)(uint32_t struct_size, cuabi
 typedef cuabi_status (*PFN_cuabi_launch)(cuabi_kernel* kernel, const cuabi_launch_config* config, const cuabi_kernel_arg* args, size_t arg_count);
 typedef cuabi_status (*PFN_cuabi_launch_packed)(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed, size_t packed_size);
 typedef cuabi_status (*PFN_cuabi_kernel_get_max_active_clusters)(cuabi_kernel* kernel, const cuabi_launch_config* config, uint32_t* out_clusters);
+typedef cuabi_status (*PFN_cuabi_launch_batch)(const cuabi_launch_item* items, size_t count, size_t* out_submitted);
 typedef cuabi_status (*PFN_cuabi_graph_options_init)(uint32_t struct_size, cuabi_graph_options* out_options);
 typedef cuabi_status (*PFN_cuabi_graph_node_info_init)(uint32_t struct_size, cuabi_graph_node_info* out_info);
 typedef cuabi_status (*PFN_cuabi_graph_update_info_init)(uint32_t struct_size, cuabi_graph_update_info* out_info);

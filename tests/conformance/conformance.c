@@ -1,6 +1,6 @@
 /*
  * The conformance scenario's reference implementation, in C through the public header only.
- * Every language binding runs the same fifteen steps and must print this program's transcript
+ * Every language binding runs the same sixteen steps and must print this program's transcript
  * line for line (tests/conformance/README.md; scripts/conformance.sh diffs them).
  *
  * Output: one line per step on stdout -- "ok   <step>", "FAIL <step>: <what differed>" or
@@ -22,9 +22,10 @@
 #define N 1048576u            /* elements per buffer */
 #define BLOCK 256u            /* threads per block for every launch */
 #define GRID (N / BLOCK)      /* 4096 blocks: one thread per element */
-#define GRAPH_LAUNCHES 8u     /* saxpy launches captured in step 13 */
-#define THREADS 4             /* threads of step 14 */
-#define THREAD_LAUNCHES 1000u /* launches per thread in step 14 */
+#define BATCH_LAUNCHES 4u     /* saxpy launches of step 13's batch */
+#define GRAPH_LAUNCHES 8u     /* saxpy launches captured in step 14 */
+#define THREADS 4             /* threads of step 15 */
+#define THREAD_LAUNCHES 1000u /* launches per thread in step 15 */
 
 static const char SOURCE[] =
     "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {\n"
@@ -316,21 +317,28 @@ static int step_launch_table(scenario* s) {
     return check_y(s);
 }
 
-static int step_launch_packed(scenario* s) {
-    unsigned char packed[64];
+/* saxpy(a, x, y, N)'s arguments at the offsets cuabi_kernel_get_param_info reports; *out_size is
+ * where the last parameter ends. */
+static int pack_saxpy(scenario* s, float a, unsigned char packed[64], size_t* out_size) {
     const void* values[4];
-    float a = 2.0f;
     unsigned n = N;
-    size_t i, offset = 0, size = 0, end = 0;
-    cuabi_launch_config config = stream_config(s);
+    size_t i, offset = 0, size = 0;
     values[0] = &a; values[1] = &s->x_address; values[2] = &s->y_address; values[3] = &n;
-    memset(packed, 0, sizeof packed);
+    memset(packed, 0, 64);
     for (i = 0; i < 4; ++i) {
         CHECK(cuabi_kernel_get_param_info(s->saxpy, i, &offset, &size));
-        if (offset + size > sizeof packed) return failed(s, "parameter %zu ends at byte %zu", i, offset + size);
+        if (offset + size > 64) return failed(s, "parameter %zu ends at byte %zu", i, offset + size);
         memcpy(packed + offset, values[i], size);
-        end = offset + size;
+        *out_size = offset + size;
     }
+    return 1;
+}
+
+static int step_launch_packed(scenario* s) {
+    unsigned char packed[64];
+    size_t end = 0;
+    cuabi_launch_config config = stream_config(s);
+    if (!pack_saxpy(s, 2.0f, packed, &end)) return 0;
     CHECK(cuabi_launch_packed(s->saxpy, &config, packed, end));
     CHECK(cuabi_stream_synchronize(s->stream));
     expect_saxpy(s, 2.0f, 1);
@@ -419,6 +427,38 @@ static cuabi_status retarget_node_0(scenario* s) {
     return cuabi_graph_update_kernel_args(s->graph, 0, args, 4);
 }
 
+static int step_launch_batch(scenario* s) {
+    unsigned char packed[64];
+    size_t size = 0, submitted = 0, k;
+    cuabi_launch_config config = stream_config(s), too_large = stream_config(s);
+    cuabi_launch_item items[BATCH_LAUNCHES];
+    if (!pack_saxpy(s, 1.0f, packed, &size)) return 0;
+    for (k = 0; k < BATCH_LAUNCHES; ++k) {
+        items[k].kernel = s->saxpy;
+        items[k].config = &config;
+        items[k].args = NULL;
+        items[k].arg_count = 0;
+        items[k].packed = packed;
+        items[k].packed_size = size;
+    }
+    CHECK(cuabi_launch_batch(items, BATCH_LAUNCHES, &submitted));
+    if (submitted != BATCH_LAUNCHES) return failed(s, "%zu of %u launches submitted", submitted, BATCH_LAUNCHES);
+    CHECK(cuabi_stream_synchronize(s->stream));
+    expect_saxpy(s, 1.0f, BATCH_LAUNCHES);
+    if (!check_y(s)) return 0;
+    /* Item 1 of 3 is refused: item 0 runs, item 2 does not. */
+    too_large.block[0] = 1024;
+    too_large.block[1] = 2;
+    items[1].config = &too_large;
+    if (!expect_refusal(s, cuabi_launch_batch(items, 3, &submitted), CUABI_ERROR_LAUNCH_BLOCK,
+                        "cuabi_launch_batch item 1 of 3: ", "item 1's block (1024,2,1)"))
+        return 0;
+    if (submitted != 1) return failed(s, "the refused item's index is %zu, not 1", submitted);
+    CHECK(cuabi_stream_synchronize(s->stream));
+    expect_saxpy(s, 1.0f, 1);
+    return check_y(s);
+}
+
 static int step_graph(scenario* s) {
     unsigned i;
     if (!make_buffer(s, &s->x2, &s->x2_address, 1.0f, 0.0f)) return 0;
@@ -442,7 +482,7 @@ static int step_graph(scenario* s) {
     return 1;
 }
 
-/* One thread of step 14: its own stream and buffers, THREAD_LAUNCHES launches. */
+/* One thread of step 15: its own stream and buffers, THREAD_LAUNCHES launches. */
 typedef struct {
     cuabi_context* context;
     cuabi_kernel* saxpy;
@@ -556,6 +596,7 @@ static const step STEPS[] = {
     {"launch-packed", step_launch_packed, 1},
     {"launch-checks", step_launch_checks, 1},
     {"template-kernel", step_template_kernel, 1},
+    {"launch-batch", step_launch_batch, 1},
     {"graph", step_graph, 1},
     {"threads", step_threads, 1},
     {"teardown", step_teardown, 1},

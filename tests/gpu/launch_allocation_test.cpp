@@ -1,5 +1,6 @@
 // The launch hot path allocates nothing: after a kernel's first launch, table, packed,
-// cooperative and large-shared-memory launches make no heap allocation in cuabi.
+// cooperative and large-shared-memory launches make no heap allocation in cuabi, and neither does
+// a batch of the largest size (CUABI_LAUNCH_BATCH_MAX_ITEMS) mixing both argument forms.
 //
 // This file replaces the global operator new of the GPU test binary with one that counts calls made
 // on a thread while that thread asks for counting. libcuabi's own allocations go through the same
@@ -9,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <new>
+#include <vector>
 
 #include "launch_test_support.hpp"
 
@@ -53,7 +55,28 @@ extern "C" __global__ void scale(float* data, float factor, unsigned int n) {
 }
 )";
 
-class LaunchAllocation : public LaunchTest {};
+// The scale kernel over n floats on a stream of its own, with its arguments in both forms.
+class LaunchAllocation : public LaunchTest {
+protected:
+    void SetUp() override {
+        LaunchTest::SetUp();
+        if (IsSkipped() || HasFatalFailure()) return;
+        kernel_ = kernel(kSource, "scale");
+        ASSERT_NE(kernel_, nullptr);
+        ASSERT_NE(buffer(n * sizeof(float), &address), nullptr);
+        queue = stream();
+        ASSERT_NE(queue, nullptr);
+        std::memcpy(packed, &address, 8), std::memcpy(packed + 8, &factor, 4), std::memcpy(packed + 12, &n, 4);
+    }
+
+    const uint32_t n = 4096;
+    const float factor = 1.0f;
+    uint64_t address = 0;
+    cuabi_kernel* kernel_ = nullptr;
+    cuabi_stream* queue = nullptr;
+    cuabi_kernel_arg args[3] = {{&address, 8}, {&factor, 4}, {&n, 4}};
+    unsigned char packed[16] = {};
+};
 
 TEST_F(LaunchAllocation, CountingSeesAllocationsOnThisThread) {
     long counted = allocations_during([] { ::operator delete(::operator new(16)); });  // a call, not elidable
@@ -61,18 +84,7 @@ TEST_F(LaunchAllocation, CountingSeesAllocationsOnThisThread) {
 }
 
 TEST_F(LaunchAllocation, LaunchesAfterTheFirstAllocateNothing) {
-    cuabi_kernel* kernel = this->kernel(kSource, "scale");
-    ASSERT_NE(kernel, nullptr);
-    const uint32_t n = 4096;
-    uint64_t address = 0;
-    ASSERT_NE(buffer(n * sizeof(float), &address), nullptr);
-    cuabi_stream* queue = stream();
-    ASSERT_NE(queue, nullptr);
-    const float factor = 1.0f;
-    cuabi_kernel_arg args[] = {{&address, 8}, {&factor, 4}, {&n, 4}};
-    unsigned char packed[16] = {};
-    std::memcpy(packed, &address, 8), std::memcpy(packed + 8, &factor, 4), std::memcpy(packed + 12, &n, 4);
-
+    cuabi_kernel* kernel = kernel_;
     cuabi_launch_config plain = config(n / 128, 128, 128 * sizeof(float));
     plain.stream = queue;
     cuabi_launch_config large = plain;
@@ -96,6 +108,24 @@ TEST_F(LaunchAllocation, LaunchesAfterTheFirstAllocateNothing) {
     });
     ASSERT_EQ(worst, CUABI_SUCCESS) << cuabi_last_error_message();
     EXPECT_EQ(counted, 0) << "heap allocations on the launch path";
+    ASSERT_OK(cuabi_stream_synchronize(queue));
+}
+
+TEST_F(LaunchAllocation, BatchesOfTheLargestSizeAllocateNothing) {
+    cuabi_launch_config plain = config(n / 128, 128, 128 * sizeof(float));
+    plain.stream = queue;
+    std::vector<cuabi_launch_item> items(CUABI_LAUNCH_BATCH_MAX_ITEMS);
+    for (size_t k = 0; k < items.size(); ++k) {
+        items[k] = cuabi_launch_item{kernel_, &plain, args, 3, nullptr, 0};
+        if (k % 2 == 1) items[k] = cuabi_launch_item{kernel_, &plain, nullptr, 0, packed, sizeof packed};
+    }
+    size_t submitted = 0;
+    ASSERT_OK(cuabi_launch_batch(items.data(), 2, &submitted));  // the kernel's first launches
+    cuabi_status status = CUABI_SUCCESS;
+    long counted = allocations_during([&] { status = cuabi_launch_batch(items.data(), items.size(), &submitted); });
+    ASSERT_EQ(status, CUABI_SUCCESS) << cuabi_last_error_message();
+    EXPECT_EQ(submitted, items.size());
+    EXPECT_EQ(counted, 0) << "heap allocations in a batch of " << items.size();
     ASSERT_OK(cuabi_stream_synchronize(queue));
 }
 

@@ -57,6 +57,13 @@ TEST_F(RangeGpu, LaunchIsMarkedInsideTheCallersRangeAndTheModuleLoadInsideSetup)
     EXPECT_LT(inside.find("cuabi.compile"), inside.find("cuabi.module.load")) << inside;
 }
 
+TEST_F(RangeGpu, EveryLaunchOfABatchIsMarked) {
+    Child child = run("launch-batch");
+    ASSERT_EQ(child.exit_code, 0) << child.output;
+    std::string text = nvtx_record::without_keys(nesting(child));
+    EXPECT_TRUE(std::regex_search(text, std::regex(R"(cuabi:step\()" + kLaunch + kLaunch + kLaunch + R"(\))"))) << text;
+}
+
 TEST_F(RangeGpu, GraphReplayIsMarkedOncePerReplayAndCaptureMarksEachCapturedLaunch) {
     Child child = run("graph");
     ASSERT_EQ(child.exit_code, 0) << child.output;

@@ -29,7 +29,7 @@ int run(const std::string& name) {
     const std::map<std::string, void (*)()> scenarios = {
         {"user", user},       {"misuse", misuse}, {"domain-limit", domain_limit}, {"compile", compile},
         {"compile-disk-hit", compile_disk_hit},   {"cache-prune", cache_prune},   {"driver", driver},
-        {"launch", launch},                       {"graph", graph},
+        {"launch", launch},                       {"graph", graph},             {"launch-batch", launch_batch},
     };
     auto found = scenarios.find(name);
     if (found == scenarios.end()) {

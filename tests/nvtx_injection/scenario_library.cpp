@@ -86,17 +86,39 @@ struct Saxpy {
         cuabi_context_destroy(context);
     }
 
-    cuabi_status launch(cuabi_stream* on) {
+    // One saxpy launch's arguments and config, on `on`.
+    struct Call {
         uint64_t x_address = 0, y_address = 0;
-        cuabi_buffer_get_device_address(x, &x_address);
-        cuabi_buffer_get_device_address(y, &y_address);
         int32_t n = kN;
-        cuabi_kernel_arg args[] = {{&a, sizeof a}, {&x_address, 8}, {&y_address, 8}, {&n, sizeof n}};
+        cuabi_kernel_arg args[4];
         cuabi_launch_config config = CUABI_LAUNCH_CONFIG_INIT;
-        config.grid[0] = kN / 256;
-        config.block[0] = 256;
-        config.stream = on;
-        return cuabi_launch(kernel, &config, args, 4);
+    };
+    void prepare(cuabi_stream* on, Call* call) {
+        cuabi_buffer_get_device_address(x, &call->x_address);
+        cuabi_buffer_get_device_address(y, &call->y_address);
+        call->args[0] = {&a, sizeof a};
+        call->args[1] = {&call->x_address, 8};
+        call->args[2] = {&call->y_address, 8};
+        call->args[3] = {&call->n, sizeof call->n};
+        call->config.grid[0] = kN / 256;
+        call->config.block[0] = 256;
+        call->config.stream = on;
+    }
+
+    cuabi_status launch(cuabi_stream* on) {
+        Call call;
+        prepare(on, &call);
+        return cuabi_launch(kernel, &call.config, call.args, 4);
+    }
+
+    // `count` (at most 8) saxpy launches as one cuabi_launch_batch.
+    cuabi_status launch_batch(cuabi_stream* on, size_t count) {
+        Call call;
+        prepare(on, &call);
+        cuabi_launch_item items[8];
+        for (size_t k = 0; k < count; ++k) items[k] = {kernel, &call.config, call.args, 4, nullptr, 0};
+        size_t submitted = 0;
+        return cuabi_launch_batch(items, count, &submitted);
     }
 
     // Checks y against `times` applications of y = a*x + y to the original values.
@@ -160,6 +182,16 @@ void launch() {
     expect(saxpy.launch(nullptr), CUABI_SUCCESS, "launch");
     expect(cuabi_range_pop(), CUABI_SUCCESS, "pop step");
     saxpy.check(1);
+}
+
+// Three launches as one batch inside a user range, each synchronous on the per-thread stream.
+void launch_batch() {
+    Saxpy saxpy;
+    if (!saxpy.ready) return;
+    expect(cuabi_range_push("step", nullptr), CUABI_SUCCESS, "push step");
+    expect(saxpy.launch_batch(nullptr, 3), CUABI_SUCCESS, "launch batch");
+    expect(cuabi_range_pop(), CUABI_SUCCESS, "pop step");
+    saxpy.check(3);
 }
 
 // Capture two launches, upload, update the first node's arguments (to the same values), then

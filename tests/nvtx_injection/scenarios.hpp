@@ -22,6 +22,7 @@ void compile_disk_hit();
 void cache_prune();
 void driver();
 void launch();
+void launch_batch();
 void graph();
 
 }  // namespace scenario

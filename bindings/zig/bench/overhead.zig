@@ -1,6 +1,7 @@
 //! What a launch through the Zig package costs compared with `cuabi_launch` called directly
 //! through its function pointer, in one process, on one stream, for kernels of 0, 4 and 16
-//! parameters (grid 1 x block 32).
+//! parameters (grid 1 x block 32); and 16 launches of the 4-parameter kernel per call,
+//! `Batch.launch` against `cuabi_launch_batch` through its function pointer, per launch.
 //!
 //!   cuabi-bench-overhead [--reps N] [--launches N] [--batch N] [--json PATH]
 //!   defaults:             40 reps,   10000 launches per rep and variant, batches of 250,
@@ -46,6 +47,7 @@ const variant_names = [_][]const u8{ "cuabi_launch (raw pointer)", "Kernel.launc
 /// Samples of one case: nanoseconds per launch of each variant, one per repetition.
 const Case = struct {
     name: []const u8,
+    variants: [2][]const u8 = variant_names,
     samples: [2]std.ArrayList(f64) = .{ .empty, .empty },
 };
 
@@ -66,6 +68,39 @@ const Raw = struct {
     }
 };
 
+/// Launches per call of the batch case.
+const batch_size = 16;
+
+/// The raw batch: the header's function pointer and prebuilt items.
+const RawBatch = struct {
+    pub const per_call = batch_size;
+    function: std.meta.Child(c.PFN_cuabi_launch_batch),
+    items: []const cuabi.Batch.Item,
+
+    inline fn launch(self: *const RawBatch) bool {
+        var submitted: usize = 0;
+        return self.function(self.items.ptr, self.items.len, &submitted) == c.CUABI_SUCCESS;
+    }
+};
+
+/// The package's batch: `Batch.launch` on the same items.
+const PackageBatch = struct {
+    pub const per_call = batch_size;
+    lib: *const cuabi.Library,
+    items: []const cuabi.Batch.Item,
+
+    inline fn launch(self: *const PackageBatch) bool {
+        cuabi.Batch.launch(self.lib, self.items, null) catch return false;
+        return true;
+    }
+};
+
+/// Launches one call of `variant` makes.
+fn perCall(variant: anytype) usize {
+    const T = @typeInfo(@TypeOf(variant)).pointer.child;
+    return if (@hasDecl(T, "per_call")) T.per_call else 1;
+}
+
 /// The package variant: the kernel, a Zig launch configuration and the argument tuple.
 fn Package(comptime Args: type) type {
     return struct {
@@ -82,7 +117,11 @@ fn Package(comptime Args: type) type {
 
 /// Nanoseconds per launch: `options.launches` launches in timed batches, synchronizing the stream
 /// between batches outside the timing.
-fn perLaunchNs(io: std.Io, stream: cuabi.Stream, options: Options, variant: anytype) f64 {
+fn perLaunchNs(io: std.Io, stream: cuabi.Stream, all: Options, variant: anytype) f64 {
+    // A call of several launches counts as that many, in as many launches between syncs.
+    var options = all;
+    options.launches = @max(1, all.launches / perCall(variant));
+    options.batch = @max(1, all.batch / perCall(variant));
     var total: i96 = 0;
     var done: usize = 0;
     while (done < options.launches) {
@@ -95,11 +134,11 @@ fn perLaunchNs(io: std.Io, stream: cuabi.Stream, options: Options, variant: anyt
         stream.synchronize() catch fail("stream.synchronize");
         done += count;
     }
-    return @as(f64, @floatFromInt(total)) / @as(f64, @floatFromInt(options.launches));
+    return @as(f64, @floatFromInt(total)) / @as(f64, @floatFromInt(options.launches * perCall(variant)));
 }
 
 /// Runs one case: warm-up, then `reps` repetitions of both variants, alternating which goes first.
-fn measure(io: std.Io, gpa: std.mem.Allocator, stream: cuabi.Stream, options: Options, case: *Case, raw: *const Raw, package: anytype) !void {
+fn measure(io: std.Io, gpa: std.mem.Allocator, stream: cuabi.Stream, options: Options, case: *Case, raw: anytype, package: anytype) !void {
     var warm = options;
     warm.launches = options.batch;
     _ = perLaunchNs(io, stream, warm, raw);
@@ -193,7 +232,7 @@ pub fn main(init: std.process.Init) !void {
     _ = .{ &one, &a };
     const address = p.address();
 
-    var cases = [_]Case{ .{ .name = "launch, 0 args" }, .{ .name = "launch, 4 args" }, .{ .name = "launch, 16 args" } };
+    var cases = [_]Case{ .{ .name = "launch, 0 args" }, .{ .name = "launch, 4 args" }, .{ .name = "launch, 16 args" }, .{ .name = "batch of 16, 4 args", .variants = .{ "cuabi_launch_batch (raw)", "Batch.launch" } } };
     defer for (&cases) |*case| for (&case.samples) |*s| s.deinit(gpa);
 
     const args0 = .{};
@@ -210,6 +249,18 @@ pub fn main(init: std.process.Init) !void {
         const package: Package(@TypeOf(entry[1])) = .{ .kernel = kernel, .config = config, .args = entry[1] };
         try measure(io, gpa, stream, options, &cases[i], &raw, &package);
     }
+    {
+        const kernel = module.kernel("args4") catch fail("module.kernel");
+        defer kernel.deinit();
+        const raw_config = config.toC();
+        var packed_buffer: [64]u8 = undefined;
+        const packed_args = kernel.pack(&packed_buffer, args4) catch fail("kernel.pack");
+        var items: [batch_size]cuabi.Batch.Item = undefined;
+        for (&items) |*item| item.* = cuabi.Batch.item(kernel, &raw_config, packed_args);
+        const raw: RawBatch = .{ .function = lib.dispatch.cuabi_launch_batch orelse fail("cuabi_launch_batch"), .items = &items };
+        const package: PackageBatch = .{ .lib = &lib, .items = &items };
+        try measure(io, gpa, stream, options, &cases[3], &raw, &package);
+    }
 
     var buffer: [4096]u8 = undefined;
     var stdout = std.Io.File.stdout().writer(io, &buffer);
@@ -222,8 +273,8 @@ pub fn main(init: std.process.Init) !void {
     try j.print("{{\n  \"benchmark\": \"zig_launch_overhead\",\n  \"device\": \"{s}\",\n  \"reps\": {d},\n  \"launches\": {d},\n  \"batch\": {d},\n  \"results\": [", .{ std.mem.sliceTo(&info.name, 0), options.reps, options.launches, options.batch });
     for (&cases, 0..) |*case, i| {
         const summary = try summarize(gpa, case);
-        try out.print("{s: <18} {s: <28} {d: >10.1}\n", .{ case.name, variant_names[0], summary.median[0] });
-        try out.print("{s: <18} {s: <28} {d: >10.1}  {d:.3} [{d:.3}, {d:.3}]\n", .{ "", variant_names[1], summary.median[1], summary.ratio_median, summary.ratio_q1, summary.ratio_q3 });
+        try out.print("{s: <18} {s: <28} {d: >10.1}\n", .{ case.name, case.variants[0], summary.median[0] });
+        try out.print("{s: <18} {s: <28} {d: >10.1}  {d:.3} [{d:.3}, {d:.3}]\n", .{ "", case.variants[1], summary.median[1], summary.ratio_median, summary.ratio_q1, summary.ratio_q3 });
         try j.print("{s}\n    {{\"case\": \"{s}\", \"raw_median_ns\": {d:.2}, \"zig_median_ns\": {d:.2}, \"paired_ratio_median\": {d:.4}, \"paired_ratio_q1\": {d:.4}, \"paired_ratio_q3\": {d:.4}}}", .{ if (i == 0) "" else ",", case.name, summary.median[0], summary.median[1], summary.ratio_median, summary.ratio_q1, summary.ratio_q3 });
     }
     try j.writeAll("\n  ]\n}\n");

@@ -1,4 +1,4 @@
-//! The conformance scenario in Zig, through the cuabi package: the fifteen steps of
+//! The conformance scenario in Zig, through the cuabi package: the sixteen steps of
 //! tests/conformance/README.md, printing the C reference's transcript line for line.
 //!
 //! stdout carries only the transcript -- "ok   <step>", "FAIL <step>: <what differed>" or
@@ -11,9 +11,10 @@ const cuabi = @import("cuabi");
 const n: u32 = 1 << 20; // elements per buffer
 const block: u32 = 256; // threads per block for every launch
 const grid: u32 = n / block; // one thread per element
-const graph_launches = 8; // saxpy launches captured in step 13
-const thread_count = 4; // threads of step 14
-const thread_launches = 1000; // launches per thread in step 14
+const batch_launches = 4; // saxpy launches of step 13's batch
+const graph_launches = 8; // saxpy launches captured in step 14
+const thread_count = 4; // threads of step 15
+const thread_launches = 1000; // launches per thread in step 15
 
 const source =
     \\extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
@@ -284,6 +285,29 @@ fn stepTemplateKernel(s: *Scenario) StepFailed!void {
     try checkY(s);
 }
 
+fn stepLaunchBatch(s: *Scenario) StepFailed!void {
+    const saxpy = s.saxpy.?;
+    const lib = saxpy.lib;
+    var buffer: [64]u8 = undefined;
+    const packed_args = try s.ok(saxpy.pack(&buffer, .{ @as(f32, 1), s.xp, s.yp, n }), "saxpy.pack()");
+    const config = s.launchConfig().toC();
+    var too_large = config;
+    too_large.block = .{ 1024, 2, 1 };
+    var items: [batch_launches]cuabi.Batch.Item = @splat(cuabi.Batch.item(saxpy, &config, packed_args));
+    try s.ok(cuabi.Batch.launch(lib, &items, null), "Batch.launch()");
+    try s.ok(s.stream.?.synchronize(), "stream.synchronize()");
+    saxpyOnHost(s, 1, batch_launches);
+    try checkY(s);
+    // Item 1 of 3 is refused: item 0 runs, item 2 does not.
+    items[1] = cuabi.Batch.item(saxpy, &too_large, packed_args);
+    var refused_index: usize = 0;
+    try s.refused(cuabi.Batch.launch(lib, items[0..3], &refused_index), error.LaunchBlock, "cuabi_launch_batch item 1 of 3: ", "item 1's block (1024,2,1)");
+    if (refused_index != 1) return s.fail("the refused item's index is {d}, not 1", .{refused_index});
+    try s.ok(s.stream.?.synchronize(), "stream.synchronize()");
+    saxpyOnHost(s, 1, 1);
+    try checkY(s);
+}
+
 /// Captures `graph_launches` saxpy launches (a = 1, x, y) into s.graph; checks its inventory.
 fn captureGraph(s: *Scenario) StepFailed!void {
     const stream = s.stream.?;
@@ -412,6 +436,7 @@ const steps = [_]Step{
     .{ .name = "launch-packed", .run = stepLaunchPacked, .needs_gpu = true },
     .{ .name = "launch-checks", .run = stepLaunchChecks, .needs_gpu = true },
     .{ .name = "template-kernel", .run = stepTemplateKernel, .needs_gpu = true },
+    .{ .name = "launch-batch", .run = stepLaunchBatch, .needs_gpu = true },
     .{ .name = "graph", .run = stepGraph, .needs_gpu = true },
     .{ .name = "threads", .run = stepThreads, .needs_gpu = true },
     .{ .name = "teardown", .run = stepTeardown, .needs_gpu = true },

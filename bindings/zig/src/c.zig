@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "ae596164fef02ebccc1fb138171b9377283531e4ce03aafbf830ecaba831bd49";
+pub const cuabi_header_digest = "54209d2e29e8d932e15388c3cec21b2ecaeb2254b4f972b7415099e2f1434cbb";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -193,6 +193,15 @@ pub const struct_cuabi_kernel_arg = extern struct {
     size: usize = 0,
 };
 pub const cuabi_kernel_arg = struct_cuabi_kernel_arg;
+pub const struct_cuabi_launch_item = extern struct {
+    kernel: ?*cuabi_kernel = null,
+    config: [*c]const cuabi_launch_config = null,
+    args: [*c]const cuabi_kernel_arg = null,
+    arg_count: usize = 0,
+    @"packed": ?*const anyopaque = null,
+    packed_size: usize = 0,
+};
+pub const cuabi_launch_item = struct_cuabi_launch_item;
 pub const cuabi_capture_mode = i32;
 pub const cuabi_capture_status = i32;
 pub const cuabi_graph_flags = u32;
@@ -369,6 +378,7 @@ pub const PFN_cuabi_launch_config_init = ?*const fn (struct_size: u32, out_confi
 pub const PFN_cuabi_launch = ?*const fn (kernel: ?*cuabi_kernel, config: [*c]const cuabi_launch_config, args: [*c]const cuabi_kernel_arg, arg_count: usize) callconv(.c) cuabi_status;
 pub const PFN_cuabi_launch_packed = ?*const fn (kernel: ?*cuabi_kernel, config: [*c]const cuabi_launch_config, @"packed": ?*const anyopaque, packed_size: usize) callconv(.c) cuabi_status;
 pub const PFN_cuabi_kernel_get_max_active_clusters = ?*const fn (kernel: ?*cuabi_kernel, config: [*c]const cuabi_launch_config, out_clusters: [*c]u32) callconv(.c) cuabi_status;
+pub const PFN_cuabi_launch_batch = ?*const fn (items: [*c]const cuabi_launch_item, count: usize, out_submitted: [*c]usize) callconv(.c) cuabi_status;
 pub const PFN_cuabi_graph_options_init = ?*const fn (struct_size: u32, out_options: [*c]cuabi_graph_options) callconv(.c) cuabi_status;
 pub const PFN_cuabi_graph_node_info_init = ?*const fn (struct_size: u32, out_info: [*c]cuabi_graph_node_info) callconv(.c) cuabi_status;
 pub const PFN_cuabi_graph_update_info_init = ?*const fn (struct_size: u32, out_info: [*c]cuabi_graph_update_info) callconv(.c) cuabi_status;
@@ -539,6 +549,7 @@ pub const CUABI_LAUNCH_SYNCHRONIZE = @as(c_uint, 0x2);
 pub const CUABI_LAUNCH_PRIORITY = @as(c_uint, 0x4);
 pub const CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT = @as(c_uint, 0x8);
 pub const CUABI_LAUNCH_CONFIG_INIT = @compileError("unable to translate C expr: unexpected token '{'");
+pub const CUABI_LAUNCH_BATCH_MAX_ITEMS = @as(c_uint, 4096);
 pub const CUABI_CAPTURE_MODE_GLOBAL = @as(c_int, 0);
 pub const CUABI_CAPTURE_MODE_THREAD_LOCAL = @as(c_int, 1);
 pub const CUABI_CAPTURE_MODE_RELAXED = @as(c_int, 2);

@@ -44,6 +44,8 @@ pub const HostMemory = @import("HostMemory.zig");
 pub const Module = @import("Module.zig");
 /// A kernel of a loaded module.
 pub const Kernel = @import("Kernel.zig");
+/// Batched launches: a slice of items in one call (1.2).
+pub const Batch = @import("Batch.zig");
 /// A captured, instantiated graph.
 pub const Graph = @import("Graph.zig");
 /// The kernel cache functions (`Library.cache()`).

@@ -1,5 +1,5 @@
 // Command conformance is the Go implementation of the conformance scenario
-// (tests/conformance/README.md): the fifteen steps through the cuabi package, printing the same
+// (tests/conformance/README.md): the sixteen steps through the cuabi package, printing the same
 // transcript as the C reference, line for line. stdout carries only the transcript; the details of
 // a failure go to stderr. The exit status is 0 exactly when no step failed.
 //
@@ -23,9 +23,10 @@ const (
 	n              = 1 << 20 // elements per buffer
 	block          = 256     // threads per block of every launch
 	grid           = n / block
-	graphLaunches  = 8    // saxpy launches captured in step 13
-	workers        = 4    // goroutines of step 14
-	workerLaunches = 1000 // launches per goroutine in step 14
+	batchLaunches  = 4    // saxpy launches of step 13's batch
+	graphLaunches  = 8    // saxpy launches captured in step 14
+	workers        = 4    // goroutines of step 15
+	workerLaunches = 1000 // launches per goroutine in step 15
 )
 
 const (
@@ -68,6 +69,7 @@ var steps = []step{
 	{"launch-packed", (*state).launchPacked, true},
 	{"launch-checks", (*state).launchChecks, true},
 	{"template-kernel", (*state).templateKernel, true},
+	{"launch-batch", (*state).launchBatch, true},
 	{"graph", (*state).graphStep, true},
 	{"threads", (*state).threads, true},
 	{"teardown", (*state).teardown, true},
@@ -385,6 +387,44 @@ func (s *state) templateKernel() (err error) {
 	for i := range s.expect {
 		s.expect[i] *= 0.5
 	}
+	return s.checkY()
+}
+
+func (s *state) launchBatch() error {
+	batch, err := cuabi.NewLaunchBatch(batchLaunches, batchLaunches*64)
+	if err != nil {
+		return err
+	}
+	defer batch.Close()
+	for k := 0; k < batchLaunches; k++ {
+		if err := batch.Add(s.saxpy, s.config(), float32(1), s.x, s.y, uint32(n)); err != nil {
+			return err
+		}
+	}
+	if submitted, err := batch.Launch(); err != nil || submitted != batchLaunches {
+		return fmt.Errorf("LaunchBatch.Launch: %d of %d submitted: %v", submitted, batchLaunches, err)
+	}
+	s.expectSaxpy(1, batchLaunches)
+	if err := s.checkY(); err != nil {
+		return err
+	}
+	// Item 1 of 3 is refused: item 0 runs, item 2 does not.
+	batch.Reset()
+	tooLarge := s.config()
+	tooLarge.Block = cuabi.Dim3{X: 1024, Y: 2, Z: 1}
+	for _, config := range []cuabi.LaunchConfig{s.config(), tooLarge, s.config()} {
+		if err := batch.Add(s.saxpy, config, float32(1), s.x, s.y, uint32(n)); err != nil {
+			return err
+		}
+	}
+	submitted, err := batch.Launch()
+	if err := expectStatus(err, cuabi.ErrLaunchBlock, "cuabi_launch_batch item 1 of 3: ", "item 1's block (1024,2,1)"); err != nil {
+		return err
+	}
+	if submitted != 1 {
+		return fmt.Errorf("the refused item's index is %d, not 1", submitted)
+	}
+	s.expectSaxpy(1, 1)
 	return s.checkY()
 }
 

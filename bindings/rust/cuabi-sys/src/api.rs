@@ -124,6 +124,7 @@ api_table! {
     cuabi_launch: PFN_cuabi_launch,
     cuabi_launch_packed: PFN_cuabi_launch_packed,
     cuabi_kernel_get_max_active_clusters: PFN_cuabi_kernel_get_max_active_clusters,
+    cuabi_launch_batch: PFN_cuabi_launch_batch,
     cuabi_graph_options_init: PFN_cuabi_graph_options_init,
     cuabi_graph_node_info_init: PFN_cuabi_graph_node_info_init,
     cuabi_graph_update_info_init: PFN_cuabi_graph_update_info_init,

@@ -161,6 +161,8 @@ pub const CUABI_LAUNCH_PRIORITY: cuabi_launch_flags = 4;
 /// programmatic dependent launch (sm_90+): this kernel may start before the previous kernel on the stream finishes; it
 /// must call cudaGridDependencySynchronize() before reading what that kernel writes
 pub const CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT: cuabi_launch_flags = 8;
+/// Since 1.2. The most items one cuabi_launch_batch() call takes.
+pub const CUABI_LAUNCH_BATCH_MAX_ITEMS: cuabi_launch_flags = 4096;
 /// refused on every thread of the process
 pub const CUABI_CAPTURE_MODE_GLOBAL: cuabi_capture_mode = 0;
 /// refused on the thread that began the capture
@@ -2695,6 +2697,137 @@ fn bindgen_test_layout_cuabi_kernel_arg() {
     }
     test_field_size();
 }
+/// Since 1.2. One launch of a batch (cuabi_launch_batch): what one cuabi_launch() or cuabi_launch_packed() call takes.
+/// The item uses the packed form when `packed` is not NULL (args must then be NULL and arg_count 0), the table form
+/// otherwise. An array element, not a versioned struct: it has no struct_size and never changes.
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct cuabi_launch_item {
+    pub kernel: *mut cuabi_kernel,
+    /// NULL: the defaults, as for cuabi_launch()
+    pub config: *const cuabi_launch_config,
+    /// table form: arg_count entries
+    pub args: *const cuabi_kernel_arg,
+    pub arg_count: usize,
+    /// packed form: packed_size bytes
+    pub packed: *const ::std::os::raw::c_void,
+    pub packed_size: usize,
+}
+#[test]
+fn bindgen_test_layout_cuabi_launch_item() {
+    assert_eq!(
+        ::std::mem::size_of::<cuabi_launch_item>(),
+        48usize,
+        concat!("Size of: ", stringify!(cuabi_launch_item))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<cuabi_launch_item>(),
+        8usize,
+        concat!("Alignment of ", stringify!(cuabi_launch_item))
+    );
+    fn test_field_kernel() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kernel) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_item),
+                "::",
+                stringify!(kernel)
+            )
+        );
+    }
+    test_field_kernel();
+    fn test_field_config() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).config) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_item),
+                "::",
+                stringify!(config)
+            )
+        );
+    }
+    test_field_config();
+    fn test_field_args() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).args) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_item),
+                "::",
+                stringify!(args)
+            )
+        );
+    }
+    test_field_args();
+    fn test_field_arg_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).arg_count) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_item),
+                "::",
+                stringify!(arg_count)
+            )
+        );
+    }
+    test_field_arg_count();
+    fn test_field_packed() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).packed) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_item),
+                "::",
+                stringify!(packed)
+            )
+        );
+    }
+    test_field_packed();
+    fn test_field_packed_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_launch_item>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).packed_size) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_launch_item),
+                "::",
+                stringify!(packed_size)
+            )
+        );
+    }
+    test_field_packed_size();
+}
 /// Options for cuabi_graph_capture_end().
 #[repr(C)]
 pub struct cuabi_graph_options {
@@ -4635,6 +4768,20 @@ pub type PFN_cuabi_kernel_get_max_active_clusters = ::std::option::Option<
         kernel: *mut cuabi_kernel,
         config: *const cuabi_launch_config,
         out_clusters: *mut u32,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Launches items\[0..count) in order, each checked and submitted exactly as cuabi_launch() /
+/// cuabi_launch_packed() would (same statuses, counters, profiler ranges; on a capturing stream each becomes a node, in
+/// order). When item k is refused, items 0..k-1 stay submitted, nothing after k is, the call returns k's status,
+/// \*out_submitted is k and the message begins "cuabi_launch_batch item k of count: ". \*out_submitted is written on
+/// every return (count on success, 0 for a refused batch). count 0 succeeds and does nothing.
+/// CUABI_ERROR_INVALID_ARGUMENT for items NULL with count \> 0, count \> CUABI_LAUNCH_BATCH_MAX_ITEMS, or an item with
+/// both args and packed. Allocates nothing after each kernel's first launch. Thread-safe as cuabi_launch().
+pub type PFN_cuabi_launch_batch = ::std::option::Option<
+    unsafe extern "C" fn(
+        items: *const cuabi_launch_item,
+        count: usize,
+        out_submitted: *mut usize,
     ) -> cuabi_status,
 >;
 /// Fills \*out_options with defaults (no flags).

@@ -1,4 +1,4 @@
-//! The conformance scenario in Rust (tests/conformance/README.md): the same fifteen steps as the C
+//! The conformance scenario in Rust (tests/conformance/README.md): the same sixteen steps as the C
 //! reference, printing the same transcript line for line. The library comes from `CUABI_LIBRARY`,
 //! else `libcuabi.so.1` through the dynamic linker's search path.
 //!
@@ -7,13 +7,14 @@
 //! ```
 
 use cuabi::{
-    Buffer, CaptureMode, CompileOptions, Context, Error, GraphOptions, ImageKind, Kernel, LaunchConfig, Module,
-    NodeKind, Origin, PackedArgs, Status, Stream,
+    Buffer, CaptureMode, CompileOptions, Context, Error, GraphOptions, ImageKind, Kernel, LaunchConfig, LaunchItem,
+    Module, NodeKind, Origin, PackedArgs, Status, Stream,
 };
 use std::process::ExitCode;
 
 const N: u32 = 1 << 20;
 const BLOCK: u32 = 256;
+const BATCH_LAUNCHES: usize = 4;
 const GRAPH_LAUNCHES: usize = 8;
 const THREADS: usize = 4;
 const THREAD_LAUNCHES: u32 = 1000;
@@ -294,6 +295,35 @@ fn template_kernel(s: &mut Scenario) -> Step {
     check_y(s)
 }
 
+fn launch_batch(s: &mut Scenario) -> Step {
+    // Field by field: the items borrow the kernel and the stream while the expected values change.
+    let Scenario { x, y, saxpy, stream, expect, .. } = s;
+    let (x, y, saxpy, stream) = (need(x, "x")?, need(y, "y")?, need(saxpy, "saxpy")?, need(stream, "the stream")?);
+    let mut args = PackedArgs::for_kernel(saxpy).expect_ok("cuabi_kernel_get_param_info")?;
+    args.set_all(&[&1.0f32, x, y, &N]).expect_ok("packing the arguments")?;
+    let config = LaunchConfig::new().grid(N / BLOCK).block(BLOCK).stream(stream);
+    let too_large = config.clone().block((1024, 2, 1));
+    let mut items = [LaunchItem::new(saxpy, &config, &args); BATCH_LAUNCHES];
+    cuabi::launch_batch(&items).map_err(|refused| failed("cuabi_launch_batch", &refused.error))?;
+    stream.synchronize().expect_ok("cuabi_stream_synchronize")?;
+    expect_saxpy(expect, 1.0, BATCH_LAUNCHES);
+    check_floats("y", y, |i| expect[i])?;
+    // Item 1 of 3 is refused: item 0 runs, item 2 does not.
+    items[1] = LaunchItem::new(saxpy, &too_large, &args);
+    let refused = match cuabi::launch_batch(&items[..3]) {
+        Ok(()) => return Err("the batch with item 1's block (1024,2,1) succeeded".to_owned()),
+        Err(refused) => refused,
+    };
+    let text = "cuabi_launch_batch item 1 of 3: ";
+    expect_refusal::<()>(Err(refused.error), Status::LaunchBlock, text, "item 1's block (1024,2,1)")?;
+    if refused.index != 1 {
+        return Err(format!("the refused item's index is {}, not 1", refused.index));
+    }
+    stream.synchronize().expect_ok("cuabi_stream_synchronize")?;
+    expect_saxpy(expect, 1.0, 1);
+    check_floats("y", y, |i| expect[i])
+}
+
 /// Captures GRAPH_LAUNCHES saxpy launches (a = 1, x, y); checks the inventory.
 fn capture_graph(s: &Scenario) -> Result<cuabi::Graph, String> {
     let (x, y, saxpy) = (need(&s.x, "x")?, need(&s.y, "y")?, need(&s.saxpy, "saxpy")?);
@@ -411,7 +441,7 @@ fn drop_all(s: &mut Scenario) {
 
 type StepFn = fn(&mut Scenario) -> Step;
 
-const STEPS: [(&str, StepFn, bool); 15] = [
+const STEPS: [(&str, StepFn, bool); 16] = [
     ("load", load, false),
     ("status-names", status_names, false),
     ("compile-error", compile_error, false),
@@ -424,6 +454,7 @@ const STEPS: [(&str, StepFn, bool); 15] = [
     ("launch-packed", launch_packed, true),
     ("launch-checks", launch_checks, true),
     ("template-kernel", template_kernel, true),
+    ("launch-batch", launch_batch, true),
     ("graph", graph, true),
     ("threads", threads, true),
     ("teardown", teardown, true),

@@ -96,6 +96,7 @@
 //! anything the safe API does not express.
 #![warn(missing_docs)]
 
+mod batch;
 mod buffer;
 pub mod cache;
 mod compile;
@@ -116,6 +117,7 @@ pub mod nvrtc;
 pub mod ranges;
 mod stream;
 
+pub use batch::{launch_batch, BatchError, LaunchItem, MAX_BATCH_ITEMS};
 pub use buffer::{Buffer, DeviceCopy, DevicePtr, FillValue};
 pub use compile::CompileOptions;
 pub use context::{Context, Counters};

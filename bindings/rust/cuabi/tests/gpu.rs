@@ -18,7 +18,9 @@ mod sources;
 mod harness;
 use harness::{Outcome, Skip};
 
-// The 1.1 features, by area (tests/gpu/*.rs).
+// The 1.1 features, by area (tests/gpu/*.rs), and 1.2's batched launches.
+#[path = "gpu/batch.rs"]
+mod batch;
 #[path = "gpu/graphs.rs"]
 mod graphs;
 #[path = "gpu/launches.rs"]
@@ -484,5 +486,8 @@ fn main() {
         memory::write_combined_and_device_mapped_allocations,
         memory::registered_memory_stays_borrowed_until_unregistered,
         memory::module_globals_are_buffers_that_keep_the_module_alive,
+        batch::a_batch_of_dependent_launches_computes_saxpy_in_order,
+        batch::a_refused_launch_stops_the_batch_at_its_index,
+        batch::a_batch_inside_a_capture_becomes_its_nodes_in_order,
     ]));
 }

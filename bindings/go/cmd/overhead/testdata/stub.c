@@ -89,6 +89,15 @@ static cuabi_status launch_packed(cuabi_kernel* k, const cuabi_launch_config* c,
     (void)k, (void)c, (void)packed;
     return size == 28 ? 0 : CUABI_ERROR_ARGUMENT_SIZE;
 }
+/* Each item as the packed launch above takes it, in order, stopping at the first refusal. */
+static cuabi_status launch_batch(const cuabi_launch_item* items, size_t count, size_t* out_submitted) {
+    for (*out_submitted = 0; *out_submitted < count; ++*out_submitted) {
+        const cuabi_launch_item* item = &items[*out_submitted];
+        cuabi_status status = launch_packed(item->kernel, item->config, item->packed, item->packed_size);
+        if (status != 0) return status;
+    }
+    return 0;
+}
 static void destroy(void* handle) { (void)handle; }
 
 static const struct {
@@ -117,6 +126,7 @@ static const struct {
     {"cuabi_kernel_get_param_info", (cuabi_proc)param_info},
     {"cuabi_launch", (cuabi_proc)launch},
     {"cuabi_launch_packed", (cuabi_proc)launch_packed},
+    {"cuabi_launch_batch", (cuabi_proc)launch_batch},
     {"cuabi_context_destroy", (cuabi_proc)destroy},
     {"cuabi_stream_destroy", (cuabi_proc)destroy},
     {"cuabi_module_destroy", (cuabi_proc)destroy},
