@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <new>
 #include <unordered_map>
 #include <vector>
 
@@ -241,7 +242,16 @@ Status run_trial(Verifier& v, const verifier::Trial& trial, const cache::CachedI
     *out_decisive = true;
     std::vector<uint8_t> frame;
     worker::Io io = worker::send_frame(v.fd, verifier::encode(trial), deadline);
-    if (io == worker::Io::Ok) io = worker::receive_frame(v.fd, &frame, deadline);
+    if (io == worker::Io::Ok) {
+        // An answer left unread would be taken for the next image's: without memory for it, the
+        // verifier is stopped instead.
+        try {
+            io = worker::receive_frame(v.fd, &frame, deadline);
+        } catch (const std::bad_alloc&) {
+            reap(v, true);
+            throw;
+        }
+    }
     verifier::Verdict verdict;
     const bool answered = io == worker::Io::Ok;
     if (answered && verifier::decode(frame, &verdict)) {
