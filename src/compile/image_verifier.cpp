@@ -199,8 +199,16 @@ Status start(Verifier& v, int64_t deadline) {
     if (status != CUABI_SUCCESS) return status;
     std::vector<uint8_t> frame;
     verifier::Hello hello;
-    worker::Io got = worker::receive_frame(v.fd, &frame, deadline);
-    if (got != worker::Io::Ok || !verifier::decode(frame, &hello)) {
+    worker::Io got = worker::Io::Failed;
+    bool decoded = false;
+    try {  // a hello left unread would be taken for the first image's verdict
+        got = worker::receive_frame(v.fd, &frame, deadline);
+        decoded = got == worker::Io::Ok && verifier::decode(frame, &hello);
+    } catch (const std::bad_alloc&) {
+        reap(v, true);
+        throw;
+    }
+    if (!decoded) {
         std::string death = reap(v, got == worker::Io::TimedOut || got == worker::Io::Ok);
         return fail_start(format("'%s' %s before it had loaded the CUDA driver", path.c_str(), death.c_str()));
     }
