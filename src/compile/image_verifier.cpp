@@ -1,14 +1,7 @@
 #include "compile/image_verifier.hpp"
 
-#include <dlfcn.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,18 +11,16 @@
 #include <vector>
 
 #include "cache/kernel_cache.hpp"
+#include "compile/helper_process.hpp"
 #include "compile/image.hpp"
 #include "compile/verifier_protocol.hpp"
 #include "compile/worker_protocol.hpp"
 #include "cuabi/cuabi.h"
 
-extern char** environ;
-
 namespace cuabi {
 namespace {
 
 constexpr char kVerifierName[] = "cuabi-image-verifier";
-constexpr int kVerifierSocket = 3;  // the descriptor the verifier finds its socket on
 constexpr int64_t kDefaultDeadlineMs = 30000;
 
 struct Remembered {
@@ -57,8 +48,7 @@ struct Verifier {
     explicit Verifier(pid_t process) : owner(process) {}
     const pid_t owner;
     std::mutex mutex;
-    pid_t pid = -1;
-    int fd = -1;
+    helper_process::Child child;
     std::unordered_map<VerdictKey, Remembered, VerdictKeyHash> verdicts;
     std::atomic<uint64_t> trials{0};
 };
@@ -83,65 +73,6 @@ int64_t timeout_ms() {
     return value > 0 && value <= 3600000 ? value : kDefaultDeadlineMs;
 }
 
-// The verifier file must be as trustworthy as the library it serves.
-std::string verifier_path(std::string* why) {
-    const char* override_path = secure_getenv("CUABI_IMAGE_VERIFIER");
-    std::string path;
-    if (override_path != nullptr && *override_path != '\0') {
-        path = override_path;
-    } else {
-        Dl_info self{};
-        char resolved[4096];
-        if (dladdr(reinterpret_cast<void*>(&verify_image), &self) == 0 || self.dli_fname == nullptr ||
-            realpath(self.dli_fname, resolved) == nullptr) {
-            *why = "the library could not find its own file to look beside it";
-            return "";
-        }
-        std::string library = resolved;
-        path = library.substr(0, library.rfind('/')) + "/cuabi/" + kVerifierName;
-    }
-    struct stat info;
-    if (stat(path.c_str(), &info) != 0) *why = format("'%s' does not exist", path.c_str());
-    else if (!S_ISREG(info.st_mode) || (info.st_mode & S_IXUSR) == 0)
-        *why = format("'%s' is not an executable file", path.c_str());
-    else if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0 || (info.st_uid != 0 && info.st_uid != geteuid()))
-        *why = format("'%s' may be changed by another user (mode %03o, owner uid %u)", path.c_str(),
-                      static_cast<unsigned>(info.st_mode & 0777), static_cast<unsigned>(info.st_uid));
-    return why->empty() ? path : "";
-}
-
-std::string death_of(int status) {
-    if (WIFSIGNALED(status))
-        return format("was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    if (WIFEXITED(status)) return format("exited with status %d", WEXITSTATUS(status));
-    return "ended";
-}
-
-// Ends the verifier and says how it ended. One that closed its socket is given a moment to be
-// reaped on its own, so that a crash is reported as its signal, not as the kill that follows.
-std::string reap(Verifier& v, bool kill_now) {
-    close(v.fd);
-    int status = 0;
-    pid_t got = 0;
-    for (int waited_ms = 0;; waited_ms += 5) {
-        got = waitpid(v.pid, &status, WNOHANG);
-        if (got < 0 && errno == EINTR) continue;
-        if (got != 0) break;
-        if (kill_now || waited_ms >= 2000) {
-            kill(v.pid, SIGKILL);
-            while ((got = waitpid(v.pid, &status, 0)) < 0 && errno == EINTR) {
-            }
-            break;
-        }
-        usleep(5000);
-    }
-    const pid_t pid = v.pid;
-    v.pid = -1;
-    v.fd = -1;
-    if (got != pid) return "ended (its exit status is unknown: this process does not keep its children's)";
-    return death_of(status);
-}
-
 Status fail_start(const std::string& what) {
     return fail(CUABI_ERROR_UNSUPPORTED,
                 "reinstall cuabi (cuabi-image-verifier belongs in <libdir>/cuabi/ beside libcuabi.so) or point "
@@ -152,84 +83,32 @@ Status fail_start(const std::string& what) {
                 what.c_str());
 }
 
-Status spawn(Verifier& v, const std::string& path) {
-    int fds[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return fail_start(strerror(errno));
-    if (fds[1] == kVerifierSocket) {  // dup2 onto itself would keep close-on-exec
-        int moved = fcntl(fds[1], F_DUPFD_CLOEXEC, kVerifierSocket + 1);
-        close(fds[1]);
-        fds[1] = moved;
-    }
-    std::string parent = std::to_string(getpid());
-    std::vector<char*> argv = {const_cast<char*>(path.c_str()), const_cast<char*>("--parent"),
-                               const_cast<char*>(parent.c_str()), nullptr};
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], kVerifierSocket);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attributes, &none);   // the host may block signals (Go does)
-    posix_spawnattr_setsigdefault(&attributes, &all);  // and ignore some
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    pid_t pid = -1;
-    int spawned = posix_spawn(&pid, path.c_str(), &actions, &attributes, argv.data(), environ);
-    posix_spawnattr_destroy(&attributes);
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    if (spawned != 0) {
-        close(fds[0]);
-        return fail_start(format("posix_spawn '%s': %s", path.c_str(), strerror(spawned)));
-    }
-    v.pid = pid;
-    v.fd = fds[0];
-    return CUABI_SUCCESS;
-}
-
 // Starts the verifier (v.mutex held) and reads its hello.
 Status start(Verifier& v, int64_t deadline) {
     std::string why;
-    std::string path = verifier_path(&why);
+    const std::string path = helper_process::locate(kVerifierName, "CUABI_IMAGE_VERIFIER", &why);
     if (path.empty()) return fail_start(why);
-    Status status = spawn(v, path);
-    if (status != CUABI_SUCCESS) return status;
+    if (!helper_process::spawn(path, {"--parent", std::to_string(getpid())}, &v.child, &why)) return fail_start(why);
     std::vector<uint8_t> frame;
     verifier::Hello hello;
     worker::Io got = worker::Io::Failed;
     bool decoded = false;
     try {  // a hello left unread would be taken for the first image's verdict
-        got = worker::receive_frame(v.fd, &frame, deadline);
+        got = worker::receive_frame(v.child.fd, &frame, deadline);
         decoded = got == worker::Io::Ok && verifier::decode(frame, &hello);
     } catch (const std::bad_alloc&) {
-        reap(v, true);
+        helper_process::reap(&v.child, true);
         throw;
     }
     if (!decoded) {
-        std::string death = reap(v, got == worker::Io::TimedOut || got == worker::Io::Ok);
+        std::string death = helper_process::reap(&v.child, got == worker::Io::TimedOut || got == worker::Io::Ok);
         return fail_start(format("'%s' %s before it had loaded the CUDA driver", path.c_str(), death.c_str()));
     }
     if (hello.status != CUABI_SUCCESS) {
-        reap(v, false);  // it exits after saying why
+        helper_process::reap(&v.child, false);  // it exits after saying why
         return fail_again(hello.status, hello.message);
     }
     return CUABI_SUCCESS;
-}
-
-// A verifier that died between trials (killed, out of memory) is reaped here, so that the next
-// image starts a new one instead of being blamed for the death.
-void reap_if_dead(Verifier& v) {
-    if (v.pid < 0) return;
-    int status = 0;
-    pid_t got = waitpid(v.pid, &status, WNOHANG);
-    if (got == v.pid || (got < 0 && errno == ECHILD)) {
-        close(v.fd);
-        v.pid = -1;
-        v.fd = -1;
-    }
 }
 
 Status remember(Verifier& v, const VerdictKey& key, Status status) {
@@ -249,14 +128,14 @@ Status run_trial(Verifier& v, const verifier::Trial& trial, const cache::CachedI
     const int64_t deadline = worker::now_ms() + timeout;
     *out_decisive = true;
     std::vector<uint8_t> frame;
-    worker::Io io = worker::send_frame(v.fd, verifier::encode(trial), deadline);
+    worker::Io io = worker::send_frame(v.child.fd, verifier::encode(trial), deadline);
     if (io == worker::Io::Ok) {
         // An answer left unread would be taken for the next image's: without memory for it, the
         // verifier is stopped instead.
         try {
-            io = worker::receive_frame(v.fd, &frame, deadline);
+            io = worker::receive_frame(v.child.fd, &frame, deadline);
         } catch (const std::bad_alloc&) {
-            reap(v, true);
+            helper_process::reap(&v.child, true);
             throw;
         }
     }
@@ -270,7 +149,7 @@ Status run_trial(Verifier& v, const verifier::Trial& trial, const cache::CachedI
         return fail_again(verdict.status, verdict.message, verdict.cu_result);
     }
     const bool timed_out = io == worker::Io::TimedOut;
-    std::string death = reap(v, timed_out || io == worker::Io::Ok);
+    std::string death = helper_process::reap(&v.child, timed_out || io == worker::Io::Ok);
     v.trials.fetch_add(1, std::memory_order_relaxed);
     const std::string what =
         format("the %zu-byte %s from %s", image.image.size(), describe_image(image).c_str(), source);
@@ -334,8 +213,9 @@ Status verify_image(const VerifiedOn& device, const cache::Key& content, const c
     std::shared_ptr<const cache::CachedImage> proof = cache.lookup(verdict_key, nullptr, &layer);
     if (proof != nullptr && proof->image == image.image) return remember(v, key, CUABI_SUCCESS);
     const int64_t timeout = timeout_ms();
-    reap_if_dead(v);
-    if (v.pid < 0) {
+    // One that died between trials (killed, out of memory) is replaced: the next image is not blamed.
+    helper_process::reap_if_ended(&v.child);
+    if (!v.child.running()) {
         Status status = start(v, worker::now_ms() + timeout);
         if (status != CUABI_SUCCESS) return status;
     }
@@ -351,7 +231,7 @@ Status verify_image(const VerifiedOn& device, const cache::Key& content, const c
 bool image_verifier_running() {
     Verifier& v = this_process_verifier();
     std::lock_guard<std::mutex> lock(v.mutex);
-    return v.pid >= 0;
+    return v.child.running();
 }
 
 uint64_t image_trial_loads() { return this_process_verifier().trials.load(std::memory_order_relaxed); }
@@ -359,7 +239,7 @@ uint64_t image_trial_loads() { return this_process_verifier().trials.load(std::m
 void stop_image_verifier() {
     Verifier& v = this_process_verifier();
     std::lock_guard<std::mutex> lock(v.mutex);
-    if (v.pid >= 0) reap(v, true);
+    if (v.child.running()) helper_process::reap(&v.child, true);
 }
 
 void forget_image_verdicts() {

@@ -9,9 +9,7 @@
 // context current (created once per device and kept), loads the image with every kernel loaded at
 // once (CUDA_MODULE_LOADING=EAGER), looks up every kernel by name and reads the facts a launch
 // reads, unloads it and answers with a Verdict. A crash or hang here is the verdict the host wants.
-#include <dirent.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -19,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "compile/helper_process.hpp"
 #include "compile/verifier_protocol.hpp"
 #include "compile/worker_protocol.hpp"
 #include "driver/driver_api.hpp"
@@ -26,22 +25,7 @@
 namespace {
 
 using cuabi::verifier::Verdict;
-constexpr int kSocket = 3;
-
-void close_inherited_descriptors() {
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, kSocket + 1, ~0u, 0) == 0) return;
-#endif
-    DIR* listing = opendir("/proc/self/fd");
-    if (listing == nullptr) return;
-    std::vector<int> open_fds;
-    while (struct dirent* item = readdir(listing)) {
-        int fd = std::atoi(item->d_name);
-        if (fd > kSocket && fd != dirfd(listing)) open_fds.push_back(fd);
-    }
-    closedir(listing);
-    for (int fd : open_fds) close(fd);
-}
+constexpr int kSocket = cuabi::helper_process::kSocket;
 
 Verdict refused(CUresult result, const char* call, const std::string& what) {
     Verdict verdict;
@@ -133,7 +117,7 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--parent") == 0) parent = std::atol(argv[i + 1]);
     if (parent <= 0) return 2;
     if (getppid() != parent) return 3;  // the parent died before this verifier started
-    close_inherited_descriptors();
+    cuabi::helper_process::close_inherited_descriptors();
     // Single-threaded here, before the driver loads: every kernel is loaded by the trial itself,
     // not later at its first use, which a trial never reaches.
     setenv("CUDA_MODULE_LOADING", "EAGER", 1);
