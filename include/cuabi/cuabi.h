@@ -346,8 +346,23 @@ typedef struct cuabi_context_options {
     int32_t device_ordinal; /* CUDA device ordinal; default 0 */
     uint32_t flags;         /* none are defined yet: must be 0 */
     uint32_t reserved;
+    /* Since 1.2: which images are trial-loaded in cuabi's image verifier process before this
+     * context loads them (CUABI_IMAGE_VERIFY_*); a struct_size from an older header means
+     * CUABI_IMAGE_VERIFY_DEFAULT. */
+    CUABI_SINCE(1.2) int32_t image_verification;
 } cuabi_context_options;
-#define CUABI_CONTEXT_OPTIONS_INIT {sizeof(cuabi_context_options), 0, 0u, 0u}
+#define CUABI_CONTEXT_OPTIONS_INIT {sizeof(cuabi_context_options), 0, 0u, 0u, 0}
+
+/* Since 1.2. Image verification policies (cuabi_context_options.image_verification). The CUDA
+ * driver's loader trusts what is inside an image, and a damaged one can crash or hang the process
+ * inside it; a verified image was first loaded, every kernel looked up, in a separate process with
+ * its own CUDA context and a deadline ($CUABI_IMAGE_VERIFY_TIMEOUT_MS, default 30000), so a crash
+ * or hang there costs CUABI_ERROR_INVALID_IMAGE instead. Verdicts are remembered by content. */
+typedef int32_t cuabi_image_verification CUABI_ENUM_FAMILY("CUABI_IMAGE_VERIFY_") CUABI_SINCE(1.2);
+#define CUABI_IMAGE_VERIFY_DEFAULT 0   /* $CUABI_IMAGE_VERIFY (untrusted, all, none), else UNTRUSTED */
+#define CUABI_IMAGE_VERIFY_UNTRUSTED 1 /* images cuabi did not compile: cuabi_module_load_image() */
+#define CUABI_IMAGE_VERIFY_ALL 2       /* also cuabi's own compiles and cache entries */
+#define CUABI_IMAGE_VERIFY_NONE 3      /* none: trusts every image's source with the process */
 
 /* Per-context counters of work done through cuabi. An output struct: cuabi_counters_init(). */
 typedef struct cuabi_counters {
@@ -375,7 +390,7 @@ typedef struct cuabi_counters {
 
 #ifndef CUABI_NO_PROTOTYPES
 
-/* Fills *out_options with defaults (device 0). */
+/* Fills *out_options with defaults (device 0, CUABI_IMAGE_VERIFY_DEFAULT). */
 CUABI_API cuabi_status cuabi_context_options_init(uint32_t struct_size, CUABI_OUT cuabi_context_options* out_options);
 
 /* Prepares *out_counters for a call that fills it (see "Structs" above). */
@@ -383,7 +398,7 @@ CUABI_API cuabi_status cuabi_counters_init(uint32_t struct_size, CUABI_OUT cuabi
 
 /* Creates a context on options->device_ordinal (NULL options: device 0).
  * Returns CUABI_ERROR_INVALID_DEVICE for a bad ordinal, CUABI_ERROR_STRUCT_SIZE for a bad
- * options struct. The caller owns *out_context and releases it with cuabi_context_destroy(). */
+ * options struct, CUABI_ERROR_INVALID_ARGUMENT for an unknown image_verification. The caller owns *out_context and releases it with cuabi_context_destroy(). */
 CUABI_API cuabi_status cuabi_context_create(CUABI_NULLABLE const cuabi_context_options* options, CUABI_OUT CUABI_OWNED cuabi_context** out_context);
 
 /* Releases the handle and drops the graph-cache entries inserted under it (graphs whose own
@@ -799,7 +814,11 @@ CUABI_API cuabi_status cuabi_module_compile_offline(const char* source, const cu
  * must lie within `size`) and copied: the caller may free them on return. Returns
  * CUABI_ERROR_INVALID_IMAGE for bytes that are none of these or are damaged, for a CUBIN of
  * another architecture or PTX newer than the device, and when the driver refuses the image (the
- * message carries the JIT error log). The caller owns *out_module. */
+ * message carries the JIT error log). Since 1.2, unless the context's image_verification is
+ * CUABI_IMAGE_VERIFY_NONE, the image is first trial-loaded in cuabi's image verifier process (see
+ * CUABI_IMAGE_VERIFY_*; the first such load in a process starts it): CUABI_ERROR_INVALID_IMAGE
+ * when it crashed or hung there (the message names the signal or the time), CUABI_ERROR_UNSUPPORTED
+ * when no verifier can be started. The caller owns *out_module. */
 CUABI_API cuabi_status cuabi_module_load_image(cuabi_context* context, const void* image, size_t size, CUABI_OUT CUABI_OWNED cuabi_module** out_module);
 
 /* Releases the module. Kernels taken from it stay usable until they are destroyed. */
@@ -1109,9 +1128,12 @@ CUABI_API cuabi_status cuabi_launch_batch(CUABI_NULLABLE const cuabi_launch_item
  * cannot report them), a memset node's value, or everything at once from a new capture.
  *
  * What a graph keeps alive: its context; the cuabi kernels it launches; every cuabi buffer that a
- * captured cuabi transfer (write, read, copy, fill) touches; and every buffer passed to
- * cuabi_graph_retain_buffer(). A buffer reached only through a kernel argument (a raw device
- * address) is not known to cuabi: retain it explicitly, or keep it alive yourself, for as long as
+ * captured cuabi transfer (write, read, copy, fill) touches; since 1.2, every cuabi-allocated
+ * buffer that a pointer-sized (8-byte) argument of a cuabi launch points into, captured while a
+ * capture begun by cuabi_graph_capture_begin runs, or set by cuabi_graph_update_kernel_args; and
+ * every buffer passed to cuabi_graph_retain_buffer(). A buffer reached otherwise -- an address
+ * inside a struct argument or in device memory, a launch into a capture other code began, wrapped
+ * memory -- is not known to cuabi: retain it explicitly, or keep it alive yourself, for as long as
  * the graph may replay. Kernels and memory from other libraries stay their owner's responsibility.
  * A captured transfer's buffer is handed to the CUDA graph being captured (a CUDA user object),
  * also when other code began the capture: it then lives as long as that graph and every graph
@@ -1291,7 +1313,8 @@ CUABI_API cuabi_status cuabi_graph_launch(cuabi_graph* graph, CUABI_NULLABLE cua
 CUABI_API cuabi_status cuabi_graph_upload(cuabi_graph* graph, CUABI_NULLABLE cuabi_stream* stream);
 
 /* Makes the graph keep `buffer`'s memory alive for as long as the graph lives, as it does for
- * buffers its captured transfers touch: for buffers its kernels reach through arguments. The
+ * buffers its captured transfers and pointer-sized kernel arguments reach: for buffers its kernels
+ * reach through addresses cuabi cannot see (inside a struct argument, in device memory). The
  * caller may destroy its own handle at once. Retaining a buffer twice is harmless.
  * CUABI_ERROR_CONTEXT_MISMATCH when the buffer belongs to another device's context. */
 CUABI_API cuabi_status cuabi_graph_retain_buffer(cuabi_graph* graph, cuabi_buffer* buffer);
@@ -1324,7 +1347,9 @@ CUABI_API cuabi_status cuabi_graph_get_node_param_info(cuabi_graph* graph, size_
  * CUABI_ERROR_ARGUMENT_SIZE). The values are copied; replays already enqueued are not affected.
  * CUABI_ERROR_GRAPH_NODE for a bad index or a node that is not a kernel node,
  * CUABI_ERROR_UNSUPPORTED when the driver cannot tell the layout, CUABI_ERROR_GRAPH_UPDATE
- * when the driver refuses (the node keeps its previous arguments). Allocates nothing. */
+ * when the driver refuses (the node keeps its previous arguments). Since 1.2 the graph keeps alive
+ * every cuabi-allocated buffer a pointer-sized argument points into (until the graph is destroyed);
+ * it allocates only to remember a buffer it did not hold yet. */
 CUABI_API cuabi_status cuabi_graph_update_kernel_args(cuabi_graph* graph, size_t index, CUABI_NULLABLE const cuabi_kernel_arg* args, size_t arg_count);
 
 /* Like cuabi_graph_update_kernel_args, with all arguments in one buffer laid out as

@@ -26,6 +26,10 @@ CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options
     if (read.reserved != 0)
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "set reserved to 0 (cuabi_context_options_init() does)",
                     "cuabi_context_options.reserved is %u", read.reserved);
+    if (read.image_verification < CUABI_IMAGE_VERIFY_DEFAULT || read.image_verification > CUABI_IMAGE_VERIFY_NONE)
+        return fail(CUABI_ERROR_INVALID_ARGUMENT,
+                    "pass a CUABI_IMAGE_VERIFY_* constant (0 to 3), or 0 for the default",
+                    "cuabi_context_options.image_verification is %d", read.image_verification);
     if (read.device_ordinal < 0)
         return fail(CUABI_ERROR_INVALID_DEVICE, "pass a device ordinal from 0 to cuabi_device_get_count() - 1",
                     "device ordinal %d is negative", read.device_ordinal);
@@ -35,6 +39,7 @@ CUABI_API cuabi_status cuabi_context_create(const cuabi_context_options* options
     discovery::start();
     std::shared_ptr<Context> context;
     status = Context::create(read.device_ordinal, &context);
+    if (status == CUABI_SUCCESS) context->set_image_verification(read.image_verification);
     return publish_created(status, std::move(context), out_context);
 } catch (...) {
     return guard::failed(__func__);

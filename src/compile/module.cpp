@@ -6,6 +6,7 @@
 
 #include "compile/compiler.hpp"
 #include "compile/image.hpp"
+#include "compile/image_verifier.hpp"
 #include "compile/kernel_registry.hpp"
 #include "range/ranges.hpp"
 
@@ -19,6 +20,15 @@ uint32_t origin_of(cache::Layer layer) {
         case cache::Layer::None: break;
     }
     return CUABI_MODULE_ORIGIN_COMPILED;
+}
+
+VerifiedOn verified_on(const Context& context) {
+    const DeviceInfo& device = context.info();
+    VerifiedOn on;
+    on.ordinal = context.ordinal();
+    on.identity = format("%s sm_%d%d driver %d", device.name, device.compute_capability_major,
+                         device.compute_capability_minor, context.api().version);
+    return on;
 }
 
 // A symbol name cannot contain these; a name that does is a C++ expression that was not compiled.
@@ -45,6 +55,12 @@ Status Module::compile(std::shared_ptr<Context> context, const char* source, con
     CompileOutcome outcome;
     Status status = cuabi::compile(input, &context->counters(), &outcome);
     if (status != CUABI_SUCCESS) return status;
+    // cuabi's own output is trusted; only "verify all" sends it to the verifier.
+    if (must_verify(image_verification_policy(context->image_verification()), true) &&
+        (status = verify_image(verified_on(*context), outcome.key, *outcome.image,
+                               outcome.layer == cache::Layer::None ? "cuabi's own compile" : "cuabi's kernel cache")) !=
+            CUABI_SUCCESS)
+        return status;
     std::shared_ptr<LoadedModule> loaded;
     status = acquire_loaded_module(context, outcome.key, *outcome.image, &loaded);
     if (status != CUABI_SUCCESS) return status;
@@ -86,6 +102,10 @@ Status Module::load_image(std::shared_ptr<Context> context, const void* data, si
     cache::KeyBuilder builder;
     builder.add("image", image->image.data(), image->image.size());
     cache::Key key = builder.finish();
+    if (must_verify(image_verification_policy(context->image_verification()), false) &&
+        (status = verify_image(verified_on(*context), key, *image, "the caller's bytes (cuabi_module_load_image)")) !=
+            CUABI_SUCCESS)
+        return status;
     std::shared_ptr<LoadedModule> loaded;
     status = acquire_loaded_module(context, key, *image, &loaded);
     if (status != CUABI_SUCCESS) return status;

@@ -1,6 +1,7 @@
 #include "device/buffer.hpp"
 
 #include "core/deferred_release.hpp"
+#include "device/buffer_directory.hpp"
 
 namespace cuabi {
 namespace {
@@ -55,6 +56,7 @@ Status Buffer::create(std::shared_ptr<Context> context, size_t size, uint32_t fl
         api.cuMemFree(address);
         return fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory", "could not allocate a buffer object");
     }
+    buffer_directory::add(created);  // so that captured kernels' arguments can be traced to it
     if (flags & CUABI_BUFFER_ZERO) {
         // `created` owns the memory now: an error below frees it on return.
         status = created->fill(0, 0, 1, size, nullptr);
@@ -111,6 +113,7 @@ Status Buffer::view(std::shared_ptr<Context> context, CUdeviceptr address, size_
 
 Buffer::~Buffer() {
     if (!owned_) return;
+    buffer_directory::remove(this);
     // cuMemFree needs a current context on this thread; a destructor cannot report failures.
     if (context_->make_current() == CUABI_SUCCESS) context_->api().cuMemFree(address_);
 }

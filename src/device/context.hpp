@@ -102,6 +102,10 @@ public:
     int32_t ordinal() const { return info_.ordinal; }
     const DeviceInfo& info() const { return info_; }
     Counters& counters() const { return counters_; }
+    // CUABI_IMAGE_VERIFY_* as the context was created with (compile/image_verifier.hpp decides
+    // what it means); set once, before the context is published.
+    int32_t image_verification() const { return image_verification_; }
+    void set_image_verification(int32_t policy) { image_verification_ = policy; }
 
 private:
     Context() = default;
@@ -110,6 +114,7 @@ private:
     CUcontext context_ = nullptr;
     DeviceInfo info_;
     mutable Counters counters_;
+    int32_t image_verification_ = 0;
 };
 
 }  // namespace cuabi

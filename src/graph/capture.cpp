@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "core/deferred_release.hpp"
+#include "graph/retention.hpp"
+#include "launch/capture_retention.hpp"
 #include "range/ranges.hpp"
 
 namespace cuabi {
@@ -29,9 +31,13 @@ const char* mode_name(int32_t mode) {
 // that streams destroyed from static destructors can still ask.
 class OwnedCaptures {
 public:
+    // The launch layer learns how many there are: while any is in progress, launches hand their
+    // pointer-sized arguments to retain_argument_buffers (launch/capture_retention.hpp).
     void add(uint64_t id) {
         std::lock_guard<std::mutex> lock(mutex_);
         ids_.push_back(id);
+        launch::install_argument_retainer(&retain_argument_buffers);
+        launch::captures_in_progress.store(static_cast<uint32_t>(ids_.size()), std::memory_order_relaxed);
     }
     bool contains(uint64_t id) const {
         std::lock_guard<std::mutex> lock(mutex_);
@@ -40,6 +46,7 @@ public:
     void remove(uint64_t id) noexcept {
         std::lock_guard<std::mutex> lock(mutex_);
         ids_.erase(std::remove(ids_.begin(), ids_.end(), id), ids_.end());
+        launch::captures_in_progress.store(static_cast<uint32_t>(ids_.size()), std::memory_order_relaxed);
     }
 
 private:

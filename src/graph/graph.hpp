@@ -135,6 +135,11 @@ private:
     // Hands `params` to the executable for the node at `index`; on success they become the node's.
     Status set_kernel_params(size_t index, const CUDA_KERNEL_NODE_PARAMS& params, const char* what);
     Status publish_spare_arguments(size_t index, KernelNode* kernel);
+    // Keeps the live cuabi buffers that new pointer-sized arguments point into (the guard held), as
+    // a capture keeps those of captured launches (launch/capture_retention.hpp). Allocates only
+    // for a buffer the graph does not hold yet.
+    void retain_reached_buffers(const launch::ParamLayout& layout, const cuabi_kernel_arg* table, size_t count,
+                                const void* packed);
 
     // What replay reads, first and together: the guard, the executable and copies of what it needs
     // from the context and the driver, so that it follows no pointers there.

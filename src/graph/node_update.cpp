@@ -7,7 +7,9 @@
 // the driver accepted them, so a refused update leaves the node exactly as it was.
 #include <cstring>
 
+#include "device/buffer_directory.hpp"
 #include "graph/graph.hpp"
+#include "launch/capture_retention.hpp"
 #include "launch/geometry.hpp"
 #include "range/ranges.hpp"
 
@@ -53,6 +55,19 @@ Status Graph::publish_spare_arguments(size_t index, KernelNode* kernel) {
     return status;
 }
 
+void Graph::retain_reached_buffers(const launch::ParamLayout& layout, const cuabi_kernel_arg* table, size_t count,
+                                   const void* packed) {
+    uint64_t values[launch::kMaxTableArguments];
+    const size_t found = launch::pointer_sized_values(layout, table, count, packed, values, launch::kMaxTableArguments);
+    for (size_t i = 0; i < found; ++i) {
+        std::shared_ptr<const Buffer> buffer = buffer_directory::find(cu_context_, values[i]);
+        if (buffer == nullptr) continue;
+        bool held = false;
+        for (const auto& kept : retained_buffers_) held = held || kept == buffer;
+        if (!held) retained_buffers_.push_back(std::move(buffer));
+    }
+}
+
 Status Graph::update_kernel_args(size_t index, const cuabi_kernel_arg* args, size_t count) {
     range::Scope scope(range::Phase::GraphUpdate);
     Status status = context_->make_current();
@@ -65,6 +80,7 @@ Status Graph::update_kernel_args(size_t index, const cuabi_kernel_arg* args, siz
     unsigned char* values = kernel->values[1 - kernel->current].get();
     for (uint32_t i = 0; i < layout.count; ++i)
         std::memcpy(values + layout.slots[i].offset, args[i].value, layout.slots[i].size);
+    retain_reached_buffers(layout, args, count, nullptr);
     return publish_spare_arguments(index, kernel);
 }
 
@@ -79,6 +95,7 @@ Status Graph::update_kernel_args_packed(size_t index, const void* packed, size_t
     if ((status = launch::check_packed(kernel->name.c_str(), layout, packed, packed_size)) != CUABI_SUCCESS)
         return status;
     if (layout.total_bytes > 0) std::memcpy(kernel->values[1 - kernel->current].get(), packed, layout.total_bytes);
+    retain_reached_buffers(layout, nullptr, 0, packed);
     return publish_spare_arguments(index, kernel);
 }
 

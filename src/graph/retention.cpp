@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "core/deferred_release.hpp"
+#include "device/buffer_directory.hpp"
 
 namespace cuabi {
 namespace graph {
@@ -70,6 +71,17 @@ Status retain_for_capture(const Stream* stream, const std::shared_ptr<const Buff
                        "for a buffer of %zu bytes captured on device %d", buffer->size(), context.ordinal());
     }
     remember(id, buffer.get());
+    return CUABI_SUCCESS;
+}
+
+Status retain_argument_buffers(const Stream& stream, const uint64_t* values, size_t count) {
+    const CUcontext context = stream.cu_context();
+    for (size_t i = 0; i < count; ++i) {
+        std::shared_ptr<const Buffer> buffer = buffer_directory::find(context, values[i]);
+        if (buffer == nullptr) continue;
+        Status status = retain_for_capture(&stream, buffer);
+        if (status != CUABI_SUCCESS) return status;
+    }
     return CUABI_SUCCESS;
 }
 

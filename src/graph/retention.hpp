@@ -8,7 +8,10 @@
 // until its replays in flight have finished), and calls the user object's destructor when the last
 // of them dies; the reference then goes back to cuabi for release (core/deferred_release.hpp),
 // because the destructor may not call CUDA. Buffers reached only through kernel arguments are
-// raw addresses to cuabi: cuabi_graph_retain_buffer() covers them (graph.hpp).
+// raw addresses to cuabi, except those passed as pointer-sized kernel arguments during a capture
+// cuabi began (launch/capture_retention.hpp) or by a kernel-argument update: each live cuabi buffer
+// such a value points into is retained the same way. Addresses hidden in structs or in device
+// memory need cuabi_graph_retain_buffer() (graph.hpp).
 #pragma once
 
 #include <memory>
@@ -24,6 +27,10 @@ namespace graph {
 // `buffer` alive. One cuStreamGetCaptureInfo when it does not capture; repeated transfers of one
 // buffer into one capture on a thread retain it once.
 Status retain_for_capture(const Stream* stream, const std::shared_ptr<const Buffer>& buffer);
+
+// The launch layer's ArgumentRetainer: retain_for_capture() for each live cuabi buffer of the
+// stream's context that one of `values` points into. Installed when cuabi begins a capture.
+Status retain_argument_buffers(const Stream& stream, const uint64_t* values, size_t count);
 
 }  // namespace graph
 }  // namespace cuabi

@@ -11,12 +11,13 @@
 // What is checked: the ELF header (64-bit, little-endian, machine EM_CUDA), the program and
 // section header tables, every section's and segment's bytes, the section-name, symbol and
 // relocation tables (names within their string tables, symbols of existing sections, relocations
-// of existing symbols within their target sections); a fatbin's header and every entry's header
-// and payload, and each uncompressed CUBIN or PTX inside it as above; PTX as text up to an optional
-// NUL terminator. Bytes after the end that the headers describe must be zero (padding); anything
-// else there means the file was extended or joined to another. Not checked: the machine code and
-// the attribute records the driver reads from .nv.info sections, and what compressed fatbin
-// entries decompress to.
+// of existing symbols whose whole width lies within their target sections), the attribute records
+// of .nv.info sections (image/nv_info.hpp); a fatbin's header and every entry's header and payload,
+// each uncompressed CUBIN or PTX inside it as above, and a zstd-compressed entry's frame header;
+// PTX as text up to an optional NUL terminator. Bytes after the end that the headers describe must
+// be zero (padding); anything else there means the file was extended or joined to another. Not
+// checked: the machine code, and what compressed fatbin entries decompress to -- the image
+// verifier (compile/image_verifier.hpp) trial-loads what these checks cannot see.
 #pragma once
 
 #include <cstddef>

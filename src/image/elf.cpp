@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "image/bytes.hpp"
+#include "image/nv_info.hpp"
 
 namespace cuabi {
 namespace image {
@@ -142,6 +143,17 @@ bool check_symbols(const Bytes& bytes, const Elf64_Ehdr& header, uint32_t index,
     return true;
 }
 
+// How many bytes a relocation patches, at least: R_CUDA_64 and R_CUDA_G64 a 64-bit word, any other
+// a 32-bit word in data; in code, every relocation patches an instruction, and none is shorter than
+// 8 bytes. (A relocation at the last byte of its section otherwise passes and the driver writes
+// past the section.)
+uint64_t relocation_width(uint64_t type, const Elf64_Shdr& target) {
+    constexpr uint64_t kCudaNone = 0, kCuda64 = 2, kCudaG64 = 4;
+    if (type == kCudaNone) return 1;  // patches nothing; its offset must still lie inside
+    if ((target.sh_flags & SHF_EXECINSTR) != 0) return 8;
+    return type == kCuda64 || type == kCudaG64 ? 8 : 4;
+}
+
 bool check_relocations(const Bytes& bytes, const Elf64_Ehdr& header, uint32_t index, const Elf64_Shdr& table,
                        Verdict* out) {
     const uint64_t entry = table.sh_type == SHT_RELA ? sizeof(Elf64_Rela) : sizeof(Elf64_Rel);
@@ -157,16 +169,21 @@ bool check_relocations(const Bytes& bytes, const Elf64_Ehdr& header, uint32_t in
         return defect(out, "relocation table (section %u) applies to section %u of %u", index, table.sh_info,
                       header.e_shnum);
     const uint64_t symbols = section(bytes, header, table.sh_link).sh_size / sizeof(Elf64_Sym);
-    const uint64_t target_size = section(bytes, header, table.sh_info).sh_size;
+    const Elf64_Shdr target = section(bytes, header, table.sh_info);
+    const uint64_t target_size = target.sh_size;
     for (uint64_t at = 0; at < table.sh_size; at += entry) {
         const Elf64_Rel relocation = bytes.at<Elf64_Rel>(table.sh_offset + at);  // a prefix of Elf64_Rela
         const uint64_t number = at / entry;
         if (ELF64_R_SYM(relocation.r_info) >= symbols)
             return defect(out, "relocation %llu of section %u refers to symbol %llu of %llu", ull(number), index,
                           ull(ELF64_R_SYM(relocation.r_info)), ull(symbols));
-        if (relocation.r_offset >= target_size)
-            return defect(out, "relocation %llu of section %u patches byte %llu of section %u, which has %llu bytes",
-                          ull(number), index, ull(relocation.r_offset), table.sh_info, ull(target_size));
+        const uint64_t width = relocation_width(ELF64_R_TYPE(relocation.r_info), target);
+        if (relocation.r_offset > target_size || width > target_size - relocation.r_offset)
+            return defect(out,
+                          "relocation %llu of section %u (type %llu) patches %llu bytes at byte %llu of section %u, "
+                          "which has %llu bytes",
+                          ull(number), index, ull(ELF64_R_TYPE(relocation.r_info)), ull(width),
+                          ull(relocation.r_offset), table.sh_info, ull(target_size));
     }
     return true;
 }
@@ -180,6 +197,7 @@ bool check_linked_tables(const Bytes& bytes, const Elf64_Ehdr& header, Verdict* 
             return false;
         if ((table.sh_type == SHT_REL || table.sh_type == SHT_RELA) && !check_relocations(bytes, header, i, table, out))
             return false;
+        if (table.sh_type == kSectionCudaInfo && !check_attribute_records(bytes, header, i, table, out)) return false;
     }
     return true;
 }

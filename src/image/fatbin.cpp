@@ -15,8 +15,11 @@ namespace {
 constexpr uint32_t kMagic = 0xBA55ED50u;
 constexpr uint16_t kKindPtx = 1, kKindElf = 2;
 constexpr uint64_t kEntryHeaderMin = 64;  // every field read below lies in the first 64 bytes
-// Compressed payloads (LZ4 in CUDA 11 and 12, zstd since): their content is not checked here.
-constexpr uint64_t kCompressedFlags = 0x2000 | 0x8000;
+// Compressed payloads: LZ4 in CUDA 11 and 12, zstd since. What they decompress to is not checked
+// here (the image verifier trial-loads it); a zstd frame's header is, against the entry's claims.
+constexpr uint64_t kFlagLz4 = 0x2000, kFlagZstd = 0x8000;
+constexpr uint64_t kCompressedFlags = kFlagLz4 | kFlagZstd;
+constexpr uint32_t kZstdMagic = 0xFD2FB528u;
 // The most a compressed entry may claim to decompress to: beyond it, the claim is not believed.
 constexpr uint64_t kMaxDecompressed = uint64_t{1} << 30;
 
@@ -31,6 +34,35 @@ bool check_payload(const uint8_t* payload, uint64_t size, uint16_t kind, unsigne
     if (inner.sound()) return true;
     return defect(out, "its entry %u (%s): %s", number, kind_name(inner.kind),
                   inner.defect[0] != '\0' ? inner.defect : "not PTX text");
+}
+
+// A zstd frame header: the magic, a descriptor without its reserved bit, and -- when the frame
+// says how many bytes it decompresses to -- the same number as the entry's header.
+bool check_zstd_frame(const uint8_t* payload, uint64_t size, uint64_t decompressed, unsigned number, Verdict* out) {
+    const Bytes frame(payload, size);
+    if (!frame.holds(0, 5) || frame.at<uint32_t>(0) != kZstdMagic)
+        return defect(out, "its zstd-compressed entry %u does not start with a zstd frame (28 b5 2f fd)", number);
+    const uint8_t descriptor = frame.at<uint8_t>(4);
+    if ((descriptor & 0x08) != 0)
+        return defect(out, "its zstd-compressed entry %u has a frame descriptor (0x%02x) with the reserved bit set",
+                      number, descriptor);
+    const bool single_segment = (descriptor & 0x20) != 0;
+    const unsigned size_field[4] = {single_segment ? 1u : 0u, 2u, 4u, 8u};
+    const unsigned dictionary_field[4] = {0u, 1u, 2u, 4u};
+    const unsigned content_bytes = size_field[descriptor >> 6];
+    const uint64_t at = 5 + (single_segment ? 0 : 1) + dictionary_field[descriptor & 3];
+    if (content_bytes == 0) return true;  // the frame does not say
+    if (!frame.holds(at, content_bytes))
+        return defect(out, "its zstd-compressed entry %u ends inside its frame header (%llu bytes)", number, ull(size));
+    uint64_t content = 0;
+    for (unsigned i = 0; i < content_bytes; ++i) content |= uint64_t{frame.at<uint8_t>(at + i)} << (8 * i);
+    if (content_bytes == 2) content += 256;
+    if (content != decompressed)
+        return defect(out,
+                      "its zstd-compressed entry %u decompresses to %llu bytes by its frame header, but %llu by the "
+                      "entry's header",
+                      number, ull(content), ull(decompressed));
+    return true;
 }
 
 bool check_entry(const Bytes& bytes, uint64_t at, uint64_t end, unsigned number, uint64_t* out_next, Verdict* out) {
@@ -62,6 +94,8 @@ bool check_entry(const Bytes& bytes, uint64_t at, uint64_t end, unsigned number,
                           "its compressed entry %u at byte %llu claims %u compressed bytes in a %llu-byte "
                           "payload, decompressing to %llu bytes (at most %llu believed)",
                           number, ull(at), compressed, ull(payload_size), ull(decompressed), ull(kMaxDecompressed));
+        if ((flags & kFlagZstd) != 0 && !check_zstd_frame(payload, payload_size, decompressed, number, out))
+            return false;
     }
     *out_next = at + header_size + payload_size;
     return true;

@@ -1,5 +1,6 @@
 #include "launch/launcher.hpp"
 
+#include "launch/capture_retention.hpp"
 #include "launch/fast_path.hpp"
 #include "launch/geometry.hpp"
 #include "launch/kernel_facts.hpp"
@@ -123,6 +124,9 @@ Status launch_failed(const Kernel& kernel, const Shape& shape, CUresult result) 
 template <bool kPacked>
 [[gnu::always_inline]] inline bool launch_fast(cuabi_kernel* kernel_handle, const PlainLaunch& config,
                                                const void* arguments, size_t size) {
+    // During a capture cuabi began, the general path makes the graph keep the buffers the
+    // arguments point into (capture_retention.hpp); outside captures this branch is never taken.
+    if (capturing_anywhere()) return false;
     Pinned<Kernel> kernel(kernel_handle, nullptr);  // quiet: the general path reports a bad handle
     if (!kernel.ok()) return false;
     const FastPath& fast = kernel->fast_path_;
@@ -183,6 +187,10 @@ Status launch(Kernel& kernel, const LaunchConfig& config, const Stream* stream, 
     Geometry geometry;
     if ((status = check_request(name, *facts, shape, arguments, &geometry)) != CUABI_SUCCESS) return status;
     if ((status = prepare_kernel(kernel, *facts, shape, geometry)) != CUABI_SUCCESS) return status;
+    if (capturing_anywhere() && stream != nullptr &&
+        (status = retain_captured_arguments(*stream, facts->layout, arguments.packed_form ? nullptr : arguments.table,
+                                            arguments.count, arguments.packed)) != CUABI_SUCCESS)
+        return status;
 
     // The pointer table cuLaunchKernel reads: the caller's values, or addresses inside the packed
     // buffer. Without a known layout (or beyond the table's size) the packed buffer goes to the

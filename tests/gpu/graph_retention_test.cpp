@@ -1,6 +1,7 @@
 // Graphs keep alive the buffers they use (graph/retention.hpp). The issue's repro: capture a fill
 // of buffer B, destroy B, create C of the same size (the allocator hands it B's address), replay:
 // every element of C was overwritten. Now B's memory stays the graph's until the graph dies.
+#include <cstring>
 #include <thread>
 
 #include "graph_test_support.hpp"
@@ -38,6 +39,33 @@ protected:
         size_t free = 0, total = 0;
         EXPECT_EQ(driver.mem_get_info(&free, &total), CUDA_SUCCESS);
         return free;
+    }
+    // Captures write_index(address, kWords) on `capturing`, with a table or packed arguments.
+    cuabi_graph* capture_write_index(uint64_t address, bool packed) {
+        uint32_t n = static_cast<uint32_t>(kWords);
+        cuabi_kernel_arg args[] = {{&address, sizeof address}, {&n, sizeof n}};
+        unsigned char packed_args[12] = {};
+        std::memcpy(packed_args, &address, 8);
+        std::memcpy(packed_args + 8, &n, 4);
+        cuabi_launch_config launch = config(static_cast<uint32_t>(kWords / 256), 256);
+        launch.stream = capturing;
+        EXPECT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
+        cuabi_status status = packed ? cuabi_launch_packed(write_index, &launch, packed_args, sizeof packed_args)
+                                     : cuabi_launch(write_index, &launch, args, 2);
+        EXPECT_OK(status);
+        return status == CUABI_SUCCESS ? end_capture(capturing) : nullptr;
+    }
+    // Creates C of kBytes (the allocator's candidate for `freed_address`), fills it, replays
+    // `graph` and expects C untouched -- and not at the address the graph writes.
+    void expect_replay_spares_a_new_buffer(cuabi_graph* graph, uint64_t freed_address, uint32_t seed) {
+        uint64_t c_address = 0;
+        cuabi_buffer* c = create(kBytes, &c_address);
+        const std::vector<uint32_t> values = pattern(kWords, seed);
+        write(c, values);
+        replay(graph, capturing);
+        expect_untouched(c, values);
+        EXPECT_NE(c_address, freed_address) << "the freed buffer's memory was handed out while the graph writes it";
+        cuabi_buffer_destroy(c);
     }
     RawDriver driver;
 };
@@ -104,6 +132,79 @@ TEST_F(GraphRetention, RetainBufferKeepsABufferReachedThroughAKernelArgumentAliv
     replay(graph, capturing);
     expect_untouched(other, values);
     cuabi_buffer_destroy(other);
+}
+
+// The issue's repro with the kernel argument as the only link: capture a kernel writing B (B's
+// address passed as an argument, the normal way), destroy B, create C of the same size, replay. No
+// cuabi_graph_retain_buffer: the capture saw the pointer-sized argument and retained B.
+TEST_F(GraphRetention, AKernelArgumentCapturedKeepsItsBufferAlive) {
+    for (bool packed : {false, true}) {
+        SCOPED_TRACE(packed ? "packed arguments" : "argument table");
+        uint64_t b_address = 0;
+        cuabi_buffer* b = create(kBytes, &b_address);
+        cuabi_graph* graph = capture_write_index(b_address, packed);
+        ASSERT_NE(graph, nullptr);
+        cuabi_buffer_destroy(b);
+        expect_replay_spares_a_new_buffer(graph, b_address, 21);
+    }
+}
+
+// The same after cuabi_graph_update_kernel_args points the node at another buffer D: the update
+// retains D, so destroying D and creating C (D's address) leaves C alone at the next replay.
+TEST_F(GraphRetention, AKernelArgumentUpdateKeepsTheNewBufferAlive) {
+    uint64_t a_address = 0, d_address = 0;
+    cuabi_buffer* a = create(kBytes, &a_address);
+    cuabi_graph* graph = capture_write_index(a_address, false);
+    ASSERT_NE(graph, nullptr);
+    cuabi_buffer* d = create(kBytes, &d_address);
+    uint32_t n = static_cast<uint32_t>(kWords);
+    cuabi_kernel_arg moved[] = {{&d_address, sizeof d_address}, {&n, sizeof n}};
+    ASSERT_OK(cuabi_graph_update_kernel_args(graph, 0, moved, 2));
+    cuabi_buffer_destroy(d);
+    cuabi_buffer_destroy(a);
+    expect_replay_spares_a_new_buffer(graph, d_address, 31);
+}
+
+// A buffer reached only through a struct argument is a raw address cuabi cannot see: without
+// cuabi_graph_retain_buffer it is freed (its address handed out again); with it, it is kept.
+TEST_F(GraphRetention, ABufferReachedThroughAStructStillNeedsTheExplicitCall) {
+    cuabi_kernel* through_struct = kernel(R"(
+        struct Span { unsigned* data; unsigned n; };
+        extern "C" __global__ void fill_span(Span span) {
+            unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+            if (i < span.n) span.data[i] = 5u * i;
+        })",
+                                          "fill_span");
+    ASSERT_NE(through_struct, nullptr);
+    for (bool retain : {false, true}) {
+        SCOPED_TRACE(retain ? "retained explicitly" : "not retained");
+        uint64_t b_address = 0;
+        cuabi_buffer* b = create(kBytes, &b_address);
+        struct {
+            uint64_t data;
+            uint32_t n;
+            uint32_t pad;
+        } span = {b_address, static_cast<uint32_t>(kWords), 0};
+        cuabi_kernel_arg args[] = {{&span, sizeof span}};
+        cuabi_launch_config launch = config(static_cast<uint32_t>(kWords / 256), 256);
+        launch.stream = capturing;
+        ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
+        ASSERT_OK(cuabi_launch(through_struct, &launch, args, 1));
+        cuabi_graph* graph = end_capture(capturing);
+        ASSERT_NE(graph, nullptr);
+        if (retain) {
+            ASSERT_OK(cuabi_graph_retain_buffer(graph, b));
+            cuabi_buffer_destroy(b);
+            expect_replay_spares_a_new_buffer(graph, b_address, 41);
+            continue;
+        }
+        cuabi_buffer_destroy(b);
+        // Not replayed: it would write C. The address coming back proves B was not kept.
+        uint64_t c_address = 0;
+        cuabi_buffer* c = create(kBytes, &c_address);
+        EXPECT_EQ(c_address, b_address) << "a struct argument's buffer was retained without the explicit call";
+        cuabi_buffer_destroy(c);
+    }
 }
 
 TEST_F(GraphRetention, TheGraphGivesItsBuffersBackWhenItDies) {

@@ -70,7 +70,14 @@ TEST(ImageCheck, RealImagesAreSound) {
                     {"scale_sm75.cubin", Kind::Cubin, 75},
                     {"negate.fatbin", Kind::Fatbin, 0},
                     {"negate_uncompressed.fatbin", Kind::Fatbin, 0},
-                    {"negate_compute75.ptx", Kind::Ptx, 0}};
+                    {"negate_compute75.ptx", Kind::Ptx, 0},
+                    // Three kernels, a __device__ table, __constant__ memory, printf and a
+                    // non-inlined device function; plain, with -rdc=true and with -G.
+                    {"three_kernels_sm90.cubin", Kind::Cubin, 90},
+                    {"three_kernels_rdc_sm75.cubin", Kind::Cubin, 75},
+                    {"three_kernels_debug_sm80.cubin", Kind::Cubin, 80},
+                    // Twelve kernels for sm_75, sm_80 and sm_90, and zstd-compressed PTX.
+                    {"twelve_kernels.fatbin", Kind::Fatbin, 0}};
     for (const Expected& image : expected) {
         const Bytes bytes = seed_image(image.seed);
         ASSERT_FALSE(bytes.empty()) << image.seed;
@@ -165,12 +172,83 @@ TEST(ImageCheck, CubinHeadersPointingPastTheEndAreDamaged) {
         const Elf64_Shdr table = section_of(cubin, relocations);
         damaged(
             "a relocation's offset", [&](Bytes* b) { put<uint64_t>(b, table.sh_offset, uint64_t{1} << 33); },
-            "patches byte");
+            "at byte 8589934592");
         damaged(
             "a relocation's symbol",
             [&](Bytes* b) { put<uint64_t>(b, table.sh_offset + 8, ELF64_R_INFO(uint64_t{0xffffff}, 1)); },
             "refers to symbol");
     }
+}
+
+// The first relocation table with entries, and the section it patches.
+unsigned first_relocations(const Bytes& cubin) {
+    for (unsigned i = 1; i < header_of(cubin).e_shnum; ++i) {
+        const Elf64_Shdr table = section_of(cubin, i);
+        if ((table.sh_type == SHT_RELA || table.sh_type == SHT_REL) && table.sh_size > 0) return i;
+    }
+    return 0;
+}
+
+TEST(ImageCheck, RelocationsMustFitTheirWidthInsideTheirSection) {
+    const Bytes cubin = seed_image("three_kernels_sm90.cubin");
+    const unsigned relocations = first_relocations(cubin);
+    ASSERT_NE(relocations, 0u);
+    const Elf64_Shdr table = section_of(cubin, relocations);
+    const Elf64_Shdr target = section_of(cubin, table.sh_info);
+    ASSERT_EQ(ELF64_R_TYPE(get<uint64_t>(cubin, table.sh_offset + 8)), 2u) << "the seed's first relocation is R_CUDA_64";
+    // An 8-byte relocation at the last byte passed the check of its offset alone.
+    Bytes bytes = cubin;
+    put<uint64_t>(&bytes, table.sh_offset, target.sh_size - 1);
+    Verdict verdict = check(bytes);
+    EXPECT_FALSE(verdict.sound());
+    EXPECT_NE(std::string(verdict.defect).find("patches 8 bytes at byte " + std::to_string(target.sh_size - 1)),
+              std::string::npos)
+        << verdict.defect;
+    put<uint64_t>(&bytes, table.sh_offset, target.sh_size - 8);  // the last 8 bytes: sound
+    verdict = check(bytes);
+    EXPECT_TRUE(verdict.sound()) << verdict.defect;
+    EXPECT_FALSE(check(seed_image("mutant_relocation_at_end_sm90.cubin")).sound());
+}
+
+TEST(ImageCheck, AttributeRecordsAreWalkedAndTheirSymbolsChecked) {
+    const Bytes cubin = seed_image("three_kernels_sm90.cubin");
+    const unsigned info = find_section(cubin, 0x70000000);  // the first .nv.info: (symbol, value) records
+    ASSERT_NE(info, 0u);
+    const size_t record = section_of(cubin, info).sh_offset;
+    ASSERT_EQ(get<uint8_t>(cubin, record), 4u) << "the seed's first record has a sized value";
+    auto defect_of = [&](auto&& change) {
+        Bytes bytes = cubin;
+        change(&bytes);
+        return std::string(check(bytes).defect);
+    };
+    EXPECT_NE(defect_of([&](Bytes* b) { put<uint16_t>(b, record + 2, 0xfff0); }).find("claims 65520 bytes of value"),
+              std::string::npos);
+    EXPECT_NE(defect_of([&](Bytes* b) { put<uint8_t>(b, record, 9); }).find("has format 9"), std::string::npos);
+    EXPECT_NE(defect_of([&](Bytes* b) { put<uint32_t>(b, record + 4, 0x7fffffff); }).find("names symbol 2147483647"),
+              std::string::npos);
+    EXPECT_NE(defect_of([&](Bytes* b) { put<uint16_t>(b, record + 2, 6); }).find("not (symbol, value) pairs"),
+              std::string::npos);
+    for (const char* mutant : {"mutant_attribute_overrun_sm90.cubin", "mutant_attribute_symbol_sm90.cubin",
+                               "mutant_attribute_format_sm90.cubin"})
+        EXPECT_FALSE(check(seed_image(mutant)).sound()) << mutant;
+}
+
+TEST(ImageCheck, ZstdEntryHeaderMustAgreeWithTheFatbinEntry) {
+    const Bytes fatbin = seed_image("negate.fatbin");
+    const size_t first = get<uint16_t>(fatbin, 6);
+    const size_t payload = first + get<uint32_t>(fatbin, first + 4);
+    ASSERT_EQ(get<uint32_t>(fatbin, payload), 0xFD2FB528u) << "the seed's first entry is zstd-compressed";
+    EXPECT_TRUE(check(fatbin).sound());
+    Bytes bytes = fatbin;
+    put<uint32_t>(&bytes, payload, 0x12345678);
+    EXPECT_NE(std::string(check(bytes).defect).find("does not start with a zstd frame"), std::string::npos);
+    bytes = fatbin;
+    put<uint64_t>(&bytes, first + 56, get<uint64_t>(fatbin, first + 56) + 1);  // the entry's decompressed size
+    EXPECT_NE(std::string(check(bytes).defect).find("by its frame header"), std::string::npos) << check(bytes).defect;
+    bytes = fatbin;
+    put<uint8_t>(&bytes, payload + 4, get<uint8_t>(fatbin, payload + 4) | 0x08);
+    EXPECT_NE(std::string(check(bytes).defect).find("reserved bit"), std::string::npos);
+    EXPECT_FALSE(check(seed_image("mutant_zstd_size.fatbin")).sound());
 }
 
 TEST(ImageCheck, AFatbinClaimingAGigabyteIsDamaged) {

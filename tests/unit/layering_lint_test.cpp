@@ -1,6 +1,7 @@
 // The library's directories form layers that read top-down,
 //   api -> graph -> launch -> compile -> image -> cache -> device -> driver -> range -> core,
-// and an #include never goes upward (src/cli and src/worker are programs on top of the library).
+// and an #include never goes upward (src/cli, src/worker and src/verifier are programs on top of
+// the library).
 // Checked on the sources, so an include that would close a cycle between directories fails here.
 #include <dirent.h>
 #include <sys/stat.h>

@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "54209d2e29e8d932e15388c3cec21b2ecaeb2254b4f972b7415099e2f1434cbb";
+pub const cuabi_header_digest = "5893ff507f5ce5ec412b0bb77208811d3860e3fe24d05f38d753104cf84bf855";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -63,8 +63,10 @@ pub const struct_cuabi_context_options = extern struct {
     device_ordinal: i32 = 0,
     flags: u32 = 0,
     reserved: u32 = 0,
+    image_verification: i32 = 0,
 };
 pub const cuabi_context_options = struct_cuabi_context_options;
+pub const cuabi_image_verification = i32;
 pub const struct_cuabi_counters = extern struct {
     struct_size: u32 = 0,
     reserved: u32 = 0,
@@ -502,6 +504,10 @@ pub const CUABI_ERROR_GRAPH_UPDATE = @as(c_int, 82);
 pub const CUABI_ERROR_RANGE = @as(c_int, 100);
 pub const CUABI_DEVICE_INFO_INIT = @compileError("unable to translate C expr: unexpected token '{'");
 pub const CUABI_CONTEXT_OPTIONS_INIT = @compileError("unable to translate C expr: unexpected token '{'");
+pub const CUABI_IMAGE_VERIFY_DEFAULT = @as(c_int, 0);
+pub const CUABI_IMAGE_VERIFY_UNTRUSTED = @as(c_int, 1);
+pub const CUABI_IMAGE_VERIFY_ALL = @as(c_int, 2);
+pub const CUABI_IMAGE_VERIFY_NONE = @as(c_int, 3);
 pub const CUABI_COUNTERS_INIT = @compileError("unable to translate C expr: unexpected token '{'");
 pub const CUABI_STREAM_DEFAULT = @as(c_uint, 0x0);
 pub const CUABI_STREAM_OPTIONS_INIT = @compileError("unable to translate C expr: unexpected token '{'");

@@ -4,6 +4,12 @@
 
 /// What a call did: CUABI_SUCCESS (0) or one of the CUABI_ERROR_\* codes below.
 pub type cuabi_status = i32;
+/// Since 1.2. Image verification policies (cuabi_context_options.image_verification). The CUDA driver's loader trusts
+/// what is inside an image, and a damaged one can crash or hang the process inside it; a verified image was first
+/// loaded, every kernel looked up, in a separate process with its own CUDA context and a deadline
+/// ($CUABI_IMAGE_VERIFY_TIMEOUT_MS, default 30000), so a crash or hang there costs CUABI_ERROR_INVALID_IMAGE instead.
+/// Verdicts are remembered by content.
+pub type cuabi_image_verification = i32;
 /// Stream flags (cuabi_stream_options.flags).
 pub type cuabi_stream_flags = u32;
 /// Event flags (cuabi_event_options.flags).
@@ -96,6 +102,14 @@ pub const CUABI_ERROR_CAPTURE: cuabi_status = 80;
 pub const CUABI_ERROR_GRAPH_NODE: cuabi_status = 81;
 pub const CUABI_ERROR_GRAPH_UPDATE: cuabi_status = 82;
 pub const CUABI_ERROR_RANGE: cuabi_status = 100;
+/// $CUABI_IMAGE_VERIFY (untrusted, all, none), else UNTRUSTED
+pub const CUABI_IMAGE_VERIFY_DEFAULT: cuabi_image_verification = 0;
+/// images cuabi did not compile: cuabi_module_load_image()
+pub const CUABI_IMAGE_VERIFY_UNTRUSTED: cuabi_image_verification = 1;
+/// also cuabi's own compiles and cache entries
+pub const CUABI_IMAGE_VERIFY_ALL: cuabi_image_verification = 2;
+/// none: trusts every image's source with the process
+pub const CUABI_IMAGE_VERIFY_NONE: cuabi_image_verification = 3;
 pub const CUABI_STREAM_DEFAULT: cuabi_stream_flags = 0;
 pub const CUABI_EVENT_DEFAULT: cuabi_event_flags = 0;
 /// cheaper; cuabi_event_get_elapsed_ms() is then refused
@@ -808,12 +822,13 @@ pub struct cuabi_context_options {
     /// none are defined yet: must be 0
     pub flags: u32,
     pub reserved: u32,
+    pub image_verification: i32,
 }
 #[test]
 fn bindgen_test_layout_cuabi_context_options() {
     assert_eq!(
         ::std::mem::size_of::<cuabi_context_options>(),
-        16usize,
+        20usize,
         concat!("Size of: ", stringify!(cuabi_context_options))
     );
     assert_eq!(
@@ -889,6 +904,23 @@ fn bindgen_test_layout_cuabi_context_options() {
         );
     }
     test_field_reserved();
+    fn test_field_image_verification() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_context_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).image_verification) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_context_options),
+                "::",
+                stringify!(image_verification)
+            )
+        );
+    }
+    test_field_image_verification();
 }
 /// Per-context counters of work done through cuabi. An output struct: cuabi_counters_init().
 #[repr(C)]
@@ -4228,7 +4260,7 @@ pub type PFN_cuabi_device_get_info = ::std::option::Option<
 pub type PFN_cuabi_device_get_attribute = ::std::option::Option<
     unsafe extern "C" fn(ordinal: i32, attribute: i32, out_value: *mut i32) -> cuabi_status,
 >;
-/// Fills \*out_options with defaults (device 0).
+/// Fills \*out_options with defaults (device 0, CUABI_IMAGE_VERIFY_DEFAULT).
 pub type PFN_cuabi_context_options_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_context_options) -> cuabi_status,
 >;
@@ -4237,8 +4269,8 @@ pub type PFN_cuabi_counters_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_counters: *mut cuabi_counters) -> cuabi_status,
 >;
 /// Creates a context on options-\>device_ordinal (NULL options: device 0). Returns CUABI_ERROR_INVALID_DEVICE for a bad
-/// ordinal, CUABI_ERROR_STRUCT_SIZE for a bad options struct. The caller owns \*out_context and releases it with
-/// cuabi_context_destroy().
+/// ordinal, CUABI_ERROR_STRUCT_SIZE for a bad options struct, CUABI_ERROR_INVALID_ARGUMENT for an unknown
+/// image_verification. The caller owns \*out_context and releases it with cuabi_context_destroy().
 pub type PFN_cuabi_context_create = ::std::option::Option<
     unsafe extern "C" fn(
         options: *const cuabi_context_options,
@@ -4545,7 +4577,10 @@ pub type PFN_cuabi_module_compile_offline = ::std::option::Option<
 /// checked before the driver sees them (every header, table and section must lie within `size`) and copied: the caller
 /// may free them on return. Returns CUABI_ERROR_INVALID_IMAGE for bytes that are none of these or are damaged, for a
 /// CUBIN of another architecture or PTX newer than the device, and when the driver refuses the image (the message
-/// carries the JIT error log). The caller owns \*out_module.
+/// carries the JIT error log). Since 1.2, unless the context's image_verification is CUABI_IMAGE_VERIFY_NONE, the image
+/// is first trial-loaded in cuabi's image verifier process (see CUABI_IMAGE_VERIFY_\*; the first such load in a process
+/// starts it): CUABI_ERROR_INVALID_IMAGE when it crashed or hung there (the message names the signal or the time),
+/// CUABI_ERROR_UNSUPPORTED when no verifier can be started. The caller owns \*out_module.
 pub type PFN_cuabi_module_load_image = ::std::option::Option<
     unsafe extern "C" fn(
         context: *mut cuabi_context,
@@ -4861,9 +4896,9 @@ pub type PFN_cuabi_graph_upload = ::std::option::Option<
     unsafe extern "C" fn(graph: *mut cuabi_graph, stream: *mut cuabi_stream) -> cuabi_status,
 >;
 /// Makes the graph keep `buffer`'s memory alive for as long as the graph lives, as it does for buffers its captured
-/// transfers touch: for buffers its kernels reach through arguments. The caller may destroy its own handle at once.
-/// Retaining a buffer twice is harmless. CUABI_ERROR_CONTEXT_MISMATCH when the buffer belongs to another device's
-/// context.
+/// transfers and pointer-sized kernel arguments reach: for buffers its kernels reach through addresses cuabi cannot see
+/// (inside a struct argument, in device memory). The caller may destroy its own handle at once. Retaining a buffer
+/// twice is harmless. CUABI_ERROR_CONTEXT_MISMATCH when the buffer belongs to another device's context.
 pub type PFN_cuabi_graph_retain_buffer = ::std::option::Option<
     unsafe extern "C" fn(graph: *mut cuabi_graph, buffer: *mut cuabi_buffer) -> cuabi_status,
 >;
@@ -4919,7 +4954,9 @@ pub type PFN_cuabi_graph_get_node_param_info = ::std::option::Option<
 /// exactly as cuabi_launch checks them (CUABI_ERROR_ARGUMENT_COUNT, CUABI_ERROR_ARGUMENT_SIZE). The values are copied;
 /// replays already enqueued are not affected. CUABI_ERROR_GRAPH_NODE for a bad index or a node that is not a kernel
 /// node, CUABI_ERROR_UNSUPPORTED when the driver cannot tell the layout, CUABI_ERROR_GRAPH_UPDATE when the driver
-/// refuses (the node keeps its previous arguments). Allocates nothing.
+/// refuses (the node keeps its previous arguments). Since 1.2 the graph keeps alive every cuabi-allocated buffer a
+/// pointer-sized argument points into (until the graph is destroyed); it allocates only to remember a buffer it did not
+/// hold yet.
 pub type PFN_cuabi_graph_update_kernel_args = ::std::option::Option<
     unsafe extern "C" fn(
         graph: *mut cuabi_graph,
