@@ -3,7 +3,8 @@
 # header through scripts/cffi-cdef.sh (the documented preprocessing, docs/abi-policy.md).
 #
 #   bindings/python/tools/generate_cdef.sh           rewrite the committed file
-#   bindings/python/tools/generate_cdef.sh --check   exit 1 (with a diff) when it is stale
+#   bindings/python/tools/generate_cdef.sh --check [FILE]   exit 1 (with a diff) when the committed
+#                                                           file (or FILE) is stale
 #
 # The package reads nothing else about the ABI: every function, struct and constant it uses comes
 # from this one generated file, so a header change reaches Python by running this script.
@@ -18,6 +19,7 @@ trap 'rm -f "$fresh"' EXIT
   bash "$root/scripts/cffi-cdef.sh" "$root/include/cuabi/cuabi.h"
 } >"$fresh"
 if [[ "${1:-}" == --check ]]; then
+  target="${2:-$target}"
   if ! diff -u --label committed --label generated "$target" "$fresh"; then
     echo "generate_cdef: $target is stale. Fix: run bindings/python/tools/generate_cdef.sh and commit it." >&2
     exit 1
