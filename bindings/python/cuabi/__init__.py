@@ -31,13 +31,13 @@ def version_number() -> int:
     """The loaded library's version, 10000 * major + 100 * minor + patch."""
     from . import _library
 
-    return int(_library.function("cuabi_version_number")())
+    return int(_library.F.cuabi_version_number())
 
 
 def abi_version() -> int:
     from . import _library
 
-    return int(_library.function("cuabi_abi_version")())
+    return int(_library.F.cuabi_abi_version())
 
 
 def from_dlpack(obj: object, context: Context) -> Buffer:

@@ -3,8 +3,7 @@ collector, whichever comes first."""
 
 from __future__ import annotations
 
-import weakref
-from typing import Any, Optional, TypeVar
+from typing import Any, List, Optional, TypeVar
 
 from . import _library
 
@@ -12,39 +11,44 @@ H = TypeVar("H", bound="Handle")
 
 
 class Handle:
-    """Owns one cuabi handle. weakref.finalize runs its destroy at most once, so close() twice, a
-    `with` block followed by collection, or interpreter exit never destroys a handle twice. The
-    library keeps what each handle needs alive (a kernel its module, a module its context), so
-    handles may be closed or collected in any order.
+    """Owns one cuabi handle. The handle's value sits in a one-element list that close() pops:
+    list.pop is a single operation under the GIL, so of close() from two threads, a `with` block
+    followed by collection, or interpreter exit, exactly one destroys the handle. The library keeps
+    what each handle needs alive (a kernel its module, a module its context), so handles may be
+    closed or collected in any order.
 
-    After close() the handle's value is kept: a later call passes it to cuabi, which answers
+    After close() the handle's value is kept in _ptr: a later call passes it to cuabi, which answers
     CUABI_ERROR_INVALID_HANDLE (handles are generation-checked and never valid twice)."""
 
-    __slots__ = ("_ptr", "_finalizer", "__weakref__")
+    __slots__ = ("_ptr", "_owned", "_keep")
     _destroy_name = ""
 
     def __init__(self, ptr: Any, keep: Optional[object] = None) -> None:
         self._ptr = ptr
-        destroy = _library.function(self._destroy_name)
-        # `keep` (something the C handle points into, e.g. foreign memory's owner) lives until the
-        # handle is destroyed.
-        self._finalizer = weakref.finalize(self, _destroy, destroy, ptr, keep)
+        self._owned: List[Any] = [ptr]
+        # Something the C handle points into (foreign memory's owner) lives until it is destroyed.
+        self._keep = keep
 
     def close(self) -> None:
         """Destroys the handle now; harmless to repeat."""
-        self._finalizer()
+        try:
+            ptr = self._owned.pop()
+        except IndexError:
+            return
+        getattr(_library.F, self._destroy_name)(ptr)
+        self._keep = None
+
+    def __del__(self) -> None:
+        owned = getattr(self, "_owned", None)  # absent when __init__ failed before setting it
+        if owned:
+            self.close()
 
     @property
     def closed(self) -> bool:
-        return not self._finalizer.alive
+        return not self._owned
 
     def __enter__(self: H) -> H:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-
-def _destroy(destroy: Any, ptr: Any, keep: Optional[object]) -> None:
-    destroy(ptr)
-    del keep

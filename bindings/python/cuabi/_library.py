@@ -14,9 +14,9 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Optional
 
-import cffi
+import cffi  # type: ignore[import-untyped]  # cffi ships no type hints: its objects are Any here
 
-ffi = cffi.FFI()
+ffi: Any = cffi.FFI()
 ffi.cdef((Path(__file__).with_name("_cdef.h")).read_text(encoding="utf-8"))
 
 _PACKAGE_LIBRARY = Path(__file__).with_name("lib") / "libcuabi.so.1"
@@ -124,3 +124,16 @@ def lib() -> Library:
 
 def function(name: str) -> Callable[..., Any]:
     return lib().fn(name)  # type: ignore[no-any-return]
+
+
+class _Functions:
+    """`F.cuabi_launch` is the function, resolved on first use and then an attribute: the hot
+    paths pay one attribute lookup per call, not a dictionary search."""
+
+    def __getattr__(self, name: str) -> Any:
+        found = lib().fn(name)
+        setattr(self, name, found)
+        return found
+
+
+F: Any = _Functions()

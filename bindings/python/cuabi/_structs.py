@@ -14,7 +14,7 @@ ffi = _library.ffi
 def new(struct: str) -> Any:
     """A fresh `struct` (e.g. "cuabi_stream_options") with struct_size and defaults set."""
     value = ffi.new(struct + "*")
-    check(_library.function(struct + "_init")(ffi.sizeof(struct), value))
+    check(getattr(_library.F, struct + "_init")(ffi.sizeof(struct), value))
     return value
 
 

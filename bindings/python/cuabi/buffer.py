@@ -42,8 +42,8 @@ class Buffer(Handle):
         self.context = context
         size = ffi.new("size_t*")
         address = ffi.new("uint64_t*")
-        check(_library.function("cuabi_buffer_get_size")(ptr, size))
-        check(_library.function("cuabi_buffer_get_device_address")(ptr, address))
+        check(_library.F.cuabi_buffer_get_size(ptr, size))
+        check(_library.F.cuabi_buffer_get_device_address(ptr, address))
         self.size = int(size[0])
         self.address = int(address[0])
         self.typestr = typestr
@@ -54,7 +54,7 @@ class Buffer(Handle):
         options = _structs.new("cuabi_buffer_options")
         options.flags = 1 if zero else 0  # CUABI_BUFFER_ZERO
         out = ffi.new("cuabi_buffer**")
-        check(_library.function("cuabi_buffer_create")(context._ptr, size, options, out))
+        check(_library.F.cuabi_buffer_create(context._ptr, size, options, out))
         return Buffer(context, out[0])
 
     @staticmethod
@@ -73,7 +73,7 @@ class Buffer(Handle):
         long as the Buffer). cuabi checks the address is CUDA memory of this context and, where the
         driver knows the allocation, that the range fits in it."""
         out = ffi.new("cuabi_buffer**")
-        check(_library.function("cuabi_buffer_wrap")(context._ptr, address, size, out))
+        check(_library.F.cuabi_buffer_wrap(context._ptr, address, size, out))
         return Buffer(context, out[0], keep)
 
     @staticmethod
@@ -123,7 +123,7 @@ class Buffer(Handle):
         with one, `data` must stay unchanged until the stream reaches the copy."""
         view = _host_view(data)
         pointer = ffi.from_buffer(view)
-        check(_library.function("cuabi_buffer_write")(self._ptr, offset, pointer, view.nbytes, _stream_ptr(stream)))
+        check(_library.F.cuabi_buffer_write(self._ptr, offset, pointer, view.nbytes, _stream_ptr(stream)))
 
     def read(self, out: Any = None, offset: int = 0, size: Optional[int] = None,
              stream: Optional[Stream] = None) -> Any:
@@ -136,20 +136,20 @@ class Buffer(Handle):
         if view.readonly:
             raise binding_error(INVALID_ARGUMENT, "the output is read-only. Fix: pass a writable array or bytearray.")
         pointer = ffi.from_buffer(view, require_writable=True)
-        check(_library.function("cuabi_buffer_read")(self._ptr, offset, pointer, view.nbytes, _stream_ptr(stream)))
+        check(_library.F.cuabi_buffer_read(self._ptr, offset, pointer, view.nbytes, _stream_ptr(stream)))
         return out
 
     def copy_from(self, source: "Buffer", size: Optional[int] = None, offset: int = 0,
                   source_offset: int = 0, stream: Optional[Stream] = None) -> None:
         count = source.size - source_offset if size is None else size
-        check(_library.function("cuabi_buffer_copy")(self._ptr, offset, source._ptr, source_offset, count,
+        check(_library.F.cuabi_buffer_copy(self._ptr, offset, source._ptr, source_offset, count,
                                                       _stream_ptr(stream)))
 
     def fill(self, value: int, element_size: int = 4, count: Optional[int] = None, offset: int = 0,
              stream: Optional[Stream] = None) -> None:
         """Sets `count` elements of `element_size` bytes (1, 2 or 4) to the bit pattern `value`."""
         n = (self.size - offset) // element_size if count is None else count
-        check(_library.function("cuabi_buffer_fill")(self._ptr, offset, value, element_size, n, _stream_ptr(stream)))
+        check(_library.F.cuabi_buffer_fill(self._ptr, offset, value, element_size, n, _stream_ptr(stream)))
 
     def view(self, typestr: str, shape: Optional[Tuple[int, ...]] = None) -> "Buffer":
         """Describes the contents as `typestr` ("<f4") and `shape` for export (same buffer)."""

@@ -45,7 +45,7 @@ class Module(Handle):
         from .kernel import Kernel
 
         out = ffi.new("cuabi_kernel**")
-        check(_library.function("cuabi_module_get_kernel")(self._ptr, name_or_expression.encode(), out))
+        check(_library.F.cuabi_module_get_kernel(self._ptr, name_or_expression.encode(), out))
         return Kernel(out[0], name_or_expression)
 
     def global_buffer(self, name_or_expression: str) -> Any:
@@ -53,23 +53,23 @@ class Module(Handle):
         from .buffer import Buffer
 
         out = ffi.new("cuabi_buffer**")
-        check(_library.function("cuabi_module_get_global")(self._ptr, name_or_expression.encode(), out))
+        check(_library.F.cuabi_module_get_global(self._ptr, name_or_expression.encode(), out))
         return Buffer(self.context, out[0])
 
     def info(self) -> ModuleInfo:
         info = _structs.new("cuabi_module_info")
-        check(_library.function("cuabi_module_get_info")(self._ptr, info))
+        check(_library.F.cuabi_module_get_info(self._ptr, info))
         return ModuleInfo(info.image_kind, info.origin, bool(info.loaded), int(info.image_size),
                           _structs.chars(info.target), _structs.chars(info.cache_key))
 
     def lowered_name(self, expression: str) -> str:
-        return _structs.text(_library.function("cuabi_module_get_lowered_name"), self._ptr, expression.encode())
+        return _structs.text(_library.F.cuabi_module_get_lowered_name, self._ptr, expression.encode())
 
     def log(self) -> str:
-        return _structs.text(_library.function("cuabi_module_get_log"), self._ptr)
+        return _structs.text(_library.F.cuabi_module_get_log, self._ptr)
 
     def image(self) -> bytes:
-        call = _library.function("cuabi_module_get_image")
+        call = _library.F.cuabi_module_get_image
         size = ffi.new("size_t*")
         check(call(self._ptr, ffi.NULL, 0, size))
         data = ffi.new("char[]", size[0])
@@ -129,11 +129,11 @@ _requests_lock = threading.Lock()
 
 
 def _request(key: Tuple[Any, ...]) -> _Request:
-    with _requests_lock:
-        found = _requests.get(key)
-        if found is not None:
-            _requests.move_to_end(key)
-            return found
+    # A hit takes no lock (dict.get is one operation under the GIL); the oldest request made goes
+    # first when the table is full.
+    found = _requests.get(key)
+    if found is not None:
+        return found
     request = _Request(*key)
     with _requests_lock:
         _requests[key] = request
@@ -164,25 +164,25 @@ def compile(source: str, name_expressions: Sequence[str] = (), options: Sequence
     request = _request(key)
     out = ffi.new("cuabi_module**")
     if context is None:
-        check(_library.function("cuabi_module_compile_offline")(request.source, request.options, out))
+        check(_library.F.cuabi_module_compile_offline(request.source, request.options, out))
     else:
-        check(_library.function("cuabi_module_compile")(context._ptr, request.source, request.options, out))
+        check(_library.F.cuabi_module_compile(context._ptr, request.source, request.options, out))
     return Module(out[0], context)
 
 
 def load_image(context: Any, image: bytes) -> Module:
     """A module from a PTX, CUBIN or fatbin image."""
     out = ffi.new("cuabi_module**")
-    check(_library.function("cuabi_module_load_image")(context._ptr, image, len(image), out))
+    check(_library.F.cuabi_module_load_image(context._ptr, image, len(image), out))
     return Module(out[0], context)
 
 
 def nvrtc_version() -> Tuple[int, int]:
     major, minor = ffi.new("int32_t*"), ffi.new("int32_t*")
-    check(_library.function("cuabi_nvrtc_get_version")(major, minor))
+    check(_library.F.cuabi_nvrtc_get_version(major, minor))
     return int(major[0]), int(minor[0])
 
 
 def nvrtc_path() -> str:
     """The NVRTC file cuabi loads (or would load), as it found it."""
-    return _structs.text(_library.function("cuabi_nvrtc_get_path"))
+    return _structs.text(_library.F.cuabi_nvrtc_get_path)

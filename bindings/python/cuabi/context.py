@@ -40,7 +40,7 @@ class DeviceInfo:
 def device_count() -> int:
     """How many CUDA devices the driver sees (raises DriverError without a driver)."""
     count = ffi.new("int32_t*")
-    check(_library.function("cuabi_device_get_count")(count))
+    check(_library.F.cuabi_device_get_count(count))
     return int(count[0])
 
 
@@ -56,17 +56,17 @@ class Context(Handle):
         options.device_ordinal = device
         options.flags = flags
         out = ffi.new("cuabi_context**")
-        check(_library.function("cuabi_context_create")(options, out))
+        check(_library.F.cuabi_context_create(options, out))
         super().__init__(out[0])
         self.device = device
 
     def device_info(self) -> DeviceInfo:
         info = _structs.new("cuabi_device_info")
-        check(_library.function("cuabi_context_get_device_info")(self._ptr, info))
+        check(_library.F.cuabi_context_get_device_info(self._ptr, info))
         return DeviceInfo._of(info)
 
     def synchronize(self) -> None:
-        check(_library.function("cuabi_context_synchronize")(self._ptr))
+        check(_library.F.cuabi_context_synchronize(self._ptr))
 
     def stream(self, priority: int = 0) -> "Stream":
         """A new non-blocking stream (lower priority runs first; clamped to the device's range)."""
@@ -113,7 +113,7 @@ class Stream(Handle):
             options = _structs.new("cuabi_stream_options")
             options.priority = priority
             out = ffi.new("cuabi_stream**")
-            check(_library.function("cuabi_stream_create")(context._ptr, options, out))
+            check(_library.F.cuabi_stream_create(context._ptr, options, out))
             _ptr = out[0]
         super().__init__(_ptr)
         self.context = context
@@ -122,21 +122,21 @@ class Stream(Handle):
     def wrap(context: Context, cu_stream: int) -> "Stream":
         """A handle on a CUstream made by another library (not owned: closing it leaves the stream)."""
         out = ffi.new("cuabi_stream**")
-        check(_library.function("cuabi_stream_wrap")(context._ptr, ffi.cast("void*", cu_stream), out))
+        check(_library.F.cuabi_stream_wrap(context._ptr, ffi.cast("void*", cu_stream), out))
         return Stream(context, _ptr=out[0])
 
     @property
     def native(self) -> int:
         """The CUstream, as an int."""
         out = ffi.new("void**")
-        check(_library.function("cuabi_stream_get_native")(self._ptr, out))
+        check(_library.F.cuabi_stream_get_native(self._ptr, out))
         return int(ffi.cast("uintptr_t", out[0]))
 
     def synchronize(self) -> None:
-        check(_library.function("cuabi_stream_synchronize")(self._ptr))
+        check(_library.F.cuabi_stream_synchronize(self._ptr))
 
     def wait(self, event: "Event") -> None:
-        check(_library.function("cuabi_stream_wait_event")(self._ptr, event._ptr))
+        check(_library.F.cuabi_stream_wait_event(self._ptr, event._ptr))
 
     def capture(self, mode: Optional[int] = None) -> Any:
         """`with stream.capture() as capture:` records the launches in the block; `capture.graph`
@@ -156,17 +156,17 @@ class Event(Handle):
         options = _structs.new("cuabi_event_options")
         options.flags = flags
         out = ffi.new("cuabi_event**")
-        check(_library.function("cuabi_event_create")(context._ptr, options, out))
+        check(_library.F.cuabi_event_create(context._ptr, options, out))
         super().__init__(out[0])
 
     def record(self, stream: Optional[Stream] = None) -> None:
-        check(_library.function("cuabi_event_record")(self._ptr, stream._ptr if stream else ffi.NULL))
+        check(_library.F.cuabi_event_record(self._ptr, stream._ptr if stream else ffi.NULL))
 
     def synchronize(self) -> None:
-        check(_library.function("cuabi_event_synchronize")(self._ptr))
+        check(_library.F.cuabi_event_synchronize(self._ptr))
 
     def elapsed_ms(self, end: "Event") -> float:
         """Milliseconds from this event to `end` (both recorded and complete)."""
         out = ffi.new("float*")
-        check(_library.function("cuabi_event_get_elapsed_ms")(self._ptr, end._ptr, out))
+        check(_library.F.cuabi_event_get_elapsed_ms(self._ptr, end._ptr, out))
         return float(out[0])

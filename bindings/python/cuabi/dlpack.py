@@ -58,20 +58,22 @@ _live: Dict[int, Tuple[Any, ...]] = {}
 _live_lock = threading.Lock()
 
 
-@_Deleter
-def _delete_exported(managed: Any) -> None:
+def _delete_exported_tensor(managed: Any) -> None:
     with _live_lock:
         _live.pop(ctypes.addressof(managed.contents), None)
 
 
-@ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-def _capsule_destructor(capsule: int) -> None:
+_delete_exported = _Deleter(_delete_exported_tensor)
+
+
+def _destroy_capsule(capsule: int) -> None:
     # Only a capsule nobody took still has its "dltensor" name; its tensor is deleted here.
     if _api.PyCapsule_IsValid(capsule, b"dltensor"):
         managed = ctypes.cast(_api.PyCapsule_GetPointer(capsule, b"dltensor"), ctypes.POINTER(DLManagedTensor))
         managed.contents.deleter(managed)
 
 
+_capsule_destructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(_destroy_capsule)
 _DESTRUCTOR_ADDRESS = ctypes.cast(_capsule_destructor, ctypes.c_void_p).value
 
 
@@ -138,4 +140,4 @@ def extent(shape: Any, strides: Any, itemsize: int) -> int:
         for n in shape:
             count *= n
         return count * itemsize
-    return (sum((n - 1) * s for n, s in zip(shape, strides)) + 1) * itemsize
+    return int((sum((n - 1) * s for n, s in zip(shape, strides)) + 1) * itemsize)

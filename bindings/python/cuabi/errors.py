@@ -39,8 +39,8 @@ RANGE = _BY_NAME["CUABI_ERROR_RANGE"]
 def status_name(status: int) -> str:
     """The loaded library's name for `status` (cuabi_status_name): "CUABI_ERROR_COMPILE", or
     "CUABI_UNKNOWN_STATUS"."""
-    name = _library.function("cuabi_status_name")(status)
-    return "CUABI_UNKNOWN_STATUS" if name == _library.ffi.NULL else _library.ffi.string(name).decode()
+    name = _library.F.cuabi_status_name(status)
+    return "CUABI_UNKNOWN_STATUS" if name == _library.ffi.NULL else str(_library.ffi.string(name).decode())
 
 
 class CuabiError(Exception):
@@ -111,23 +111,23 @@ def _family(status: int) -> Type[CuabiError]:
 
 
 def _read_compile_log() -> str:
-    log_fn = _library.function("cuabi_last_compile_log")
+    log_fn = _library.F.cuabi_last_compile_log
     size = _library.ffi.new("size_t*")
     if log_fn(_library.ffi.NULL, 0, size) != 0 or size[0] <= 1:
         return ""
     text = _library.ffi.new("char[]", size[0])
     if log_fn(text, size[0], size) != 0:
         return ""
-    return _library.ffi.string(text).decode("utf-8", "replace")
+    return str(_library.ffi.string(text).decode("utf-8", "replace"))
 
 
 def last_error(status: int) -> CuabiError:
     """The exception for `status`, with the thread's last message, results and compile log. Call
     it right after the failing call, on the same thread (cuabi keeps them per thread)."""
     ffi = _library.ffi
-    message = ffi.string(_library.function("cuabi_last_error_message")()).decode("utf-8", "replace")
-    cu_result = int(_library.function("cuabi_last_cu_result")())
-    nvrtc_result = int(_library.function("cuabi_last_nvrtc_result")())
+    message = ffi.string(_library.F.cuabi_last_error_message()).decode("utf-8", "replace")
+    cu_result = int(_library.F.cuabi_last_cu_result())
+    nvrtc_result = int(_library.F.cuabi_last_nvrtc_result())
     log = _read_compile_log() if status == COMPILE else ""
     return _family(status)(status, message, cu_result, nvrtc_result, log)
 

@@ -22,34 +22,34 @@ class Graph(Handle):
     _destroy_name = "cuabi_graph_destroy"
 
     def launch(self, stream: Any = None) -> None:
-        check(_library.function("cuabi_graph_launch")(self._ptr, ffi.NULL if stream is None else stream._ptr))
+        check(_library.F.cuabi_graph_launch(self._ptr, ffi.NULL if stream is None else stream._ptr))
 
     def upload(self, stream: Any = None) -> None:
-        check(_library.function("cuabi_graph_upload")(self._ptr, ffi.NULL if stream is None else stream._ptr))
+        check(_library.F.cuabi_graph_upload(self._ptr, ffi.NULL if stream is None else stream._ptr))
 
     def node_count(self) -> int:
         count = ffi.new("size_t*")
-        check(_library.function("cuabi_graph_get_node_count")(self._ptr, count))
+        check(_library.F.cuabi_graph_get_node_count(self._ptr, count))
         return int(count[0])
 
     def node_kind(self, index: int) -> int:
         """The node's kind (NODE_KERNEL for a kernel launch)."""
         info = _structs.new("cuabi_graph_node_info")
-        check(_library.function("cuabi_graph_get_node_info")(self._ptr, index, info))
+        check(_library.F.cuabi_graph_get_node_info(self._ptr, index, info))
         return int(info.kind)
 
     def retain_buffer(self, buffer: Any) -> None:
         """Keeps `buffer` alive as long as the graph (for buffers it reaches only through arguments)."""
-        check(_library.function("cuabi_graph_retain_buffer")(self._ptr, buffer._ptr))
+        check(_library.F.cuabi_graph_retain_buffer(self._ptr, buffer._ptr))
 
     def update_kernel_args(self, index: int, kernel: Any, *args: Any) -> None:
         """Sets kernel node `index`'s arguments, packed by `kernel`'s parameter layout."""
         data = kernel.pack(args)
-        check(_library.function("cuabi_graph_update_kernel_args_packed")(self._ptr, index, data, len(data)))
+        check(_library.F.cuabi_graph_update_kernel_args_packed(self._ptr, index, data, len(data)))
 
     def dot(self, verbose: bool = False) -> str:
         """The graph in Graphviz DOT."""
-        return _structs.text(_library.function("cuabi_graph_get_dot"), self._ptr, 1 if verbose else 0)
+        return _structs.text(_library.F.cuabi_graph_get_dot, self._ptr, 1 if verbose else 0)
 
 
 class Capture:
@@ -70,16 +70,16 @@ class Capture:
         return self._graph
 
     def __enter__(self) -> "Capture":
-        check(_library.function("cuabi_graph_capture_begin")(self.stream._ptr, self.mode))
+        check(_library.F.cuabi_graph_capture_begin(self.stream._ptr, self.mode))
         return self
 
     def __exit__(self, kind: Optional[Type[BaseException]], value: Optional[BaseException],
                  trace: Optional[TracebackType]) -> None:
         if kind is not None:
-            _library.function("cuabi_graph_capture_abort")(self.stream._ptr)
+            _library.F.cuabi_graph_capture_abort(self.stream._ptr)
             return
         out = ffi.new("cuabi_graph**")
-        check(_library.function("cuabi_graph_capture_end")(self.stream._ptr, ffi.NULL, out))
+        check(_library.F.cuabi_graph_capture_end(self.stream._ptr, ffi.NULL, out))
         self._graph = Graph(out[0])
 
 

@@ -247,11 +247,11 @@ class Kernel(Handle):
         super().__init__(ptr)
         self.name = name
         count = ffi.new("size_t*")
-        check(_library.function("cuabi_kernel_get_param_count")(ptr, count))
+        check(_library.F.cuabi_kernel_get_param_count(ptr, count))
         offset, size = ffi.new("size_t*"), ffi.new("size_t*")
         params = []
         for index in range(count[0]):
-            check(_library.function("cuabi_kernel_get_param_info")(ptr, index, offset, size))
+            check(_library.F.cuabi_kernel_get_param_info(ptr, index, offset, size))
             params.append((int(offset[0]), int(size[0])))
         self.layout = ParamLayout(name, params)
         self._launchers: Dict[Tuple[Any, ...], Launcher] = {}
@@ -289,18 +289,18 @@ class Kernel(Handle):
         table = ffi.new("cuabi_kernel_arg[]", max(len(args), 1))
         for slot, pointer, size in zip(table, keep, sizes):
             slot.value, slot.size = pointer, size
-        check(_library.function("cuabi_launch")(self._ptr, config._c, table, len(args)))
+        check(_library.F.cuabi_launch(self._ptr, config._c, table, len(args)))
 
     def attributes(self) -> Dict[str, int]:
         attributes = _structs.new("cuabi_kernel_attributes")
-        check(_library.function("cuabi_kernel_get_attributes")(self._ptr, attributes))
+        check(_library.F.cuabi_kernel_get_attributes(self._ptr, attributes))
         return {name: int(getattr(attributes, name)) for name, _ in ffi.typeof(attributes[0]).fields
                 if name not in ("struct_size", "reserved")}
 
     def suggest_block_size(self, shared_memory_bytes: int = 0) -> Tuple[int, int]:
         """(block threads, minimum grid blocks) for full occupancy."""
         block, grid = ffi.new("uint32_t*"), ffi.new("uint32_t*")
-        check(_library.function("cuabi_kernel_suggest_block_size")(self._ptr, shared_memory_bytes, block, grid))
+        check(_library.F.cuabi_kernel_suggest_block_size(self._ptr, shared_memory_bytes, block, grid))
         return int(block[0]), int(grid[0])
 
 

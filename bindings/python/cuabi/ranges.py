@@ -15,12 +15,12 @@ ffi = _library.ffi
 
 def push(name: str, domain: Optional[str] = None) -> None:
     """Opens a range on this thread; pop() on the same thread closes it."""
-    check(_library.function("cuabi_range_push")(name.encode(), ffi.NULL if domain is None else domain.encode()))
+    check(_library.F.cuabi_range_push(name.encode(), ffi.NULL if domain is None else domain.encode()))
 
 
 def pop() -> None:
     """Closes this thread's innermost range (RangeError when none is open)."""
-    check(_library.function("cuabi_range_pop")())
+    check(_library.F.cuabi_range_pop())
 
 
 class range:  # noqa: N801 -- used as `with cuabi.range("step"):`
@@ -46,7 +46,7 @@ class Range(Handle):
 
     def __init__(self, name: str, domain: Optional[str] = None) -> None:
         out = ffi.new("cuabi_range**")
-        check(_library.function("cuabi_range_start")(name.encode(), ffi.NULL if domain is None else domain.encode(),
+        check(_library.F.cuabi_range_start(name.encode(), ffi.NULL if domain is None else domain.encode(),
                                                       out))
         super().__init__(out[0])
 
@@ -61,11 +61,11 @@ def start(name: str, domain: Optional[str] = None) -> Range:
 def catalog() -> List[Tuple[str, str]]:
     """(name, description) of every range cuabi itself marks."""
     count = ffi.new("size_t*")
-    check(_library.function("cuabi_range_get_catalog_count")(count))
+    check(_library.F.cuabi_range_get_catalog_count(count))
     name, description = ffi.new("const char**"), ffi.new("const char**")
     entries = []
     for index in builtins.range(count[0]):  # `range` here is the context manager below
-        check(_library.function("cuabi_range_get_catalog_entry")(index, name, description))
+        check(_library.F.cuabi_range_get_catalog_entry(index, name, description))
         entries.append((ffi.string(name[0]).decode(), ffi.string(description[0]).decode()))
     return entries
 

@@ -159,3 +159,14 @@ class _DlpackOnly:
 
     def __dlpack__(self, stream: object = None) -> object:
         return self._buffer.__dlpack__(stream)
+
+
+def test_the_readme_program_runs(context: cuabi.Context, capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    program = readme.split("## A complete program", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(program, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.split("\n")
+    assert printed[0] == "27.5"
+    assert printed[1].startswith("CUABI_ERROR_LAUNCH_BLOCK") and "Fix:" in printed[1]

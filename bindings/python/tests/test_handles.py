@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from typing import Any, List
 
 import pytest
 
@@ -23,26 +24,51 @@ def test_close_twice_is_harmless_and_a_closed_handle_is_invalid_in_cuabi() -> No
     assert raised.value.status == errors.INVALID_HANDLE
 
 
-def test_with_closes_and_the_collector_does_not_destroy_again() -> None:
+@pytest.fixture
+def destroys(monkeypatch: pytest.MonkeyPatch) -> List[Any]:
+    """Every cuabi_module_destroy call, counted on its way to the real function."""
+    real = cuabi._library.lib().fn("cuabi_module_destroy")
+    calls: List[Any] = []
+
+    def counting(ptr: Any) -> None:
+        calls.append(ptr)
+        real(ptr)
+
+    monkeypatch.setattr(cuabi._library.F, "cuabi_module_destroy", counting)
+    return calls
+
+
+def test_with_then_collection_destroys_once(destroys: List[Any]) -> None:
     with cuabi.compile(SOURCE, target="sm_90") as module:
-        finalizer = module._finalizer
-        assert finalizer.alive
-    assert not finalizer.alive
+        assert not module.closed
+    assert module.closed and len(destroys) == 1
+    module.close()
     del module
-    gc.collect()  # a second destroy here would be a use of a freed handle (under ASan: a report)
+    gc.collect()
+    assert len(destroys) == 1
 
 
-def test_a_forgotten_handle_is_destroyed_by_the_collector() -> None:
+def test_close_from_many_threads_destroys_once(destroys: List[Any]) -> None:
     module = cuabi.compile(SOURCE, target="sm_90")
-    finalizer = module._finalizer
+    threads = [threading.Thread(target=module.close) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    del module
+    gc.collect()
+    assert len(destroys) == 1
+
+
+def test_a_forgotten_handle_is_destroyed_by_the_collector(destroys: List[Any]) -> None:
+    module = cuabi.compile(SOURCE, target="sm_90")
     pointer = module._ptr
     del module
     gc.collect()
-    assert not finalizer.alive
+    assert destroys == [pointer]
     info = cuabi._library.ffi.new("cuabi_module_info*")
-    status = cuabi._library.function("cuabi_module_info_init")(cuabi._library.ffi.sizeof("cuabi_module_info"), info)
-    assert status == 0
-    assert cuabi._library.function("cuabi_module_get_info")(pointer, info) == errors.INVALID_HANDLE
+    assert cuabi._library.F.cuabi_module_info_init(cuabi._library.ffi.sizeof("cuabi_module_info"), info) == 0
+    assert cuabi._library.F.cuabi_module_get_info(pointer, info) == errors.INVALID_HANDLE
 
 
 def test_a_range_started_on_one_thread_ends_on_another() -> None:
