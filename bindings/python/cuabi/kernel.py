@@ -115,19 +115,13 @@ def _encoding(value: Any, size: int) -> Tuple[str, Optional[Callable[[Any], Any]
     raise TypeError(kind.__name__)
 
 
-class _Packer:
-    """How one tuple of argument types packs into a kernel's parameters."""
+def _converting(pack: Callable[..., bytes], convert: Sequence[Optional[Callable[[Any], Any]]]) -> Callable[..., bytes]:
+    """`pack` after converting the arguments that need it (foreign arrays, ctypes values, bytes)."""
 
-    __slots__ = ("pack", "convert")
+    def packer(*args: Any) -> bytes:
+        return pack(*[c(a) if c is not None else a for c, a in zip(convert, args)])
 
-    def __init__(self, pack: Callable[..., bytes], convert: Optional[Sequence[Optional[Callable[[Any], Any]]]]):
-        self.pack = pack
-        self.convert = convert
-
-    def __call__(self, args: Tuple[Any, ...]) -> bytes:
-        if self.convert is None:
-            return self.pack(*args)
-        return self.pack(*[c(a) if c is not None else a for c, a in zip(self.convert, args)])
+    return packer
 
 
 class ParamLayout:
@@ -140,9 +134,11 @@ class ParamLayout:
         self.name = name
         self.params: Tuple[Tuple[int, int], ...] = tuple(params)
         self.size = self.params[-1][0] + self.params[-1][1] if self.params else 0
-        self.packers: Dict[Tuple[type, ...], _Packer] = {}
+        # By tuple of argument types: a function of the arguments giving the packed bytes (for
+        # plain numbers and Buffers, struct.Struct.pack itself: no Python frame per launch).
+        self.packers: Dict[Tuple[type, ...], Callable[..., bytes]] = {}
 
-    def packer(self, args: Tuple[Any, ...]) -> _Packer:
+    def packer(self, args: Tuple[Any, ...]) -> Callable[..., bytes]:
         """The packing of arguments of these types (built and remembered on first use)."""
         key = tuple(map(type, args))
         found = self.packers.get(key)
@@ -165,7 +161,7 @@ class ParamLayout:
             convert.append(converter)
             cursor = offset + size
         pack = struct.Struct("".join(layout)).pack
-        found = _Packer(pack, convert if any(c is not None for c in convert) else None)
+        found = _converting(pack, convert) if any(c is not None for c in convert) else pack
         if len(self.packers) < 256:
             self.packers[key] = found
         return found
@@ -173,7 +169,7 @@ class ParamLayout:
     def pack(self, args: Tuple[Any, ...]) -> bytes:
         """The arguments as cuabi_launch_packed takes them (also what a batch launch needs)."""
         try:
-            return self.packer(args)(args)
+            return self.packer(args)(*args)
         except struct.error:
             return self._pack_signed(args)
         except _SizeMismatch as mismatch:
@@ -319,7 +315,7 @@ class Launcher:
     def __call__(self, *args: Any) -> None:
         packer = self._packers.get(tuple(map(type, args)))
         try:
-            data = packer(args) if packer is not None else self.kernel.pack(args)
+            data = packer(*args) if packer is not None else self.kernel.pack(args)
         except (struct.error, _SizeMismatch):
             data = self.kernel.pack(args)
         status = self._call(self._ptr, self._c, data, self._size)
