@@ -7,18 +7,8 @@ import gc
 import pytest
 
 import cuabi
+from conformance import SOURCE  # the conformance scenario's kernels: saxpy and scale<T>
 from cuabi import errors
-
-SOURCE = """extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) y[i] = a * x[i] + y[i];
-}
-template <typename T>
-__global__ void scale(T* data, T factor, unsigned n) {
-    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) data[i] *= factor;
-}
-"""
 
 
 def test_offline_compile_resolves_name_expressions() -> None:
