@@ -6,7 +6,7 @@
 # auditwheel) and tests it installed into a fresh venv, and puts the conformance scenario where
 # scripts/conformance.sh runs it ($CUABI_BUILD_DIR/conformance/bin/python).
 # Leaves for a GPU machine without internet: $CUABI_BUILD_DIR/python-wheelhouse/ (the cuabi wheel
-# and the wheels of cffi, pycparser and numpy; bindings/python/README.md says how to use it).
+# and the wheels of cffi, pycparser, numpy and pytest with its dependencies: about 20 MB).
 set -euo pipefail
 venv="$CUABI_BUILD_DIR/python-venv"
 pins=(cffi==2.1.1 pycparser==3.12 numpy==2.4.6 pytest==9.2.0 mypy==2.4.1 scikit-build-core==1.1.2 build==1.6.1
@@ -27,7 +27,7 @@ bash "$package/tools/generate_cdef.sh" --check
 wheelhouse="$CUABI_BUILD_DIR/python-wheelhouse"
 mkdir -p "$wheelhouse"
 "$venv/bin/pip" download --quiet --disable-pip-version-check --only-binary=:all: --dest "$wheelhouse" \
-  cffi==2.1.1 pycparser==3.12 numpy==2.4.6
+  cffi==2.1.1 pycparser==3.12 numpy==2.4.6 pytest==9.2.0
 CMAKE_BUILD_PARALLEL_LEVEL="$CUABI_JOBS" timeout 1800 bash "$package/tools/build_wheel.sh" "$CUABI_BUILD_DIR/python-wheel" "$python"
 rm -f "$wheelhouse"/cuabi-*.whl
 cp "$CUABI_BUILD_DIR"/python-wheel/cuabi-*manylinux*.whl "$wheelhouse/"
@@ -43,11 +43,19 @@ if ((status == 5)); then
 fi
 ((status == 0)) || exit "$status"
 
-mkdir -p "$CUABI_BUILD_DIR/conformance/bin"
-cat >"$CUABI_BUILD_DIR/conformance/bin/python" <<WRAPPER
+# The scenario and the package beside it, found relative to the wrapper, so that the build
+# directory can be carried to a GPU machine; CUABI_PYTHON names the interpreter there (one with
+# cffi and numpy), else the venv's.
+conformance="$CUABI_BUILD_DIR/conformance"
+mkdir -p "$conformance/bin"
+rm -rf "$conformance/python"
+mkdir -p "$conformance/python"
+cp "$package/conformance.py" "$conformance/python/"
+cp -r "$package/cuabi" "$conformance/python/"
+cat >"$conformance/bin/python" <<'WRAPPER'
 #!/usr/bin/env bash
-# The Python conformance scenario; CUABI_PYTHON names another interpreter with cuabi's dependencies.
-exec "\${CUABI_PYTHON:-$python}" "$package/conformance.py" "\$@"
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+exec "${CUABI_PYTHON:-$here/../python-venv/bin/python}" "$here/python/conformance.py" "$@"
 WRAPPER
-chmod +x "$CUABI_BUILD_DIR/conformance/bin/python"
+chmod +x "$conformance/bin/python"
 echo "65-python: checks, tests and the wheel passed; wheelhouse in $wheelhouse ($(du -sh "$wheelhouse" | cut -f1))"
