@@ -87,6 +87,8 @@ def peers(args_empty: Tuple[Any, ...], four: bool) -> Dict[str, Tuple[Callable[.
         def cupy_launch(grid: Any, block: Any, arguments: Any) -> None:
             kernel(grid, block, arguments, stream=stream)
 
+        cupy_launch(*args)  # a launch that fails leaves the row out here, not mid-measurement
+        stream.synchronize()
         found["CuPy RawKernel"] = (cupy_launch, args, stream.synchronize)
     except Exception as error:  # not installed, or no GPU for it
         print(f"note: CuPy row left out ({type(error).__name__}: {error})", file=sys.stderr)
@@ -105,13 +107,15 @@ def peers(args_empty: Tuple[Any, ...], four: bool) -> Dict[str, Tuple[Callable[.
             import cupy
 
             x = cupy.zeros(32, dtype=cupy.float32)
-            kernel_args: Tuple[Any, ...] = (cupy.float32(1.0), x.data.ptr, x.data.ptr, cupy.uint32(32))
+            kernel_args: Tuple[Any, ...] = (cupy.float32(1.0), x, x, cupy.uint32(32))
         else:
             kernel_args = ()
 
         def core_launch(*arguments: Any) -> None:
             launch(core_stream, config, kernel, *arguments)
 
+        core_launch(*kernel_args)
+        core_stream.sync()
         found["cuda.core launch"] = (core_launch, kernel_args, core_stream.sync)
     except Exception as error:
         print(f"note: cuda.core row left out ({type(error).__name__}: {error})", file=sys.stderr)

@@ -120,7 +120,7 @@ class Buffer(Handle):
 
     def write(self, data: Any, offset: int = 0, stream: Optional[Stream] = None) -> None:
         """Copies host `data` to offset `offset`. Without a stream it returns when the copy is done;
-        with one, `data` must stay unchanged until the stream reaches the copy."""
+        on one, once `data` has been read (Python memory is pageable: the driver stages it)."""
         view = _host_view(data)
         pointer = ffi.from_buffer(view)
         check(_library.F.cuabi_buffer_write(self._ptr, offset, pointer, view.nbytes, _stream_ptr(stream)))
