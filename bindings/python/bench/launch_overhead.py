@@ -107,7 +107,7 @@ def peers(args_empty: Tuple[Any, ...], four: bool) -> Dict[str, Tuple[Callable[.
             import cupy
 
             x = cupy.zeros(32, dtype=cupy.float32)
-            kernel_args: Tuple[Any, ...] = (cupy.float32(1.0), x, x, cupy.uint32(32))
+            kernel_args: Tuple[Any, ...] = (cupy.float32(1.0), x.data.ptr, x.data.ptr, cupy.uint32(32))  # int: a pointer
         else:
             kernel_args = ()
 
