@@ -9,7 +9,7 @@ from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple
 
 from . import _library, _structs
 from ._handle import Handle
-from .errors import check
+from .errors import INVALID_ARGUMENT, binding_error, check
 
 ffi = _library.ffi
 
@@ -92,6 +92,9 @@ class _Request:
         def cstr(text: Optional[str]) -> Any:
             if text is None:
                 return ffi.NULL
+            if "\0" in text:
+                raise binding_error(INVALID_ARGUMENT, f"a compile input holds a NUL character: {text[:60]!r}. "
+                                    "Fix: remove it (C strings end at the first NUL).")
             value = ffi.new("char[]", text.encode())
             keep.append(value)
             return value

@@ -35,10 +35,13 @@ _FLOAT = {2: "e", 4: "f", 8: "d"}
 
 
 def _dim3(value: Dim) -> Tuple[int, int, int]:
-    parts = (value,) if isinstance(value, int) else tuple(value)
+    parts = (value,) if isinstance(value, int) else tuple(value) if isinstance(value, (tuple, list)) else ()
     if not 1 <= len(parts) <= 3:
         raise binding_error(INVALID_ARGUMENT, f"a grid, block or cluster has 1 to 3 dimensions; got {value!r}. "
                             "Fix: pass an int or a tuple (x, y, z).")
+    if not all(isinstance(p, int) and 0 <= p <= 0xFFFFFFFF for p in parts):
+        raise binding_error(INVALID_ARGUMENT, f"a grid, block or cluster dimension is not an unsigned 32-bit "
+                            f"integer: {value!r}. Fix: pass ints from 1 to 2**32 - 1.")
     return (tuple(parts) + (1, 1))[:3]  # type: ignore[return-value]
 
 

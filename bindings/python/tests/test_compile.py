@@ -69,3 +69,9 @@ def test_cache_stats_have_every_field() -> None:
     for field in ("memory_hits", "memory_misses", "disk_hits", "disk_misses", "compiles"):
         assert isinstance(stats[field], int)
     assert cuabi.cache.directory()
+
+
+def test_a_nul_inside_a_compile_input_is_refused() -> None:
+    with pytest.raises(cuabi.GeneralError) as raised:
+        cuabi.compile('extern "C" __global__ void k() {}\0 garbage', target="sm_90")
+    assert raised.value.status == errors.INVALID_ARGUMENT and "Fix:" in raised.value.message

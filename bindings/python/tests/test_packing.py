@@ -87,3 +87,12 @@ def test_a_struct_parameter_takes_its_bytes() -> None:
 
     layout = ParamLayout("k", [(0, 8), (8, 8)])
     assert layout.pack((Pair(3, 0.5), 9)) == struct.pack("<ifQ", 3, 0.5, 9)
+
+
+@pytest.mark.parametrize("grid", [-1, 1 << 32, 2.0, (1, 2, 3, 4), ()])
+def test_a_geometry_that_is_not_three_unsigned_ints_is_refused(grid: Any) -> None:
+    from cuabi.kernel import LaunchConfig
+
+    with pytest.raises(cuabi.GeneralError) as raised:
+        LaunchConfig(grid, 256)
+    assert raised.value.status == errors.INVALID_ARGUMENT and "Fix:" in raised.value.message
