@@ -92,3 +92,19 @@ def test_catalog_names_start_with_cuabi() -> None:
     catalog = cuabi.ranges.catalog()
     assert len(catalog) >= 13
     assert all(name.startswith("cuabi.") and description for name, description in catalog)
+
+
+def test_handles_left_open_at_exit_end_quietly() -> None:
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import cuabi\n"
+            "kept = [cuabi.compile('extern \"C\" __global__ void k() {}', target='sm_90') for _ in range(3)]\n"
+            "started = cuabi.Range('left-open')\n"
+            "print('made')\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0 and result.stdout == "made\n"
+    assert result.stderr == ""
