@@ -163,8 +163,8 @@ class Buffer(Handle):
 
     def __dlpack__(self, stream: Any = None, max_version: Any = None, dl_device: Any = None,
                    copy: Any = None) -> Any:
-        # cuabi's synchronous copies and synchronized streams leave nothing pending on the buffer
-        # that a consumer's stream must wait for, so `stream` needs no event.
+        # cuabi does not know which stream last wrote the buffer, so it cannot order `stream` after
+        # it: the caller synchronizes that stream before exporting (README "Interop").
         return dlpack.export(self, self.address, self.context.device, self.shape, self.typestr)
 
     def __dlpack_device__(self) -> Tuple[int, int]:
