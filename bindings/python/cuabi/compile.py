@@ -5,11 +5,15 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tuple
 
 from . import _library, _structs
 from ._handle import Handle
 from .errors import INVALID_ARGUMENT, binding_error, check
+
+if TYPE_CHECKING:
+    from .buffer import Buffer
+    from .kernel import Kernel
 
 ffi = _library.ffi
 
@@ -40,7 +44,7 @@ class Module(Handle):
         super().__init__(ptr)
         self.context = context
 
-    def kernel(self, name_or_expression: str) -> Any:
+    def kernel(self, name_or_expression: str) -> "Kernel":
         """The kernel "saxpy" (extern "C") or "scale<float>" (one of the name expressions)."""
         from .kernel import Kernel
 
@@ -48,7 +52,7 @@ class Module(Handle):
         check(_library.F.cuabi_module_get_kernel(self._ptr, name_or_expression.encode(), out))
         return Kernel(out[0], name_or_expression)
 
-    def global_buffer(self, name_or_expression: str) -> Any:
+    def global_buffer(self, name_or_expression: str) -> "Buffer":
         """A __device__ or __constant__ variable as a bounds-checked Buffer."""
         from .buffer import Buffer
 

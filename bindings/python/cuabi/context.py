@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from . import _library, _structs
 from ._handle import Handle
 from .errors import check
+
+if TYPE_CHECKING:
+    from .buffer import Buffer
+    from .compile import Module
+    from .graph import Capture
 
 ffi = _library.ffi
 
@@ -76,26 +81,26 @@ class Context(Handle):
         return Event(self, flags)
 
     # Buffers, compiles and graphs live in their own modules; these are shortcuts to them.
-    def alloc(self, size: int, zero: bool = False) -> Any:
+    def alloc(self, size: int, zero: bool = False) -> "Buffer":
         """`size` bytes of device memory (a Buffer)."""
         from .buffer import Buffer
 
         return Buffer.allocate(self, size, zero)
 
-    def to_device(self, data: Any, stream: Optional["Stream"] = None) -> Any:
+    def to_device(self, data: Any, stream: Optional["Stream"] = None) -> "Buffer":
         """A Buffer holding a copy of `data` (a NumPy array or any bytes-like object)."""
         from .buffer import Buffer
 
         return Buffer.from_host(self, data, stream)
 
-    def as_buffer(self, obj: Any) -> Any:
+    def as_buffer(self, obj: Any) -> "Buffer":
         """A Buffer over another library's device memory (an object with __cuda_array_interface__
         or __dlpack__), without a copy; cuabi checks the memory is this context's and in bounds."""
         from .buffer import Buffer
 
         return Buffer.wrap_foreign(self, obj)
 
-    def compile(self, source: str, name_expressions: Any = (), options: Any = (), **settings: Any) -> Any:
+    def compile(self, source: str, name_expressions: Any = (), options: Any = (), **settings: Any) -> "Module":
         """Compiles `source` for this context's device (see cuabi.compile)."""
         from .compile import compile
 
@@ -138,7 +143,7 @@ class Stream(Handle):
     def wait(self, event: "Event") -> None:
         check(_library.F.cuabi_stream_wait_event(self._ptr, event._ptr))
 
-    def capture(self, mode: Optional[int] = None) -> Any:
+    def capture(self, mode: Optional[int] = None) -> "Capture":
         """`with stream.capture() as capture:` records the launches in the block; `capture.graph`
         is the graph afterwards (see cuabi.graph.Capture)."""
         from .graph import Capture
