@@ -31,7 +31,7 @@ rm -f "$transcripts"/*.txt "$transcripts"/*.err "$transcripts"/*.diff
 
 passed=0
 failed=0
-report() { printf '%-5s %s\n' "$1" "$2"; }
+report() { printf '%-6s %s\n' "$1" "$2"; }
 
 # Runs one implementation; leaves its transcript and returns its exit status.
 run() {

@@ -4,4 +4,4 @@
 # $CUABI_BUILD_DIR/conformance/bin/; every language listed here must be there.
 set -euo pipefail
 cd "$CUABI_ROOT"
-CUABI_CONFORMANCE_REQUIRE="${CUABI_CONFORMANCE_REQUIRE:-c rust go zig}" bash scripts/conformance.sh "$CUABI_BUILD_DIR"
+CUABI_CONFORMANCE_REQUIRE="${CUABI_CONFORMANCE_REQUIRE:-c rust go zig python}" bash scripts/conformance.sh "$CUABI_BUILD_DIR"

@@ -1,6 +1,7 @@
 #include "driver/nvrtc_api_files.hpp"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -172,7 +173,25 @@ std::vector<std::string> toolkit_roots() {
     return roots;
 }
 
+std::string enclosing_site_packages(const std::string& path) {
+    for (size_t end = path.rfind('/'); end != std::string::npos && end > 0; end = path.rfind('/', end - 1)) {
+        size_t start = path.rfind('/', end - 1);
+        if (start == std::string::npos) break;
+        std::string name = path.substr(start + 1, end - start - 1);
+        if (name == "site-packages" || name == "dist-packages") return path.substr(0, end);
+    }
+    return "";
+}
+
 std::vector<std::string> pip_nvidia_directories() {
+    std::vector<std::string> found;
+    Dl_info self{};
+    char resolved[4096];
+    if (dladdr(reinterpret_cast<void*>(&pip_nvidia_directories), &self) != 0 && self.dli_fname != nullptr &&
+        realpath(self.dli_fname, resolved) != nullptr) {
+        std::string site = enclosing_site_packages(resolved);
+        if (!site.empty() && is_directory(site + "/nvidia")) found.push_back(site + "/nvidia");
+    }
     // Environments of one user are small: their lib/ is listed. The system's lib/ directories are
     // large, so there the usual interpreter versions are tried by name instead.
     std::vector<std::string> pythons;
@@ -190,10 +209,11 @@ std::vector<std::string> pip_nvidia_directories() {
     for (const char* prefix : {"/usr/local/lib/python3.", "/usr/lib/python3."})
         for (int minor = 14; minor >= 8; --minor) pythons.push_back(prefix + std::to_string(minor));
     pythons.push_back("/usr/lib/python3");  // Debian's dist-packages for every version
-    std::vector<std::string> found;
     for (const std::string& python : pythons) {
         for (const char* packages : {"/site-packages/nvidia", "/dist-packages/nvidia"})
-            if (is_directory(python + packages)) found.push_back(python + packages);
+            if (is_directory(python + packages) &&
+                std::find(found.begin(), found.end(), python + packages) == found.end())
+                found.push_back(python + packages);
     }
     return found;
 }

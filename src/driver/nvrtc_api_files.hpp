@@ -27,8 +27,15 @@ std::vector<std::string> toolkit_roots();
 // Python package directories where pip puts NVIDIA's nvidia-* wheels: the nvidia/ directory of
 // lib/python3.*/{site,dist}-packages under $VIRTUAL_ENV, $CONDA_PREFIX and ~/.local, and of
 // Python 3.8 to 3.14 under /usr/local and /usr (and Debian's /usr/lib/python3/dist-packages).
-// Only existing ones.
+// First of all, the site-packages this library itself was installed in (a Python wheel carries
+// libcuabi inside its package): that environment's NVRTC wheel is found even when it is not
+// activated. Only existing ones.
 std::vector<std::string> pip_nvidia_directories();
+
+// The nearest directory named site-packages or dist-packages that contains `path` (a file's
+// absolute path): "/venv/lib/python3.12/site-packages" for ".../site-packages/cuabi/lib/x.so";
+// "" when there is none.
+std::string enclosing_site_packages(const std::string& path);
 
 // True when `path` is an ELF shared object for this machine (class and architecture).
 bool is_native_elf(const std::string& path);

@@ -186,6 +186,17 @@ TEST(CompileToolkit, FoundThroughCudaHomeAndTheOverrideVariable) {
     }
 }
 
+TEST(CompileToolkit, SitePackagesEnclosingALibraryIsFound) {
+    EXPECT_EQ(cuabi::enclosing_site_packages("/venv/lib/python3.12/site-packages/cuabi/lib/libcuabi.so.1"),
+              "/venv/lib/python3.12/site-packages");
+    EXPECT_EQ(cuabi::enclosing_site_packages("/usr/lib/python3/dist-packages/cuabi/lib/libcuabi.so.1"),
+              "/usr/lib/python3/dist-packages");
+    EXPECT_EQ(cuabi::enclosing_site_packages("/a/site-packages/b/site-packages/c.so"), "/a/site-packages/b/site-packages");
+    EXPECT_EQ(cuabi::enclosing_site_packages("/usr/lib/x86_64-linux-gnu/libcuabi.so.1"), "");
+    EXPECT_EQ(cuabi::enclosing_site_packages("/site-packages-old/libcuabi.so.1"), "");
+    EXPECT_EQ(cuabi::enclosing_site_packages("libcuabi.so.1"), "");
+}
+
 TEST(CompileToolkit, PipWheelDirectoriesAreLookedFor) {
     cache_test::TempDir dir;
     std::string nvidia = dir / "lib/python3.12/site-packages/nvidia";

