@@ -85,7 +85,7 @@ public:
 
     void give_back() {
         std::lock_guard<std::mutex> lock(pool_.mutex);
-        pool_.idle.push_back(worker_);  // reserved by acquire(): cannot throw
+        pool_.idle.push_back(worker_);  // within the capacity acquire() reserved: cannot throw
         worker_ = ChildProcess();
         counted_ = false;
         pool_.changed.notify_all();
@@ -233,10 +233,7 @@ Status acquire(Pool& p, const Deadline& deadline, Lease& lease, std::string* rep
             p.idle.pop_back();
             ChildEnding ending;
             ChildHealth health = check_idle_child(&lease.worker(), &ending);
-            if (health == ChildHealth::Ready) {
-                p.idle.reserve(static_cast<size_t>(limit));  // so that giving it back never allocates
-                return CUABI_SUCCESS;
-            }
+            if (health == ChildHealth::Ready) return CUABI_SUCCESS;
             lock.unlock();
             if (health == ChildHealth::Gone) {
                 ChildEnding reaped = lease.end(false, kCrashGraceMs);
@@ -250,6 +247,7 @@ Status acquire(Pool& p, const Deadline& deadline, Lease& lease, std::string* rep
             continue;
         }
         if (p.running < limit) {
+            p.idle.reserve(static_cast<size_t>(limit));  // so that giving a worker back never allocates
             ++p.running;
             lease.count();
             lock.unlock();

@@ -49,6 +49,32 @@ TEST(AllocationFailure, EveryAllocationOfACompileFailsInTurn) {
     std::printf("%ld allocation sites failed in turn\n", sites);
 }
 
+// The worker path alone (the first test of a fresh process starts with no worker, so starting one
+// and reading its greeting is on the path until a run gets past it): encoding the job, taking a
+// slot, the frames. A failure that kept its slot would leave every later compile waiting for a
+// worker until its deadline, so the compiles after it are given a short one.
+TEST(AllocationFailure, NoAllocationFailureOnTheWorkerPathCostsThePoolAWorker) {
+    auto in_worker = [](uint32_t timeout_ms) {
+        cuabi_compile_options options;
+        cuabi_compile_options_init(sizeof options, &options);
+        options.target = "sm_90";
+        options.flags = CUABI_COMPILE_NO_CACHE | CUABI_COMPILE_ISOLATED;
+        options.timeout_ms = timeout_ms;
+        cuabi_module* module = nullptr;
+        const cuabi_status status = cuabi_module_compile_offline(kSource, &options, &module);
+        cuabi_module_destroy(module);
+        return status;
+    };
+    const long sites = failing_new::fail_each_allocation([&] { return in_worker(8000); }, 20000);
+    EXPECT_GT(sites, 5);
+    std::printf("%ld allocation sites failed in turn\n", sites);
+    for (int i = 0; i < 6; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        EXPECT_EQ(in_worker(4000), CUABI_SUCCESS) << "compile " << i << ": " << cuabi_last_error_message();
+        EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4));
+    }
+}
+
 TEST(AllocationFailure, EveryAllocationOfACacheStoreFailsInTurn) {
     // A new salt per run: every run misses, compiles and stores (in memory and on disk).
     long run = 0;
