@@ -106,21 +106,10 @@ private:
     bool counted_ = false;
 };
 
-struct Limit {
-    int workers = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 2u, 4u));
-    EnvironmentProblem* problem = nullptr;
-};
-
-const Limit& pool_limit() {
-    static const Limit limit = [] {
-        Limit l;
-        uint64_t value = 0;
-        std::string problem;
-        if (read_environment_number("CUABI_COMPILE_WORKERS", 1, 64, &value, &problem)) l.workers = static_cast<int>(value);
-        l.problem = new EnvironmentProblem(problem.empty() ? "" : format("%s; %d workers are used", problem.c_str(), l.workers),
-                                           "set CUABI_COMPILE_WORKERS to a number of workers from 1 to 64, or unset it");
-        return l;
-    }();
+const NumberSetting& pool_limit() {
+    static const NumberSetting limit = read_number_setting(
+        "CUABI_COMPILE_WORKERS", 1, 64, std::clamp(std::thread::hardware_concurrency(), 2u, 4u),
+        "set CUABI_COMPILE_WORKERS to a number of workers from 1 to 64, or unset it");
     return limit;
 }
 
@@ -223,7 +212,7 @@ Status start(Pool& p, const Deadline& deadline, Lease& lease) {
 // the next one given back. Idle workers that died or were stopped meanwhile are ended and
 // replaced; *replaced says how the last one had ended.
 Status acquire(Pool& p, const Deadline& deadline, Lease& lease, std::string* replaced) {
-    const int limit = pool_limit().workers;
+    const int limit = static_cast<int>(pool_limit().value);
     if (Status refused = pool_limit().problem->report_once()) return refused;
     std::unique_lock<std::mutex> lock(p.mutex);
     for (;;) {

@@ -50,26 +50,10 @@ Status unavailable(Status status) {
     return status;
 }
 
-struct TimeoutSetting {
-    uint32_t ms = kDefaultCompileTimeoutMs;
-    const char* source = "the default";
-    EnvironmentProblem* problem = nullptr;
-};
-
-const TimeoutSetting& timeout_from_environment() {
-    static const TimeoutSetting setting = [] {
-        TimeoutSetting t;
-        uint64_t value = 0;
-        std::string problem;
-        if (read_environment_number("CUABI_COMPILE_TIMEOUT_MS", 1, UINT32_MAX, &value, &problem)) {
-            t.ms = static_cast<uint32_t>(value);
-            t.source = "CUABI_COMPILE_TIMEOUT_MS";
-        }
-        t.problem = new EnvironmentProblem(
-            problem.empty() ? "" : format("%s; the default, %u ms, is used", problem.c_str(), t.ms),
-            "set CUABI_COMPILE_TIMEOUT_MS to a number of milliseconds, or unset it");
-        return t;
-    }();
+const NumberSetting& timeout_from_environment() {
+    static const NumberSetting setting =
+        read_number_setting("CUABI_COMPILE_TIMEOUT_MS", 1, UINT32_MAX, kDefaultCompileTimeoutMs,
+                            "set CUABI_COMPILE_TIMEOUT_MS to a number of milliseconds, or unset it");
     return setting;
 }
 
@@ -171,11 +155,13 @@ Status run_job(Isolation isolation, const NvrtcJob& job, const Deadline& deadlin
 Status compile_deadline(Isolation isolation, uint32_t timeout_ms, Deadline* out) {
     *out = Deadline();
     if (isolation == Isolation::InProcess) return CUABI_SUCCESS;
-    const TimeoutSetting& fallback = timeout_from_environment();
+    const NumberSetting& fallback = timeout_from_environment();
     if (timeout_ms == 0)
         if (Status refused = fallback.problem->report_once()) return refused;
-    out->ms = timeout_ms != 0 ? timeout_ms : fallback.ms;
-    out->source = timeout_ms != 0 ? "cuabi_compile_options.timeout_ms" : fallback.source;
+    out->ms = timeout_ms != 0 ? timeout_ms : static_cast<uint32_t>(fallback.value);
+    out->source = timeout_ms != 0               ? "cuabi_compile_options.timeout_ms"
+                  : fallback.from_environment ? "CUABI_COMPILE_TIMEOUT_MS"
+                                              : "the default";
     out->at_ms = worker::now_ms() + out->ms;
     return CUABI_SUCCESS;
 }

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -92,6 +93,26 @@ std::string describe(const ChildEnding& ending) {
     return "ended";
 }
 
+namespace {
+
+// The state letter of /proc/PID/stat ('\0' when unreadable). A helper with threads (the
+// watchdog) becomes waitable, and tells its parent it stopped, only once its last thread has
+// exited or stopped; its main thread shows it first.
+char process_state(pid_t pid) noexcept {
+    char path[64], text[512];
+    snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(pid));
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return '\0';
+    ssize_t got = read(fd, text, sizeof text - 1);
+    close(fd);
+    if (got <= 0) return '\0';
+    text[got] = '\0';
+    const char* close_paren = strrchr(text, ')');
+    return close_paren != nullptr && close_paren[1] == ' ' ? close_paren[2] : '\0';
+}
+
+}  // namespace
+
 ChildHealth check_idle_child(ChildProcess* child, ChildEnding* ending) noexcept {
     int status = 0;
     pid_t got;
@@ -104,6 +125,9 @@ ChildHealth check_idle_child(ChildProcess* child, ChildEnding* ending) noexcept 
         child->pid = -1;  // reaped: its pid is no longer ours to signal
         return ChildHealth::Gone;
     }
+    const char state = process_state(child->pid);
+    if (state == 'T' || state == 't') return ChildHealth::Stopped;
+    if (state == 'Z' || state == 'X') return ChildHealth::Gone;  // dying: end_child() reaps it
     // An idle helper has nothing to say: a readable socket means end of file or garbage.
     struct pollfd connection = {child->fd, POLLIN, 0};
     if (poll(&connection, 1, 0) > 0) return ChildHealth::Gone;

@@ -43,6 +43,17 @@ Status EnvironmentProblem::report_once() {
     return fail(CUABI_ERROR_INVALID_ARGUMENT, fix_.c_str(), "%s (reported once; later calls use that)", what_.c_str());
 }
 
+NumberSetting read_number_setting(const char* name, uint64_t min, uint64_t max, uint64_t fallback, const char* fix) {
+    NumberSetting setting;
+    std::string problem;
+    setting.from_environment = read_environment_number(name, min, max, &setting.value, &problem);
+    if (!setting.from_environment) setting.value = fallback;
+    setting.problem = new EnvironmentProblem(
+        problem.empty() ? "" : format("%s; %llu is used", problem.c_str(), static_cast<unsigned long long>(fallback)),
+        fix);
+    return setting;
+}
+
 std::string environment_problems() {
     std::lock_guard<std::mutex> lock(problems_mutex);
     return all_problems == nullptr ? std::string() : *all_problems;

@@ -36,6 +36,16 @@ private:
     std::atomic<bool> reported_{false};
 };
 
+// A number setting as read once: its value (`fallback` when unset or refused), whether the
+// environment set it, and its problem, said as "<problem>; <fallback> is used" (never freed:
+// settings are read at exit too).
+struct NumberSetting {
+    uint64_t value = 0;
+    bool from_environment = false;
+    EnvironmentProblem* problem = nullptr;
+};
+NumberSetting read_number_setting(const char* name, uint64_t min, uint64_t max, uint64_t fallback, const char* fix);
+
 // Every problem found so far, one sentence each ("" for none), for `cuabi info`.
 std::string environment_problems();
 

@@ -111,6 +111,16 @@ pid_t worker_on_fifo(pid_t host, std::chrono::milliseconds limit) {
     return found;
 }
 
+// The helper program's "compile" run, which must itself end normally.
+test_support::ChildResult run_host(const std::vector<std::string>& arguments,
+                                   const std::vector<std::pair<std::string, std::string>>& environment) {
+    std::vector<std::string> argv = {CUABI_WORKER_TEST_HOST};
+    argv.insert(argv.end(), arguments.begin(), arguments.end());
+    test_support::ChildResult result = test_support::run_child(argv, environment);
+    EXPECT_EQ(result.exit_status, 0) << result.output;
+    return result;
+}
+
 // Makes sure no test leaves a stopped worker behind (a stopped process cannot end on its own).
 void continue_all(const std::vector<pid_t>& pids) {
     for (pid_t pid : pids) kill(pid, SIGCONT);
@@ -317,11 +327,9 @@ TEST(WorkerFaults, AWorkerThatLiesCostsAClearStatusAndBoundedMemory) {
                 {"huge", "exited with status 0"},
                 {"status", "status 999"}};
     for (const Lie& lie : lies) {
-        test_support::ChildResult result = test_support::run_child(
-            {CUABI_WORKER_TEST_HOST, "compile"},
-            {{"CUABI_COMPILE_WORKER", CUABI_WORKER_TEST_HOST}, {"CUABI_TEST_LIAR", lie.how}});
         SCOPED_TRACE(lie.how);
-        ASSERT_EQ(result.exit_status, 0) << result.output;
+        test_support::ChildResult result =
+            run_host({"compile"}, {{"CUABI_COMPILE_WORKER", CUABI_WORKER_TEST_HOST}, {"CUABI_TEST_LIAR", lie.how}});
         EXPECT_NE(result.output.find("status=CUABI_ERROR_NVRTC\n"), std::string::npos) << result.output;
         EXPECT_NE(result.output.find(lie.said), std::string::npos) << result.output;
         EXPECT_NE(result.output.find(" Fix: "), std::string::npos) << result.output;
@@ -342,9 +350,7 @@ TEST(WorkerFaults, ARelativeWorkerPathIsResolvedOnceWhereItWasChecked) {
         script << "#!/bin/sh\ntouch " << marker << "\nexit 1\n";
     }
     chmod((elsewhere / "cuabi-compile-worker").c_str(), 0777);
-    test_support::ChildResult result =
-        test_support::run_child({CUABI_WORKER_TEST_HOST, "relative", worker_dir, elsewhere.path()}, {});
-    EXPECT_EQ(result.exit_status, 0) << result.output;
+    test_support::ChildResult result = run_host({"relative", worker_dir, elsewhere.path()}, {});
     EXPECT_NE(result.output.find("status=CUABI_SUCCESS\n"), std::string::npos) << result.output;
     EXPECT_NE(result.output.find("checked=/"), std::string::npos) << "not resolved to an absolute path: " << result.output;
     EXPECT_NE(access(marker.c_str(), F_OK), 0) << "the unchecked file was run";
@@ -360,9 +366,7 @@ TEST(WorkerFaults, MalformedSettingsAreReportedOnceByTheFirstCompile) {
                     {"CUABI_COMPILE_ISOLATION", "sandbox"}};
     for (const Setting& setting : settings) {
         SCOPED_TRACE(std::string(setting.name) + "=" + setting.value);
-        test_support::ChildResult result =
-            test_support::run_child({CUABI_WORKER_TEST_HOST, "compile", "2"}, {{setting.name, setting.value}});
-        ASSERT_EQ(result.exit_status, 0) << result.output;
+        test_support::ChildResult result = run_host({"compile", "2"}, {{setting.name, setting.value}});
         size_t first = result.output.find("status=CUABI_ERROR_INVALID_ARGUMENT\n");
         EXPECT_EQ(first, 0u) << result.output;
         EXPECT_NE(result.output.find(std::string(setting.name) + "='" + setting.value + "'"), std::string::npos)
@@ -377,8 +381,7 @@ TEST(WorkerFaults, ARefusedWorkerOverrideIsReportedNotSilentlyReplaced) {
     std::string planted = dir / "cuabi-compile-worker";
     { std::ofstream(planted) << "#!/bin/sh\nexit 1\n"; }
     chmod(planted.c_str(), 0777);
-    test_support::ChildResult result =
-        test_support::run_child({CUABI_WORKER_TEST_HOST, "compile", "2"}, {{"CUABI_COMPILE_WORKER", planted}});
+    test_support::ChildResult result = run_host({"compile", "2"}, {{"CUABI_COMPILE_WORKER", planted}});
     EXPECT_EQ(result.output.find("status=CUABI_ERROR_INVALID_ARGUMENT\n"), 0u) << result.output;
     EXPECT_NE(result.output.find("CUABI_COMPILE_WORKER is refused"), std::string::npos) << result.output;
     EXPECT_NE(result.output.find("may be changed by another user"), std::string::npos) << result.output;
