@@ -1,16 +1,15 @@
 #!/bin/sh
 # Fails when a process still runs the compile worker $1 (this build's) once every test that may
-# start one has ended: a worker must end with its host. Waits a few seconds for workers to notice
-# (their watchdog ticks every 100 ms), then names and ends the ones left.
+# start one has ended: a worker must end with its host. Waits up to $2 quarter seconds (default
+# 20) for workers to notice (their watchdog ticks every 100 ms), then names and ends the ones left.
 worker=$(realpath "$1") || exit 2
+ticks=${2:-20}
 left() {
-  for exe in /proc/[0-9]*/exe; do
-    target=$(readlink "$exe" 2>/dev/null) || continue
-    case "$target" in "$worker"|"$worker (deleted)") pid=${exe#/proc/}; echo "${pid%/exe}";; esac
-  done
+  ls -l /proc/[0-9]*/exe 2>/dev/null | grep -F -- "-> $worker" | sed 's|.*/proc/\([0-9]*\)/exe.*|\1|'
 }
-for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+while [ "$ticks" -gt 0 ]; do
   [ -z "$(left)" ] && { echo "no compile worker of $worker is left"; exit 0; }
+  ticks=$((ticks - 1))
   sleep 0.25
 done
 for pid in $(left); do

@@ -12,3 +12,6 @@ target_compile_definitions(cuabi_unit_tests PRIVATE
 add_test(NAME NoOrphanedCompileWorkers
   COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/no_orphaned_workers.sh ${PROJECT_BINARY_DIR}/cuabi/cuabi-compile-worker)
 set_tests_properties(NoOrphanedCompileWorkers PROPERTIES LABELS unit FIXTURES_CLEANUP compile_workers TIMEOUT 30)
+add_test(NAME NoOrphanedCompileWorkers.FailsOnAPlantedWorker
+  COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/no_orphaned_workers_can_fail.sh ${CMAKE_CURRENT_LIST_DIR}/no_orphaned_workers.sh)
+set_tests_properties(NoOrphanedCompileWorkers.FailsOnAPlantedWorker PROPERTIES LABELS unit TIMEOUT 30)
