@@ -17,6 +17,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -80,7 +81,10 @@ uint64_t fresh_salt() {
 // reader that has it open a one-line header and end of file, so nothing stays blocked.
 class StuckHeader {
 public:
-    StuckHeader() { mkfifo((dir_ / "stuck.h").c_str(), 0600); }
+    StuckHeader() {
+        mkfifo((dir_ / "stuck.h").c_str(), 0600);
+        signal(SIGPIPE, SIG_IGN);  // a reader that closes between our open and write: EPIPE, not death
+    }
     ~StuckHeader() { release(); }
     const char* dir() const { return dir_.path().c_str(); }
     std::string path() const { return dir_ / "stuck.h"; }
@@ -96,6 +100,30 @@ public:
 
 private:
     cache_test::TempDir dir_;
+};
+
+// A cached compile of the stuck source (its own key), which waits for the header.
+Compile stuck_compile(const StuckHeader& stuck, uint32_t flags, uint64_t salt, uint32_t timeout_ms) {
+    Compile request;
+    request.source = kStuck;
+    request.flags = flags;
+    request.include_dir = stuck.dir();
+    request.salt = salt;
+    request.timeout_ms = timeout_ms;
+    return request;
+}
+
+// A compile on a thread of its own; join() before reading its result.
+struct BackgroundCompile {
+    explicit BackgroundCompile(const Compile& request)
+        : thread([this, request] {
+              status = compile(request);
+              said = message();
+          }) {}
+    void join() { thread.join(); }
+    cuabi_status status = CUABI_ERROR_INTERNAL;
+    std::string said;
+    std::thread thread;  // last: it starts once the fields above exist
 };
 
 // The worker of this process that is blocked on the FIFO, or -1 after `limit`.
@@ -204,21 +232,11 @@ TEST(WorkerFaults, AnIdleWorkerStoppedMeanwhileIsReplacedWithoutWaitingForTheDea
 TEST(WorkerFaults, CancellingAThreadInsideACompileEndsOnlyThatThread) {
     StuckHeader stuck;
     pthread_t thread;
-    struct Job {
-        const char* dir;
-        uint64_t salt;
-    } job{stuck.dir(), fresh_salt()};
     // Cached, so that the cancelled thread also leads a single-flight compile that must end.
+    Compile job = stuck_compile(stuck, CUABI_COMPILE_DEFAULT, fresh_salt(), 30000);
     ASSERT_EQ(pthread_create(&thread, nullptr,
-                             [](void* argument) -> void* {
-                                 Job* j = static_cast<Job*>(argument);
-                                 Compile request;
-                                 request.source = kStuck;
-                                 request.flags = CUABI_COMPILE_DEFAULT;
-                                 request.include_dir = j->dir;
-                                 request.salt = j->salt;
-                                 request.timeout_ms = 30000;
-                                 compile(request);
+                             [](void* request) -> void* {
+                                 compile(*static_cast<Compile*>(request));
                                  return nullptr;
                              },
                              &job),
@@ -236,29 +254,13 @@ TEST(WorkerFaults, CancellingAThreadInsideACompileEndsOnlyThatThread) {
     EXPECT_TRUE(wait_until([&] { return gone(worker); }, 3s)) << "the cancelled compile's worker still runs";
     // Nothing stayed held: the pool, the flight of that request, the compile lock.
     EXPECT_EQ(compile({}), CUABI_SUCCESS) << message();
-    Compile again;
-    again.source = kStuck;
-    again.flags = CUABI_COMPILE_DEFAULT;
-    again.include_dir = stuck.dir();
-    again.salt = job.salt;
-    again.timeout_ms = 300;
-    EXPECT_EQ(compile(again), CUABI_ERROR_TIMEOUT) << message();
+    EXPECT_EQ(compile(stuck_compile(stuck, CUABI_COMPILE_DEFAULT, job.salt, 300)), CUABI_ERROR_TIMEOUT) << message();
 }
 
 TEST(WorkerFaults, AFollowerReturnsAtItsOwnDeadline) {
     StuckHeader stuck;
-    Compile leader;
-    leader.source = kStuck;
-    leader.flags = CUABI_COMPILE_DEFAULT;
-    leader.include_dir = stuck.dir();
-    leader.salt = fresh_salt();
-    leader.timeout_ms = 30000;
-    cuabi_status leader_status = CUABI_ERROR_INTERNAL;
-    std::string leader_said;
-    std::thread first([&] {
-        leader_status = compile(leader);
-        leader_said = message();
-    });
+    Compile leader = stuck_compile(stuck, CUABI_COMPILE_DEFAULT, fresh_salt(), 30000);
+    BackgroundCompile first(leader);
     bool reached = worker_on_fifo(getpid(), 30s) > 0;
     Compile follower = leader;
     follower.timeout_ms = 1000;
@@ -275,23 +277,14 @@ TEST(WorkerFaults, AFollowerReturnsAtItsOwnDeadline) {
     EXPECT_NE(said.find("1000 ms, cuabi_compile_options.timeout_ms"), std::string::npos) << said;
     // Released, the leader ends with NVRTC's own verdict on the header (NVRTC 13.0 calls a FIFO
     // missing), not with a deadline or an abandoned flight.
-    EXPECT_NE(leader_status, CUABI_ERROR_TIMEOUT) << leader_said;
-    EXPECT_NE(leader_status, CUABI_ERROR_INTERNAL) << leader_said;
+    EXPECT_NE(first.status, CUABI_ERROR_TIMEOUT) << first.said;
+    EXPECT_NE(first.status, CUABI_ERROR_INTERNAL) << first.said;
 }
 
 TEST(WorkerFaults, AWorkerRequestNeverJoinsAnInProcessCompile) {
     StuckHeader stuck;
-    Compile leader;
-    leader.source = kStuck;
-    leader.flags = CUABI_COMPILE_IN_PROCESS;
-    leader.include_dir = stuck.dir();
-    leader.salt = fresh_salt();
-    cuabi_status leader_status = CUABI_ERROR_INTERNAL;
-    std::string leader_said;
-    std::thread first([&] {
-        leader_status = compile(leader);
-        leader_said = message();
-    });
+    Compile leader = stuck_compile(stuck, CUABI_COMPILE_IN_PROCESS, fresh_salt(), 0);
+    BackgroundCompile first(leader);
     bool reached = wait_until([] { return opening_a_fifo(getpid()); }, 30s);
     Compile isolated = leader;
     isolated.flags = CUABI_COMPILE_ISOLATED;
@@ -313,25 +306,23 @@ TEST(WorkerFaults, AWorkerRequestNeverJoinsAnInProcessCompile) {
     EXPECT_LT(took, 10s) << "the isolated request waited for the in-process compile";
     EXPECT_EQ(status, CUABI_ERROR_TIMEOUT) << said;
     EXPECT_EQ(said.find("another thread"), std::string::npos) << said;
-    EXPECT_NE(leader_status, CUABI_ERROR_INTERNAL) << leader_said;
+    EXPECT_NE(first.status, CUABI_ERROR_INTERNAL) << first.said;
 }
 
 // A stand-in worker (the helper program itself) that lies in each way; the host must stay small,
 // stop it, and say what it saw.
 TEST(WorkerFaults, AWorkerThatLiesCostsAClearStatusAndBoundedMemory) {
-    struct Lie {
-        const char* how;
-        const char* said;
-    } lies[] = {{"garbage", "claimed to be too large"},
-                {"hello-status", "status 999"},
-                {"huge", "exited with status 0"},
-                {"status", "status 999"}};
-    for (const Lie& lie : lies) {
-        SCOPED_TRACE(lie.how);
+    // How it lies, and what the message must say it saw.
+    const std::map<std::string, std::string> lies = {{"garbage", "claimed to be too large"},
+                                                     {"hello-status", "status 999"},
+                                                     {"huge", "exited with status 0"},
+                                                     {"status", "status 999"}};
+    for (const auto& [how, said] : lies) {
+        SCOPED_TRACE(how);
         test_support::ChildResult result =
-            run_host({"compile"}, {{"CUABI_COMPILE_WORKER", CUABI_WORKER_TEST_HOST}, {"CUABI_TEST_LIAR", lie.how}});
+            run_host({"compile"}, {{"CUABI_COMPILE_WORKER", CUABI_WORKER_TEST_HOST}, {"CUABI_TEST_LIAR", how}});
         EXPECT_NE(result.output.find("status=CUABI_ERROR_NVRTC\n"), std::string::npos) << result.output;
-        EXPECT_NE(result.output.find(lie.said), std::string::npos) << result.output;
+        EXPECT_NE(result.output.find(said), std::string::npos) << result.output;
         EXPECT_NE(result.output.find(" Fix: "), std::string::npos) << result.output;
         size_t rss = result.output.find("max_rss_kb=");
         ASSERT_NE(rss, std::string::npos) << result.output;
@@ -402,7 +393,7 @@ TEST(WorkerFaults, TheDefaultDeadlineFitsHeavyCompilesAndIsNamedInMessages) {
 }
 
 TEST(WorkerFaults, RelocatableDeviceCodeIsRefusedWithAFix) {
-    for (const char* flag : {"-rdc=true", "--relocatable-device-code=true", "-rdc", "-dc", "--device-c"}) {
+    auto compile_with = [](const char* flag) {
         const char* extra[] = {flag};
         cuabi_compile_options options = CUABI_COMPILE_OPTIONS_INIT;
         options.target = "sm_90";
@@ -410,18 +401,15 @@ TEST(WorkerFaults, RelocatableDeviceCodeIsRefusedWithAFix) {
         options.extra_flags = extra;
         options.extra_flag_count = 1;
         cuabi_module* module = nullptr;
-        EXPECT_EQ(cuabi_module_compile_offline(kGood, &options, &module), CUABI_ERROR_INVALID_ARGUMENT) << flag;
-        EXPECT_EQ(module, nullptr);
+        cuabi_status status = cuabi_module_compile_offline(kGood, &options, &module);
+        EXPECT_EQ(module == nullptr, status != CUABI_SUCCESS);
+        cuabi_module_destroy(module);
+        return status;
+    };
+    for (const char* flag : {"-rdc=true", "--relocatable-device-code=true", "-rdc", "-dc", "--device-c"}) {
+        EXPECT_EQ(compile_with(flag), CUABI_ERROR_INVALID_ARGUMENT) << flag;
         EXPECT_NE(message().find("relocatable device code"), std::string::npos) << message();
         EXPECT_NE(message().find(flag), std::string::npos) << message();
     }
-    const char* extra[] = {"-rdc=false"};
-    cuabi_compile_options options = CUABI_COMPILE_OPTIONS_INIT;
-    options.target = "sm_90";
-    options.flags = CUABI_COMPILE_NO_CACHE;
-    options.extra_flags = extra;
-    options.extra_flag_count = 1;
-    cuabi_module* module = nullptr;
-    EXPECT_EQ(cuabi_module_compile_offline(kGood, &options, &module), CUABI_SUCCESS) << message();
-    cuabi_module_destroy(module);
+    EXPECT_EQ(compile_with("-rdc=false"), CUABI_SUCCESS) << message();
 }
