@@ -15,6 +15,8 @@
  *   - Functions that can fail return cuabi_status: CUABI_SUCCESS (0) or an error code. After a
  *     failure, cuabi_last_error_message() on the same thread says what was wrong, with the
  *     values involved, and ends in "Fix: ...". No C++ exception and no signal ever leaves a call.
+ *     A thread cancelled (pthread_cancel) inside a call ends there as asked, and the call releases
+ *     what it held on the way out; the process goes on.
  *   - Every function may return CUABI_ERROR_INVALID_ARGUMENT for a NULL pointer where one is
  *     required, CUABI_ERROR_INVALID_HANDLE for a NULL, destroyed, made-up or wrong-type handle,
  *     CUABI_ERROR_OUT_OF_HOST_MEMORY when the host cannot allocate, and CUABI_ERROR_INTERNAL for a
@@ -750,7 +752,7 @@ typedef struct cuabi_compile_options {
                                             files reached through include_dirs) */
     size_t salt_size;
     uint32_t timeout_ms;                 /* deadline for NVRTC in the worker, after which the compile
-                                            fails with CUABI_ERROR_TIMEOUT; 0: the default, 120000 or
+                                            fails with CUABI_ERROR_TIMEOUT; 0: the default, 600000 or
                                             $CUABI_COMPILE_TIMEOUT_MS. In-process compiles have none. */
     uint32_t reserved;
 } cuabi_compile_options;

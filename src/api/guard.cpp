@@ -1,13 +1,17 @@
 #include "api/guard.hpp"
 
+#include <cxxabi.h>
+
 #include <new>
 #include <stdexcept>
 
 namespace cuabi {
 namespace guard {
 
-Status failed(const char* function) noexcept {
+Status failed(const char* function) {
     try {
+        throw;
+    } catch (abi::__forced_unwind&) {
         throw;
     } catch (const std::bad_alloc&) {
         return fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory (or pass smaller inputs), then retry",
@@ -24,7 +28,14 @@ Status failed(const char* function) noexcept {
     }
 }
 
-void swallowed() noexcept {}
+void swallowed() {
+    try {
+        throw;
+    } catch (abi::__forced_unwind&) {
+        throw;
+    } catch (...) {
+    }
+}
 
 }  // namespace guard
 }  // namespace cuabi

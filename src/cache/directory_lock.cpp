@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <utility>
 
 namespace cuabi {
 namespace cache {
@@ -28,6 +30,17 @@ void sleep_ms(int64_t ms) {
     struct timespec pause = {static_cast<time_t>(ms / 1000), static_cast<long>(ms % 1000) * 1000000};
     while (nanosleep(&pause, &pause) != 0 && errno == EINTR) {
     }
+}
+
+// One mutex per cache directory (by device and inode) for this process's threads. Never freed:
+// a process uses a handful of directories.
+std::mutex& turn_for(int directory) {
+    static std::mutex* table_mutex = new std::mutex();
+    static auto* table = new std::map<std::pair<dev_t, ino_t>, std::mutex>();
+    struct stat info {};
+    if (fstat(directory, &info) != 0) info = {};  // one shared turn for whatever cannot be told apart
+    std::lock_guard<std::mutex> lock(*table_mutex);
+    return (*table)[{info.st_dev, info.st_ino}];
 }
 
 bool is_lock_file(const struct stat& info) {
@@ -67,11 +80,15 @@ bool DirectoryLock::still_the_lock_file(int directory) const {
            held.st_dev == named.st_dev && held.st_ino == named.st_ino;
 }
 
-DirectoryLock::DirectoryLock(int directory, const std::string& where, uint32_t timeout_ms) {
+DirectoryLock::DirectoryLock(int directory, const std::string& where, uint32_t timeout_ms)
+    : turn_(turn_for(directory)) {
     std::string path = where + "/lock";
     int64_t deadline = now_ms() + timeout_ms;
     int64_t pause = 1;
-    if (!open_lock_file(directory, path)) return;
+    if (!open_lock_file(directory, path)) {
+        turn_.unlock();
+        return;
+    }
     for (;;) {
         if (flock(fd_, LOCK_EX | LOCK_NB) == 0) {
             if (still_the_lock_file(directory)) return;
@@ -79,7 +96,10 @@ DirectoryLock::DirectoryLock(int directory, const std::string& where, uint32_t t
             // the lock that counts is the one on the file now named "lock".
             close(fd_);
             fd_ = -1;
-            if (!open_lock_file(directory, path)) return;
+            if (!open_lock_file(directory, path)) {
+                turn_.unlock();
+                return;
+            }
         } else if (errno != EWOULDBLOCK && errno != EINTR) {
             problem_ = io_problem("locking the cache lock file", path, errno);
             break;
@@ -88,8 +108,9 @@ DirectoryLock::DirectoryLock(int directory, const std::string& where, uint32_t t
         if (left <= 0) {
             timed_out_ = true;
             problem_.status = CUABI_ERROR_TIMEOUT;
-            problem_.what = format("the cache lock '%s' stayed held by another process for %u ms", path.c_str(),
-                                   timeout_ms);
+            problem_.what = format("the cache lock '%s' stayed held by another process or thread for %u ms "
+                                   "(CUABI_CACHE_LOCK_TIMEOUT_MS)",
+                                   path.c_str(), timeout_ms);
             problem_.fix = "find the process holding it (fuser " + path +
                            ") and let it finish, or raise CUABI_CACHE_LOCK_TIMEOUT_MS";
             break;
@@ -99,6 +120,7 @@ DirectoryLock::DirectoryLock(int directory, const std::string& where, uint32_t t
     }
     close(fd_);
     fd_ = -1;
+    turn_.unlock();
 }
 
 DirectoryLock::~DirectoryLock() {

@@ -4,7 +4,10 @@
 //
 // The lock is taken with a deadline: a process that holds it and stops (SIGSTOP, a debugger, a
 // hung NFS server) costs the others a bounded wait, after which they go on from memory for that
-// operation (timed_out()) and count it in the statistics.
+// operation (timed_out()) and count it in the statistics. Threads of one process queue for their
+// turn first (a mutex per directory, waited on without a deadline: they hold the lock only for
+// bounded work), and the deadline counts from their turn -- flock() alone would have them time
+// out on each other as if on a stopped process.
 //
 // The file also holds the ledger: the directory's total entry bytes as decimal text, kept up to
 // date by every locked change so that a store need not scan the directory to enforce the cap. A
@@ -18,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "cache/cache_dir.hpp"
@@ -25,7 +29,7 @@
 namespace cuabi {
 namespace cache {
 
-constexpr uint32_t kDefaultLockTimeoutMs = 2000;  // CUABI_CACHE_LOCK_TIMEOUT_MS
+constexpr uint32_t kDefaultLockTimeoutMs = 2000;  // CUABI_CACHE_LOCK_TIMEOUT_MS (other processes only)
 
 class DirectoryLock {
 public:
@@ -51,6 +55,7 @@ private:
     bool open_lock_file(int directory, const std::string& path);
     bool still_the_lock_file(int directory) const;
 
+    std::unique_lock<std::mutex> turn_;  // this process's turn at the directory
     int fd_ = -1;
     bool timed_out_ = false;
     Problem problem_;

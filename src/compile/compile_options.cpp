@@ -187,8 +187,22 @@ Status check_extra_flags(const CompileOptions& options) {
     static const char* const kRefused[] = {"-arch",          "--gpu-architecture", "-dlto",     "--dlink-time-opt",
                                            "-dlink-time-opt", "-gen-opt-lto",      "--gen-opt-lto", "-optix-ir",
                                            "--optix-ir",     "-fdevice-syntax-only", "--fdevice-syntax-only"};
+    // Relocatable device code is an object to link, and cuabi links nothing: it would be cached
+    // and loaded as a CUBIN whose external calls stay unresolved.
+    static const char* const kRelocatable[] = {"-rdc", "--relocatable-device-code", "-dc", "--device-c"};
     for (size_t i = 0; i < options.extra_flag_count; ++i) {
         const char* flag = options.extra_flags[i];
+        for (const char* refused : kRelocatable) {
+            size_t length = std::strlen(refused);
+            if (std::strncmp(flag, refused, length) == 0 &&
+                (flag[length] == '\0' || (flag[length] == '=' && std::strcmp(flag + length, "=false") != 0)))
+                return fail(CUABI_ERROR_INVALID_ARGUMENT,
+                            "drop it: cuabi compiles each module whole and has no device link step, so relocatable "
+                            "device code cannot be loaded (put the device functions a kernel calls in its source or "
+                            "an in-memory header)",
+                            "cuabi_compile_options.extra_flags[%zu] is \"%s\", which asks for relocatable device code",
+                            i, bounded(flag).c_str());
+        }
         for (const char* refused : kRefused) {
             size_t length = std::strlen(refused);
             if (std::strncmp(flag, refused, length) == 0 && (flag[length] == '\0' || flag[length] == '='))

@@ -1,12 +1,11 @@
 #include "compile/compile_worker.hpp"
 
 #include <dlfcn.h>
-#include <fcntl.h>
+#include <errno.h>
+#include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,26 +15,25 @@
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
-#include <new>
 #include <thread>
 #include <vector>
 
 #include "compile/compile_log.hpp"
+#include "compile/worker_process.hpp"
 #include "compile/worker_protocol.hpp"
+#include "core/environment.hpp"
 #include "driver/nvrtc_api_locate.hpp"
-
-extern char** environ;
 
 namespace cuabi {
 namespace {
 
 constexpr char kWorkerName[] = "cuabi-compile-worker";
-constexpr int kWorkerSocket = 3;  // the descriptor the worker finds its socket on
-
-struct Worker {
-    pid_t pid = -1;
-    int fd = -1;
-};
+// How long a worker whose socket closed gets to be reaped on its own, so that its crash is
+// reported as its own signal rather than as the kill that follows.
+constexpr int kCrashGraceMs = 2000;
+// The worker ends itself this long after the host's deadline for the job: the host kills it at
+// the deadline, unless the host itself is stopped or gone.
+constexpr uint64_t kBudgetGraceMs = 1000;
 
 // The workers of one process. After fork() a child makes its own and leaves the parent's
 // alone: another thread may have held this mutex at the fork.
@@ -44,8 +42,8 @@ struct Pool {
     const pid_t owner;
     std::mutex mutex;
     std::condition_variable changed;
-    std::vector<Worker> idle;
-    int running = 0;
+    std::vector<ChildProcess> idle;
+    int running = 0;  // slots taken: idle workers, busy ones, and ones being started
     bool facts_known = false;
     NvrtcFacts facts;
     Status failure = CUABI_SUCCESS;  // sticky: the worker could not load NVRTC
@@ -65,11 +63,54 @@ Pool& pool() {
     return *pool;
 }
 
-int pool_limit() {
-    const char* text = secure_getenv("CUABI_COMPILE_WORKERS");
-    int limit = text != nullptr ? std::atoi(text) : 0;
-    if (limit >= 1 && limit <= 64) return limit;
-    return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 2u, 4u));
+// A slot of the pool and the worker in it, from the moment the slot is taken until the worker is
+// given back idle or has ended -- on every path out, a thrown std::bad_alloc and a cancelled
+// thread's unwinding included, so that no failure can shrink the pool for good.
+class Lease {
+public:
+    explicit Lease(Pool& p) : pool_(p) {}
+    ~Lease() {
+        if (counted_) end(/*kill_now=*/true);
+    }
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+
+    bool counted() const { return counted_; }
+    void count() { counted_ = true; }  // with the pool's mutex held, after ++running
+    void take(const ChildProcess& worker) {
+        counted_ = true;
+        worker_ = worker;
+    }
+    ChildProcess& worker() { return worker_; }
+
+    void give_back() {
+        std::lock_guard<std::mutex> lock(pool_.mutex);
+        pool_.idle.push_back(worker_);  // within the capacity acquire() reserved: cannot throw
+        worker_ = ChildProcess();
+        counted_ = false;
+        pool_.changed.notify_all();
+    }
+
+    ChildEnding end(bool kill_now, int grace_ms = 0) noexcept {
+        ChildEnding ending = end_child(&worker_, kill_now, grace_ms);
+        std::lock_guard<std::mutex> lock(pool_.mutex);
+        --pool_.running;
+        counted_ = false;
+        pool_.changed.notify_all();
+        return ending;
+    }
+
+private:
+    Pool& pool_;
+    ChildProcess worker_;
+    bool counted_ = false;
+};
+
+const NumberSetting& pool_limit() {
+    static const NumberSetting limit = read_number_setting(
+        "CUABI_COMPILE_WORKERS", 1, 64, std::clamp(std::thread::hardware_concurrency(), 2u, 4u),
+        "set CUABI_COMPILE_WORKERS to a number of workers from 1 to 64, or unset it");
+    return limit;
 }
 
 // The worker file must be as trustworthy as the library it serves.
@@ -98,49 +139,23 @@ Location locate_worker() {
     } else {
         // Next to the file this code was loaded from: <libdir>/cuabi/ for libcuabi.so.
         Dl_info self{};
-        char resolved[4096];
-        if (dladdr(reinterpret_cast<void*>(&compile_worker_path), &self) == 0 || self.dli_fname == nullptr ||
-            realpath(self.dli_fname, resolved) == nullptr) {
+        if (dladdr(reinterpret_cast<void*>(&compile_worker_path), &self) == 0 || self.dli_fname == nullptr) {
             location.why = "the library could not find its own file to look beside it";
             return location;
         }
-        std::string library = resolved;
-        path = library.substr(0, library.rfind('/')) + "/cuabi/" + kWorkerName;
+        std::string library = self.dli_fname;
+        path = library.substr(0, library.rfind('/') + 1) + "cuabi/" + kWorkerName;
     }
-    location.why = refuse(path);
-    if (location.why.empty()) location.path = path;
+    // Resolved once, here: the file checked is the file every worker is started from, whatever
+    // the working directory is later (a relative path) and wherever links point later.
+    char resolved[PATH_MAX];
+    if (realpath(path.c_str(), resolved) == nullptr) {
+        location.why = format("'%s' does not exist (%s)", path.c_str(), strerror(errno));
+        return location;
+    }
+    location.why = refuse(resolved);
+    if (location.why.empty()) location.path = resolved;
     return location;
-}
-
-std::string death_of(int status) {
-    if (WIFSIGNALED(status))
-        return format("was killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
-    if (WIFEXITED(status)) return format("exited with status %d", WEXITSTATUS(status));
-    return "ended";
-}
-
-// Ends `worker` and says how it ended. A worker that closed its socket is given a moment to be
-// reaped on its own, so that a crash is reported as its signal, not as the kill that follows.
-// A child this process no longer has (a host that ignores SIGCHLD reaps them) is never killed:
-// its pid may belong to someone else by now.
-std::string reap(const Worker& worker, bool kill_now) {
-    close(worker.fd);
-    int status = 0;
-    pid_t got = 0;
-    for (int waited_ms = 0;; waited_ms += 5) {
-        got = waitpid(worker.pid, &status, WNOHANG);
-        if (got < 0 && errno == EINTR) continue;
-        if (got != 0) break;
-        if (kill_now || waited_ms >= 2000) {
-            kill(worker.pid, SIGKILL);
-            while ((got = waitpid(worker.pid, &status, 0)) < 0 && errno == EINTR) {
-            }
-            break;
-        }
-        usleep(5000);
-    }
-    if (got != worker.pid) return "ended (its exit status is unknown: this process does not keep its children's)";
-    return death_of(status);
 }
 
 Status fail_start(const std::string& what) {
@@ -150,117 +165,115 @@ Status fail_start(const std::string& what) {
                 "the compile worker could not be started: %s", what.c_str());
 }
 
-Status spawn(const std::string& path, Worker* out) {
-    int fds[2];
-    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) return fail_start(strerror(errno));
-    if (fds[1] == kWorkerSocket) {  // dup2 onto itself would keep close-on-exec
-        int moved = fcntl(fds[1], F_DUPFD_CLOEXEC, kWorkerSocket + 1);
-        close(fds[1]);
-        fds[1] = moved;
-    }
-    std::string nvrtc = nvrtc_location().path, parent = std::to_string(getpid());
-    std::vector<char*> argv = {const_cast<char*>(path.c_str()), const_cast<char*>("--nvrtc"),
-                               const_cast<char*>(nvrtc.c_str()), const_cast<char*>("--parent"),
-                               const_cast<char*>(parent.c_str()), nullptr};
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, fds[1], kWorkerSocket);
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawnattr_t attributes;
-    posix_spawnattr_init(&attributes);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&attributes, &none);   // the host may block signals (Go does)
-    posix_spawnattr_setsigdefault(&attributes, &all);  // and ignore some
-    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-    pid_t pid = -1;
-    int spawned = posix_spawn(&pid, path.c_str(), &actions, &attributes, argv.data(), environ);
-    posix_spawnattr_destroy(&attributes);
-    posix_spawn_file_actions_destroy(&actions);
-    close(fds[1]);
-    if (spawned != 0) {
-        close(fds[0]);
-        return fail_start(format("posix_spawn '%s': %s", path.c_str(), strerror(spawned)));
-    }
-    out->pid = pid;
-    out->fd = fds[0];
-    return CUABI_SUCCESS;
+Status fail_deadline(const Deadline& deadline, const char* what) {
+    return fail(CUABI_ERROR_TIMEOUT,
+                "raise cuabi_compile_options.timeout_ms (or CUABI_COMPILE_TIMEOUT_MS) for a compile this long, or look "
+                "for an #include that waits (a FIFO, a hung network file system)",
+                "%s when %s passed", what, deadline.describe().c_str());
 }
 
-// Starts a worker and reads its hello; the pool learns its NVRTC's facts or why it has none.
-Status start(Pool& p, int64_t deadline_ms, Worker* out) {
+// Starts a worker into `lease` (whose slot is counted) and reads its hello; the pool learns its
+// NVRTC's facts or why it has none.
+Status start(Pool& p, const Deadline& deadline, Lease& lease) {
     std::string why;
     std::string path = compile_worker_path(&why);
     if (path.empty()) return fail_start(why);
-    Worker worker;
-    Status status = spawn(path, &worker);
-    if (status != CUABI_SUCCESS) return status;
+    std::vector<std::string> arguments = {"--nvrtc", nvrtc_location().path, "--parent", std::to_string(getpid())};
+    if (!spawn_child(path, arguments, &lease.worker(), &why)) return fail_start(why);
     std::vector<uint8_t> frame;
     worker::Hello hello;
-    worker::Io got = worker::receive_frame(worker.fd, &frame, deadline_ms);
-    if (got != worker::Io::Ok || !worker::decode(frame, &hello)) {
-        std::string death = reap(worker, got == worker::Io::TimedOut || got == worker::Io::Ok);
+    uint32_t sent_status = 0;
+    worker::Io got = worker::receive_frame(lease.worker().fd, &frame, deadline.at_ms, worker::kMaxHelloBytes);
+    if (got != worker::Io::Ok || !worker::decode(frame, &hello, &sent_status)) {
+        std::string death = describe(lease.end(got != worker::Io::Closed, kCrashGraceMs));
         if (got == worker::Io::TimedOut)
-            return fail(CUABI_ERROR_TIMEOUT, "raise cuabi_compile_options.timeout_ms (or CUABI_COMPILE_TIMEOUT_MS)",
-                        "the compile worker did not finish loading NVRTC before the compile's deadline");
-        return fail_start(format("'%s' %s before it had loaded NVRTC", path.c_str(), death.c_str()));
+            return fail_deadline(deadline, "the compile worker had not finished loading NVRTC");
+        if (got == worker::Io::Closed)
+            return fail_start(format("'%s' %s before it had loaded NVRTC", path.c_str(), death.c_str()));
+        return fail_start(format("'%s' did not answer as a cuabi %s does (%s); it was stopped", path.c_str(),
+                                 kWorkerName,
+                                 got == worker::Io::TooLarge ? "its first message claimed to be too large"
+                                 : got == worker::Io::Ok     ? format("a greeting of %zu bytes that does not decode, "
+                                                                      "status %u", frame.size(), sent_status).c_str()
+                                                             : "reading its first message failed"));
     }
     std::lock_guard<std::mutex> lock(p.mutex);
     if (hello.status != CUABI_SUCCESS) {
-        reap(worker, false);  // it exits after saying why
         p.failure = hello.status;
         p.failure_message = hello.message;
         return fail_as_recorded(hello.status, 0, hello.message);
     }
     p.facts = hello.facts;
     p.facts_known = true;
-    *out = worker;
     return CUABI_SUCCESS;
 }
 
-// An idle worker, a new one, or -- when the pool is full -- the next one released.
-Status acquire(Pool& p, int64_t deadline_ms, Worker* out) {
+// Fills `lease` with an idle worker that is still alive, a new one, or -- when the pool is full --
+// the next one given back. Idle workers that died or were stopped meanwhile are ended and
+// replaced; *replaced says how the last one had ended.
+Status acquire(Pool& p, const Deadline& deadline, Lease& lease, std::string* replaced) {
+    const int limit = static_cast<int>(pool_limit().value);
+    if (Status refused = pool_limit().problem->report_once()) return refused;
     std::unique_lock<std::mutex> lock(p.mutex);
-    static const int limit = pool_limit();
     for (;;) {
         if (p.failure != CUABI_SUCCESS) return fail_as_recorded(p.failure, 0, p.failure_message);
         if (!p.idle.empty()) {
-            *out = p.idle.back();
+            lease.take(p.idle.back());
             p.idle.pop_back();
-            return CUABI_SUCCESS;
+            ChildEnding ending;
+            ChildHealth health = check_idle_child(&lease.worker(), &ending);
+            if (health == ChildHealth::Ready) return CUABI_SUCCESS;
+            lock.unlock();
+            if (health == ChildHealth::Gone) {
+                ChildEnding reaped = lease.end(false, kCrashGraceMs);
+                if (!ending.known) ending = reaped;
+                *replaced = "an idle compile worker " + describe(ending) + " and was replaced";
+            } else {
+                lease.end(true);
+                *replaced = "an idle compile worker had been stopped (SIGSTOP or a debugger) and was replaced";
+            }
+            lock.lock();
+            continue;
         }
         if (p.running < limit) {
+            p.idle.reserve(static_cast<size_t>(limit));  // so that giving a worker back never allocates
             ++p.running;
+            lease.count();
             lock.unlock();
-            Status status = start(p, deadline_ms, out);
-            if (status != CUABI_SUCCESS) {
-                lock.lock();
-                --p.running;
-                p.changed.notify_all();
-            }
-            return status;
+            return start(p, deadline, lease);  // on failure the lease ends the worker and frees the slot
         }
-        auto left = std::chrono::milliseconds(std::max<int64_t>(deadline_ms - worker::now_ms(), 0));
-        if (p.changed.wait_for(lock, left) == std::cv_status::timeout && worker::now_ms() >= deadline_ms)
+        auto left = std::chrono::milliseconds(std::max<int64_t>(deadline.at_ms - worker::now_ms(), 0));
+        if (deadline.at_ms == worker::kNoDeadline) {
+            p.changed.wait(lock);
+        } else if (p.changed.wait_for(lock, left) == std::cv_status::timeout && worker::now_ms() >= deadline.at_ms) {
             return fail(CUABI_ERROR_TIMEOUT,
                         "raise cuabi_compile_options.timeout_ms, or CUABI_COMPILE_WORKERS to run more compiles at once",
-                        "all %d compile workers stayed busy until the compile's deadline", limit);
+                        "all %d compile workers stayed busy until %s passed", limit, deadline.describe().c_str());
+        }
     }
 }
 
-void release(Pool& p, const Worker& worker, bool healthy) {
-    std::lock_guard<std::mutex> lock(p.mutex);
-    if (healthy) {
-        p.idle.push_back(worker);
-    } else {
-        --p.running;
-    }
-    p.changed.notify_all();
+Status fail_death(const NvrtcJob& job, const ChildEnding& ending, const std::string& replaced) {
+    const bool outside = ending.known && WIFSIGNALED(ending.status) &&
+                         (WTERMSIG(ending.status) == SIGKILL || WTERMSIG(ending.status) == SIGTERM);
+    return fail(CUABI_ERROR_NVRTC,
+                outside ? "find what ends processes here (the OOM killer: see dmesg; a cgroup's memory limit; an "
+                          "administrator), then retry"
+                        : "NVRTC itself failed on this source: check it for errors (NVRTC 13.0 crashes on some invalid "
+                          "template code with name expressions), update NVRTC, or debug it in this process with "
+                          "CUABI_COMPILE_IN_PROCESS",
+                "the compile worker %s after it was sent '%s' for %s%s; this process is unharmed%s%s",
+                describe(ending).c_str(), job.program_name.c_str(), job.target.c_str(),
+                outside ? " (a signal from outside the worker: NVRTC does not raise it)" : ", while NVRTC compiled it",
+                replaced.empty() ? "" : ". Before that, ", replaced.c_str());
 }
 
 }  // namespace
+
+std::string Deadline::describe() const {
+    if (at_ms == worker::kNoDeadline) return "no deadline";
+    return format("the compile's deadline (%u ms, %s)", ms, source);
+}
 
 std::string compile_worker_path(std::string* why) {
     static const Location location = locate_worker();
@@ -268,7 +281,7 @@ std::string compile_worker_path(std::string* why) {
     return location.path;
 }
 
-Status worker_nvrtc_facts(int64_t deadline_ms, NvrtcFacts* out) {
+Status worker_nvrtc_facts(const Deadline& deadline, NvrtcFacts* out) {
     Pool& p = pool();
     {
         std::lock_guard<std::mutex> lock(p.mutex);
@@ -277,51 +290,66 @@ Status worker_nvrtc_facts(int64_t deadline_ms, NvrtcFacts* out) {
             return CUABI_SUCCESS;
         }
     }
-    Worker worker;
-    Status status = acquire(p, deadline_ms, &worker);
+    Lease lease(p);
+    std::string replaced;
+    Status status = acquire(p, deadline, lease, &replaced);
     if (status != CUABI_SUCCESS) return status;
-    release(p, worker, true);
+    lease.give_back();
     std::lock_guard<std::mutex> lock(p.mutex);
     *out = p.facts;
     return CUABI_SUCCESS;
 }
 
-Status compile_in_worker(const NvrtcJob& job, int64_t deadline_ms, cache::CachedImage* out, std::string* out_log) {
+Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out,
+                         std::string* out_log) {
     Pool& p = pool();
-    Worker worker;
-    Status status = acquire(p, deadline_ms, &worker);
-    if (status != CUABI_SUCCESS) return status;
-    std::vector<uint8_t> frame;
-    worker::Io io = worker::send_frame(worker.fd, worker::encode(job), deadline_ms);
-    if (io == worker::Io::Ok) {
-        try {
-            io = worker::receive_frame(worker.fd, &frame, deadline_ms);
-        } catch (const std::bad_alloc&) {
-            io = worker::Io::Failed;
+    // Encoded before a slot is taken: the largest allocation of the path holds nothing.
+    worker::Job sent{job, 0};
+    if (deadline.at_ms != worker::kNoDeadline)
+        sent.budget_ms = static_cast<uint64_t>(std::max<int64_t>(deadline.at_ms - worker::now_ms(), 1)) + kBudgetGraceMs;
+    const std::vector<uint8_t> request = worker::encode(sent);
+    std::string replaced;
+    for (int attempt = 0;; ++attempt) {
+        Lease lease(p);
+        Status status = acquire(p, deadline, lease, &replaced);
+        if (status != CUABI_SUCCESS) return status;
+        worker::Io io = worker::send_frame(lease.worker().fd, request, deadline.at_ms);
+        if (io == worker::Io::Closed && attempt == 0) {
+            // It hung up before taking the job, so NVRTC never saw it: once more, with another.
+            ChildEnding ending = lease.end(false, kCrashGraceMs);
+            replaced = "the compile worker first chosen " + describe(ending) + " before it took the job";
+            continue;
         }
+        std::vector<uint8_t> frame;
+        if (io == worker::Io::Ok) io = worker::receive_frame(lease.worker().fd, &frame, deadline.at_ms, worker::kMaxFrameBytes);
+        worker::Outcome outcome;
+        uint32_t sent_status = 0;
+        if (io == worker::Io::Ok && worker::decode(frame, &outcome, &sent_status)) {
+            lease.give_back();
+            *out_log = std::move(outcome.log);
+            if (outcome.status != CUABI_SUCCESS)
+                return fail_as_recorded(outcome.status, outcome.nvrtc_result, outcome.message);
+            *out = std::move(outcome.image);
+            return CUABI_SUCCESS;
+        }
+        if (io == worker::Io::TimedOut) {
+            lease.end(true);
+            return fail_deadline(deadline, format("NVRTC was still compiling '%s' for %s (the compile worker was "
+                                                  "stopped)", job.program_name.c_str(), job.target.c_str()).c_str());
+        }
+        if (io == worker::Io::Closed) return fail_death(job, lease.end(false, kCrashGraceMs), replaced);
+        std::string death = describe(lease.end(true));
+        return fail(CUABI_ERROR_NVRTC, "reinstall cuabi: the compile worker must be the one built with this library",
+                    "the compile worker's answer for '%s' was not one cuabi can read (%s); it was stopped and "
+                    "%s",
+                    job.program_name.c_str(),
+                    io == worker::Io::TooLarge
+                        ? "it claimed more than 2 GiB"
+                        : io == worker::Io::Ok ? format("%zu bytes that do not decode; status %u", frame.size(),
+                                                        sent_status).c_str()
+                                               : "reading it failed",
+                    death.c_str());
     }
-    worker::Outcome outcome;
-    if (io == worker::Io::Ok && worker::decode(frame, &outcome)) {
-        release(p, worker, true);
-        *out_log = std::move(outcome.log);
-        if (outcome.status != CUABI_SUCCESS) return fail_as_recorded(outcome.status, outcome.nvrtc_result, outcome.message);
-        *out = std::move(outcome.image);
-        return CUABI_SUCCESS;
-    }
-    std::string death = reap(worker, io == worker::Io::TimedOut || io == worker::Io::Ok);
-    release(p, worker, false);
-    if (io == worker::Io::TimedOut)
-        return fail(CUABI_ERROR_TIMEOUT,
-                    "raise cuabi_compile_options.timeout_ms (or CUABI_COMPILE_TIMEOUT_MS) for a compile this long, or "
-                    "look for an #include that waits (a FIFO, a hung network file system)",
-                    "NVRTC was still compiling '%s' for %s when the compile's deadline passed; the compile worker was "
-                    "stopped",
-                    job.program_name.c_str(), job.target.c_str());
-    return fail(CUABI_ERROR_NVRTC,
-                "NVRTC itself failed on this source: check it for errors (NVRTC 13.0 crashes on some invalid template "
-                "code with name expressions), update NVRTC, or debug it in this process with CUABI_COMPILE_IN_PROCESS",
-                "the compile worker %s while NVRTC compiled '%s' for %s; this process is unharmed",
-                death.c_str(), job.program_name.c_str(), job.target.c_str());
 }
 
 int compile_workers_running() {

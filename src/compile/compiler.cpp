@@ -96,19 +96,15 @@ Status serve_without_nvrtc(const CompileRequest& request, cache::Key key, bool u
 
 // Everything after a memory miss: the disk, NVRTC's facts and the final target, NVRTC itself.
 Status compile_miss(const CompileInput& input, CompileRequest request, cache::Key key, bool use_cache,
-                    Counters* counters, CompileOutcome* out) {
+                    Isolation isolation, const Deadline& deadline, Counters* counters, CompileOutcome* out) {
     cache::KernelCache& kernel_cache = cache::KernelCache::instance();
     if (use_cache)
         if (auto hit = kernel_cache.find_on_disk(key, counters))
             return serve(std::move(hit), key, cache::Layer::Disk, request.target, out);
 
     const CompileOptions& options = *input.options;
-    Isolation isolation = Isolation::Worker;
-    Status status = choose_isolation(options.flags, &isolation);
-    if (status != CUABI_SUCCESS) return status;
-    int64_t deadline = compile_deadline(options.timeout_ms);
     const NvrtcFacts* facts = nullptr;
-    status = nvrtc_facts(isolation, deadline, &facts);
+    Status status = nvrtc_facts(isolation, deadline, &facts);
     if (status == CUABI_ERROR_NVRTC_NOT_FOUND) return serve_without_nvrtc(request, key, use_cache, counters, out);
     if (status != CUABI_SUCCESS) return status;
 
@@ -162,7 +158,15 @@ FlightResult result_of(Status status, const CompileOutcome& outcome) {
     return result;
 }
 
-Status follow(const FlightResult& result, CompileOutcome* out) {
+Status follow(const FlightResult* joined, const CompileInput& input, const Deadline& deadline, CompileOutcome* out) {
+    if (joined == nullptr)
+        return fail(CUABI_ERROR_TIMEOUT,
+                    "raise cuabi_compile_options.timeout_ms (or CUABI_COMPILE_TIMEOUT_MS) for a compile this long, or "
+                    "look for an #include that waits (a FIFO, a hung network file system)",
+                    "another thread's compile of the same request ('%s') had not finished when %s passed; this call "
+                    "waited for it instead of compiling again",
+                    program_name(*input.options), deadline.describe().c_str());
+    const FlightResult& result = *joined;
     compiles_joined.fetch_add(1, std::memory_order_relaxed);
     set_last_compile_log(result.log);
     if (result.status != CUABI_SUCCESS) return fail_as_recorded(result.status, result.nvrtc_result, result.message);
@@ -229,11 +233,16 @@ Status compile(const CompileInput& input, Counters* counters, CompileOutcome* ou
         if (auto hit = cache::KernelCache::instance().find_in_memory(key, counters))
             return serve(std::move(hit), key, cache::Layer::Memory, request.target, out);
     if (remembered) set_last_compile_log(nullptr);
-    if (!use_cache) return compile_miss(input, request, key, false, counters, out);
+    Isolation isolation = Isolation::Worker;
+    status = choose_isolation(options.flags, &isolation);
+    Deadline deadline;
+    if (status == CUABI_SUCCESS) status = compile_deadline(isolation, options.timeout_ms, &deadline);
+    if (status != CUABI_SUCCESS) return status;
+    if (!use_cache) return compile_miss(input, request, key, false, isolation, deadline, counters, out);
 
-    SingleFlight::Ticket ticket = flights().join(key);
-    if (!ticket.leader()) return follow(ticket.wait(), out);
-    status = compile_miss(input, request, key, true, counters, out);
+    SingleFlight::Ticket ticket = flights().join(key, static_cast<int>(isolation));
+    if (!ticket.leader()) return follow(ticket.wait(deadline.at_ms), input, deadline, out);
+    status = compile_miss(input, request, key, true, isolation, deadline, counters, out);
     ticket.complete(result_of(status, *out));
     return status;
 }

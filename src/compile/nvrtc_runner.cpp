@@ -9,13 +9,12 @@
 #include "cache/cache_key.hpp"
 #include "compile/compile_worker.hpp"
 #include "compile/worker_protocol.hpp"
+#include "core/environment.hpp"
 #include "driver/nvrtc_api_locate.hpp"
 #include "range/ranges.hpp"
 
 namespace cuabi {
 namespace {
-
-constexpr uint32_t kDefaultTimeoutMs = 120000;
 
 // What this process knows of its NVRTC. Facts, once known, are never freed (compiles may run
 // from static destructors).
@@ -51,34 +50,51 @@ Status unavailable(Status status) {
     return status;
 }
 
-uint32_t timeout_from_environment() {
-    const char* text = secure_getenv("CUABI_COMPILE_TIMEOUT_MS");
-    char* end = nullptr;
-    unsigned long value = text != nullptr ? std::strtoul(text, &end, 10) : 0;
-    return text != nullptr && end != text && *end == '\0' && value > 0 && value <= UINT32_MAX
-               ? static_cast<uint32_t>(value)
-               : kDefaultTimeoutMs;
+const NumberSetting& timeout_from_environment() {
+    static const NumberSetting setting =
+        read_number_setting("CUABI_COMPILE_TIMEOUT_MS", 1, UINT32_MAX, kDefaultCompileTimeoutMs,
+                            "set CUABI_COMPILE_TIMEOUT_MS to a number of milliseconds, or unset it");
+    return setting;
+}
+
+struct DefaultIsolation {
+    Isolation isolation = Isolation::Worker;
+    std::string why;
+    EnvironmentProblem* problem = nullptr;
+};
+
+const DefaultIsolation& chosen_isolation() {
+    static const DefaultIsolation chosen = [] {
+        DefaultIsolation d;
+        std::string problem;
+        const char* text = secure_getenv("CUABI_COMPILE_ISOLATION");
+        const char* worker = secure_getenv("CUABI_COMPILE_WORKER");
+        if (text != nullptr && (std::strcmp(text, "in-process") == 0 || std::strcmp(text, "0") == 0)) {
+            d.isolation = Isolation::InProcess;
+            d.why = "CUABI_COMPILE_ISOLATION=" + std::string(text);
+        } else if (std::string refusal; compile_worker_path(&refusal).empty()) {
+            d.isolation = Isolation::InProcess;
+            d.why = "no usable compile worker: " + refusal;
+            // Asked for by name and refused: that must not pass for a choice.
+            if (worker != nullptr && *worker != '\0')
+                problem = "CUABI_COMPILE_WORKER is refused: " + refusal + "; compiles run in this process";
+        }
+        if (text != nullptr && *text != '\0' && std::strcmp(text, "in-process") != 0 && std::strcmp(text, "0") != 0 &&
+            std::strcmp(text, "worker") != 0)
+            problem = format("CUABI_COMPILE_ISOLATION='%s' is neither \"worker\" nor \"in-process\"; %s is used",
+                             bounded(text, 40).c_str(), d.isolation == Isolation::Worker ? "the worker" : "this process");
+        d.problem = new EnvironmentProblem(problem, "set CUABI_COMPILE_ISOLATION to \"worker\" or \"in-process\" and "
+                                                    "CUABI_COMPILE_WORKER to a cuabi-compile-worker only its owner may "
+                                                    "change, or unset them");
+        return d;
+    }();
+    return chosen;
 }
 
 }  // namespace
 
 Isolation default_isolation(std::string* why) {
-    struct Default {
-        Isolation isolation = Isolation::Worker;
-        std::string why;
-    };
-    static const Default chosen = [] {
-        Default d;
-        const char* text = secure_getenv("CUABI_COMPILE_ISOLATION");
-        if (text != nullptr && (std::strcmp(text, "in-process") == 0 || std::strcmp(text, "0") == 0)) {
-            d.isolation = Isolation::InProcess;
-            d.why = "CUABI_COMPILE_ISOLATION=" + std::string(text);
-        } else if (compile_worker_path(&d.why).empty()) {
-            d.isolation = Isolation::InProcess;
-            d.why = "no usable compile worker: " + d.why;
-        }
-        return d;
-    }();
+    const DefaultIsolation& chosen = chosen_isolation();
     if (why != nullptr) *why = chosen.why;
     return chosen.isolation;
 }
@@ -95,6 +111,7 @@ Status choose_isolation(uint32_t flags, Isolation* out) {
                         "CUABI_COMPILE_ISOLATED asks for the compile worker, and there is none: %s", why.c_str());
         *out = Isolation::Worker;
     } else {
+        if (Status refused = chosen_isolation().problem->report_once()) return refused;
         *out = default_isolation(nullptr);
     }
     return CUABI_SUCCESS;
@@ -104,7 +121,7 @@ uint64_t key_nvrtc_identity() { return known().identity.load(std::memory_order_a
 
 const NvrtcFacts* loaded_nvrtc_facts() { return known().facts.load(std::memory_order_acquire); }
 
-Status nvrtc_facts(Isolation isolation, int64_t deadline_ms, const NvrtcFacts** out) {
+Status nvrtc_facts(Isolation isolation, const Deadline& deadline, const NvrtcFacts** out) {
     if ((*out = loaded_nvrtc_facts()) != nullptr) return CUABI_SUCCESS;
     Status status = CUABI_SUCCESS;
     // Without an NVRTC file there is nothing to start a worker for; the in-process loader says
@@ -115,7 +132,7 @@ Status nvrtc_facts(Isolation isolation, int64_t deadline_ms, const NvrtcFacts** 
         publish(*api, /*owned_elsewhere=*/true);
     } else {
         NvrtcFacts facts;
-        status = worker_nvrtc_facts(deadline_ms, &facts);
+        status = worker_nvrtc_facts(deadline, &facts);
         if (status == CUABI_ERROR_NVRTC_NOT_FOUND) return unavailable(status);
         if (status != CUABI_SUCCESS) return status;
         publish(facts, /*owned_elsewhere=*/false);
@@ -124,20 +141,29 @@ Status nvrtc_facts(Isolation isolation, int64_t deadline_ms, const NvrtcFacts** 
     return CUABI_SUCCESS;
 }
 
-Status run_job(Isolation isolation, const NvrtcJob& job, int64_t deadline_ms, cache::CachedImage* out,
+Status run_job(Isolation isolation, const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out,
                std::string* out_log) {
     // On the calling thread in either case: that is where a profiler should see the time go.
     range::Scope scope(range::Phase::Compile, job.program_name.c_str());
-    if (isolation == Isolation::Worker) return compile_in_worker(job, deadline_ms, out, out_log);
+    if (isolation == Isolation::Worker) return compile_in_worker(job, deadline, out, out_log);
     Status status = CUABI_SUCCESS;
     const NvrtcApi* api = nvrtc(&status);
     if (api == nullptr) return unavailable(status);
     return run_nvrtc(*api, job, out, out_log);
 }
 
-int64_t compile_deadline(uint32_t timeout_ms) {
-    static const uint32_t fallback = timeout_from_environment();
-    return worker::now_ms() + (timeout_ms != 0 ? timeout_ms : fallback);
+Status compile_deadline(Isolation isolation, uint32_t timeout_ms, Deadline* out) {
+    *out = Deadline();
+    if (isolation == Isolation::InProcess) return CUABI_SUCCESS;
+    const NumberSetting& fallback = timeout_from_environment();
+    if (timeout_ms == 0)
+        if (Status refused = fallback.problem->report_once()) return refused;
+    out->ms = timeout_ms != 0 ? timeout_ms : static_cast<uint32_t>(fallback.value);
+    out->source = timeout_ms != 0               ? "cuabi_compile_options.timeout_ms"
+                  : fallback.from_environment ? "CUABI_COMPILE_TIMEOUT_MS"
+                                              : "the default";
+    out->at_ms = worker::now_ms() + out->ms;
+    return CUABI_SUCCESS;
 }
 
 int32_t nvrtc_state() {

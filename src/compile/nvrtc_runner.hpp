@@ -15,6 +15,7 @@
 #include <string>
 
 #include "cache/cached_image.hpp"
+#include "compile/compile_worker.hpp"
 #include "compile/nvrtc_program.hpp"
 #include "core/error.hpp"
 #include "driver/nvrtc_api.hpp"
@@ -28,6 +29,9 @@ enum class Isolation { InProcess, Worker };
 Status choose_isolation(uint32_t flags, Isolation* out);
 
 // The process default and, when it is in-process for want of a worker, why ("" otherwise).
+// A CUABI_COMPILE_ISOLATION that is neither "worker" nor "in-process" (or 0), and a
+// CUABI_COMPILE_WORKER that is refused, are reported once: choose_isolation() fails with them
+// the first time.
 Isolation default_isolation(std::string* why);
 
 // The NVRTC part of cache keys now (see the file comment). Cheap: one atomic load once known.
@@ -38,16 +42,22 @@ const NvrtcFacts* loaded_nvrtc_facts();
 
 // Facts about the NVRTC that compiles misses, loading it (here or in a worker) when needed. Fails
 // with CUABI_ERROR_NVRTC_NOT_FOUND when it cannot be loaded (and from then on keys carry
-// kAnyNvrtc), or as worker_nvrtc_facts(). `deadline_ms` bounds starting a worker.
-Status nvrtc_facts(Isolation isolation, int64_t deadline_ms, const NvrtcFacts** out);
+// kAnyNvrtc), or as worker_nvrtc_facts(). `deadline` bounds starting a worker.
+Status nvrtc_facts(Isolation isolation, const Deadline& deadline, const NvrtcFacts** out);
 
 // Runs `job` with that NVRTC: run_nvrtc() here, or compile_in_worker().
-Status run_job(Isolation isolation, const NvrtcJob& job, int64_t deadline_ms, cache::CachedImage* out,
+Status run_job(Isolation isolation, const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out,
                std::string* out_log);
 
+// The default deadline: long enough for a heavy compile (a 1 MiB source takes over 100 s on a
+// busy machine) that a deadline never turns a legitimate compile into a failure by default; a
+// hung compile is still ended, and a worker never outlives its host.
+constexpr uint32_t kDefaultCompileTimeoutMs = 600000;
+
 // The deadline of a compile whose options ask for `timeout_ms` (0: $CUABI_COMPILE_TIMEOUT_MS,
-// else 120000), as a worker::now_ms() time.
-int64_t compile_deadline(uint32_t timeout_ms);
+// else kDefaultCompileTimeoutMs). In-process compiles have none. A malformed
+// $CUABI_COMPILE_TIMEOUT_MS is reported once (the first compile that uses it fails).
+Status compile_deadline(Isolation isolation, uint32_t timeout_ms, Deadline* out);
 
 // CUABI_NVRTC_STATE_NOT_LOADED, _LOADED (here or in a worker) or _UNAVAILABLE.
 int32_t nvrtc_state();

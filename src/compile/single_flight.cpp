@@ -1,5 +1,9 @@
 #include "compile/single_flight.hpp"
 
+#include <chrono>
+
+#include "compile/worker_protocol.hpp"
+
 namespace cuabi {
 
 struct SingleFlight::Flight {
@@ -9,7 +13,7 @@ struct SingleFlight::Flight {
     FlightResult result;
 };
 
-SingleFlight::Ticket::Ticket(SingleFlight* owner, const cache::Key& key, std::shared_ptr<Flight> flight, bool leader)
+SingleFlight::Ticket::Ticket(SingleFlight* owner, const FlightKey& key, std::shared_ptr<Flight> flight, bool leader)
     : owner_(owner), key_(key), flight_(std::move(flight)), leader_(leader) {}
 
 SingleFlight::Ticket::~Ticket() {
@@ -20,10 +24,18 @@ SingleFlight::Ticket::~Ticket() {
     complete(abandoned);
 }
 
-const FlightResult& SingleFlight::Ticket::wait() {
+const FlightResult* SingleFlight::Ticket::wait(int64_t deadline_ms) {
     std::unique_lock<std::mutex> lock(flight_->mutex);
-    flight_->done_signal.wait(lock, [this] { return flight_->done; });
-    return flight_->result;
+    while (!flight_->done) {
+        if (deadline_ms == worker::kNoDeadline) {
+            flight_->done_signal.wait(lock);
+            continue;
+        }
+        int64_t left = deadline_ms - worker::now_ms();
+        if (left <= 0) return nullptr;
+        flight_->done_signal.wait_for(lock, std::chrono::milliseconds(left));
+    }
+    return &flight_->result;
 }
 
 void SingleFlight::Ticket::complete(const FlightResult& result) {
@@ -41,13 +53,14 @@ void SingleFlight::Ticket::complete(const FlightResult& result) {
     flight_->done_signal.notify_all();
 }
 
-SingleFlight::Ticket SingleFlight::join(const cache::Key& key) {
+SingleFlight::Ticket SingleFlight::join(const cache::Key& key, int isolation) {
+    const FlightKey flight_key{key, isolation};
     std::lock_guard<std::mutex> lock(mutex_);
-    auto found = flights_.find(key);
-    if (found != flights_.end()) return Ticket(this, key, found->second, false);
+    auto found = flights_.find(flight_key);
+    if (found != flights_.end()) return Ticket(this, flight_key, found->second, false);
     auto flight = std::make_shared<Flight>();
-    flights_.emplace(key, flight);
-    return Ticket(this, key, std::move(flight), true);
+    flights_.emplace(flight_key, flight);
+    return Ticket(this, flight_key, std::move(flight), true);
 }
 
 }  // namespace cuabi

@@ -2,6 +2,10 @@
 // share one disk lookup and one NVRTC run. The first becomes the leader; the others wait for its
 // result -- the image, or the failure with its message, nvrtcResult and log -- and take it as
 // their own. Touched only after a memory miss, so hits never see it.
+//
+// Only requests of the same isolation share a flight: a request for the worker never waits on an
+// NVRTC running in this process (whose crash would end it too, and which has no deadline). A
+// follower waits until its own deadline, not the leader's.
 #pragma once
 
 #include <condition_variable>
@@ -36,32 +40,44 @@ public:
 
     // A ticket for `key`: leader() when no compile of it is under way (the caller must then
     // complete() it, whatever happens), otherwise the caller wait()s for the leader's result.
+    // A request's key and its isolation (a small number per kind: flights of different ones are
+    // never shared).
+    struct FlightKey {
+        cache::Key key;
+        int isolation = 0;
+        bool operator==(const FlightKey& other) const { return key == other.key && isolation == other.isolation; }
+    };
+
     class Ticket {
     public:
-        Ticket(SingleFlight* owner, const cache::Key& key, std::shared_ptr<Flight> flight, bool leader);
+        Ticket(SingleFlight* owner, const FlightKey& key, std::shared_ptr<Flight> flight, bool leader);
         ~Ticket();  // a leader that never completed completes with CUABI_ERROR_INTERNAL
         Ticket(const Ticket&) = delete;
         Ticket& operator=(const Ticket&) = delete;
         bool leader() const { return leader_; }
-        const FlightResult& wait();                 // followers
+        // Followers: the leader's result, or NULL when `deadline_ms` (worker::now_ms() clock,
+        // worker::kNoDeadline for none) passed first.
+        const FlightResult* wait(int64_t deadline_ms);
         void complete(const FlightResult& result);  // the leader, once
 
     private:
         SingleFlight* owner_;
-        cache::Key key_;
+        FlightKey key_;
         std::shared_ptr<Flight> flight_;
         bool leader_;
         bool completed_ = false;
     };
 
-    Ticket join(const cache::Key& key);
+    Ticket join(const cache::Key& key, int isolation);
 
 private:
     struct KeyHash {
-        size_t operator()(const cache::Key& key) const { return static_cast<size_t>(key.low ^ key.high ^ key.nvrtc); }
+        size_t operator()(const FlightKey& key) const {
+            return static_cast<size_t>(key.key.low ^ key.key.high ^ key.key.nvrtc) + static_cast<size_t>(key.isolation);
+        }
     };
     std::mutex mutex_;
-    std::unordered_map<cache::Key, std::shared_ptr<Flight>, KeyHash> flights_;
+    std::unordered_map<FlightKey, std::shared_ptr<Flight>, KeyHash> flights_;
 };
 
 }  // namespace cuabi

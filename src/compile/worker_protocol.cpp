@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace cuabi {
@@ -163,6 +164,22 @@ Io receive_all(int fd, uint8_t* data, size_t size, int64_t deadline_ms) {
     return Io::Ok;
 }
 
+// What the worker can report: run_nvrtc()'s statuses, its own failures and loading NVRTC's.
+bool worker_can_report(uint32_t status) {
+    switch (static_cast<Status>(status)) {
+        case CUABI_SUCCESS:
+        case CUABI_ERROR_COMPILE:
+        case CUABI_ERROR_INVALID_ARGUMENT:
+        case CUABI_ERROR_NVRTC:
+        case CUABI_ERROR_NVRTC_NOT_FOUND:
+        case CUABI_ERROR_OUT_OF_HOST_MEMORY:
+        case CUABI_ERROR_INTERNAL:
+            return true;
+        default:
+            return false;
+    }
+}
+
 }  // namespace
 
 int64_t now_ms() {
@@ -172,22 +189,32 @@ int64_t now_ms() {
 }
 
 Io send_frame(int fd, const std::vector<uint8_t>& bytes, int64_t deadline_ms) {
-    if (bytes.size() > kMaxFrameBytes) return Io::Failed;
+    if (bytes.size() > kMaxFrameBytes) return Io::TooLarge;
     uint8_t length[4];
     for (int i = 0; i < 4; ++i) length[i] = static_cast<uint8_t>(bytes.size() >> (8 * i));
     Io sent = send_all(fd, length, sizeof length, deadline_ms);
     return sent == Io::Ok ? send_all(fd, bytes.data(), bytes.size(), deadline_ms) : sent;
 }
 
-Io receive_frame(int fd, std::vector<uint8_t>* bytes, int64_t deadline_ms) {
+Io receive_frame(int fd, std::vector<uint8_t>* bytes, int64_t deadline_ms, uint32_t max_bytes) {
     uint8_t length[4];
     Io got = receive_all(fd, length, sizeof length, deadline_ms);
     if (got != Io::Ok) return got;
     uint32_t size = 0;
     for (int i = 0; i < 4; ++i) size |= uint32_t(length[i]) << (8 * i);
-    if (size > kMaxFrameBytes) return Io::Failed;
-    bytes->resize(size);
-    return receive_all(fd, bytes->data(), size, deadline_ms);
+    if (size > max_bytes) return Io::TooLarge;
+    // Grown as bytes arrive, at most doubling: the length is the peer's word, not yet its bytes.
+    constexpr size_t kFirstChunk = 64 * 1024;
+    bytes->clear();
+    size_t have = 0;
+    while (have < size) {
+        size_t next = std::min<size_t>(size, std::max(kFirstChunk, have * 2));
+        bytes->resize(next);
+        got = receive_all(fd, bytes->data() + have, next - have, deadline_ms);
+        if (got != Io::Ok) return got;
+        have = next;
+    }
+    return Io::Ok;
 }
 
 std::vector<uint8_t> encode(const Hello& hello) {
@@ -205,10 +232,12 @@ std::vector<uint8_t> encode(const Hello& hello) {
     return w.take();
 }
 
-bool decode(const std::vector<uint8_t>& bytes, Hello* out) {
+bool decode(const std::vector<uint8_t>& bytes, Hello* out, uint32_t* status_out) {
     Reader r(bytes);
     out->protocol = r.u32();
-    out->status = static_cast<Status>(r.u32());
+    const uint32_t status = r.u32();
+    if (status_out != nullptr) *status_out = status;
+    out->status = static_cast<Status>(status);
     out->message = r.text();
     out->facts.major = static_cast<int>(r.u32());
     out->facts.minor = static_cast<int>(r.u32());
@@ -217,10 +246,11 @@ bool decode(const std::vector<uint8_t>& bytes, Hello* out) {
     out->facts.path = r.text();
     out->facts.build_id = r.text();
     out->facts.identity = r.u64();
-    return r.done() && archs < 1024 && out->protocol == kProtocolVersion;
+    return r.done() && archs < 1024 && out->protocol == kProtocolVersion && worker_can_report(status);
 }
 
-std::vector<uint8_t> encode(const NvrtcJob& job) {
+std::vector<uint8_t> encode(const Job& compile) {
+    const NvrtcJob& job = compile.job;
     Writer w;
     w.text(job.source);
     w.text(job.program_name);
@@ -232,10 +262,12 @@ std::vector<uint8_t> encode(const NvrtcJob& job) {
     w.u32(job.ptx ? 1 : 0);
     w.texts(job.include_dirs);
     w.text(job.toolkit_note);
+    w.u64(compile.budget_ms);
     return w.take();
 }
 
-bool decode(const std::vector<uint8_t>& bytes, NvrtcJob* out) {
+bool decode(const std::vector<uint8_t>& bytes, Job* compile) {
+    NvrtcJob* out = &compile->job;
     Reader r(bytes);
     out->source = r.text();
     out->program_name = r.text();
@@ -247,6 +279,7 @@ bool decode(const std::vector<uint8_t>& bytes, NvrtcJob* out) {
     out->ptx = r.u32() != 0;
     out->include_dirs = r.texts();
     out->toolkit_note = r.text();
+    compile->budget_ms = r.u64();
     return r.done() && out->header_names.size() == out->header_sources.size();
 }
 
@@ -260,14 +293,16 @@ std::vector<uint8_t> encode(const Outcome& outcome) {
     return w.take();
 }
 
-bool decode(const std::vector<uint8_t>& bytes, Outcome* out) {
+bool decode(const std::vector<uint8_t>& bytes, Outcome* out, uint32_t* status_out) {
     Reader r(bytes);
-    out->status = static_cast<Status>(r.u32());
+    const uint32_t status = r.u32();
+    if (status_out != nullptr) *status_out = status;
+    out->status = static_cast<Status>(status);
     out->message = r.text();
     out->nvrtc_result = static_cast<int32_t>(r.u32());
     out->log = r.text();
     read_image(r, &out->image);
-    return r.done();
+    return r.done() && worker_can_report(status);
 }
 
 }  // namespace worker

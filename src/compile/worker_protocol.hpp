@@ -3,11 +3,14 @@
 // fixed order (u32 / u64 little-endian, strings and byte arrays as a u64 length and the bytes).
 //
 //   worker -> cuabi, once, after loading NVRTC:  Hello
-//   cuabi  -> worker, per compile:                NvrtcJob
+//   cuabi  -> worker, per compile:                Job (an NvrtcJob and its time budget)
 //   worker -> cuabi, per compile:                 Outcome
 //
-// Decoding is bounded and never trusts a length: a worker that dies mid-message, or sends
-// garbage, gives a decode failure, never a crash or an allocation the frame cannot back.
+// Neither side trusts the other's lengths: a frame's length is bounded by what that message can
+// hold (a Hello a few KiB), its buffer grows only as bytes arrive (so a length that lies costs no
+// memory the peer did not send), and decoding never reads past the frame. Statuses from the
+// worker decode only when they are ones the worker can produce. A peer that dies mid-message or
+// sends garbage gives an Io or decode failure, never a crash.
 #pragma once
 
 #include <cstdint>
@@ -21,9 +24,11 @@
 namespace cuabi {
 namespace worker {
 
-constexpr uint32_t kProtocolVersion = 1;
-// A frame holds at most an image (bounded like a cache entry) and its log.
-constexpr uint64_t kMaxFrameBytes = uint64_t(1) << 31;
+constexpr uint32_t kProtocolVersion = 2;
+// A Hello holds a message, a path, a build id and a list of architectures.
+constexpr uint32_t kMaxHelloBytes = 64 * 1024;
+// A job's sources, or an outcome's image (bounded like a cache entry) and its log.
+constexpr uint32_t kMaxFrameBytes = 0x7FFFFFFFu;
 
 // The worker's first words: which NVRTC it loaded, or why it could not.
 struct Hello {
@@ -43,20 +48,30 @@ struct Outcome {
     cache::CachedImage image;
 };
 
+// One compile as the worker receives it: the job, and how long it may take from the moment the
+// worker reads it (0: no limit). The worker ends itself past it, whatever NVRTC is doing.
+struct Job {
+    NvrtcJob job;
+    uint64_t budget_ms = 0;
+};
+
 // Frames on a stream socket. `deadline_ms` is a CLOCK_MONOTONIC time in milliseconds, or
 // kNoDeadline. Sending never raises SIGPIPE (MSG_NOSIGNAL): a dead peer is an Io result.
+// TooLarge: the frame's length is above `max_bytes` (nothing of it is read).
 constexpr int64_t kNoDeadline = -1;
-enum class Io { Ok, Closed, TimedOut, Failed };
+enum class Io { Ok, Closed, TimedOut, Failed, TooLarge };
 Io send_frame(int fd, const std::vector<uint8_t>& bytes, int64_t deadline_ms);
-Io receive_frame(int fd, std::vector<uint8_t>* bytes, int64_t deadline_ms);
+Io receive_frame(int fd, std::vector<uint8_t>* bytes, int64_t deadline_ms, uint32_t max_bytes);
 int64_t now_ms();
 
 std::vector<uint8_t> encode(const Hello& hello);
-std::vector<uint8_t> encode(const NvrtcJob& job);
+std::vector<uint8_t> encode(const Job& job);
 std::vector<uint8_t> encode(const Outcome& outcome);
-bool decode(const std::vector<uint8_t>& bytes, Hello* out);
-bool decode(const std::vector<uint8_t>& bytes, NvrtcJob* out);
-bool decode(const std::vector<uint8_t>& bytes, Outcome* out);
+// False for anything malformed, including a status the worker cannot produce (*status_out, when
+// not NULL, receives the status as sent, so that a message can name it).
+bool decode(const std::vector<uint8_t>& bytes, Hello* out, uint32_t* status_out = nullptr);
+bool decode(const std::vector<uint8_t>& bytes, Job* out);
+bool decode(const std::vector<uint8_t>& bytes, Outcome* out, uint32_t* status_out = nullptr);
 
 }  // namespace worker
 }  // namespace cuabi

@@ -5,7 +5,9 @@
 //   cuabi-compile-worker --nvrtc <libnvrtc path> --parent <pid>     socket on descriptor 3
 //
 // It loads that NVRTC, says so (a Hello frame), then compiles one job per frame until its socket
-// closes. It dies with its parent and keeps no descriptor of the parent's but its socket.
+// closes. It ends itself when its parent is gone or a job runs past its budget, also in the middle
+// of NVRTC (core/parent_watchdog.hpp), and keeps no descriptor of the parent's but its socket
+// (its standard streams are /dev/null: it must not keep the parent's stderr pipe open).
 #include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 
 #include "compile/nvrtc_program.hpp"
 #include "compile/worker_protocol.hpp"
+#include "core/parent_watchdog.hpp"
 #include "driver/nvrtc_api.hpp"
 
 namespace {
@@ -43,18 +46,21 @@ void close_inherited_descriptors() {
 
 cuabi::worker::Outcome compile(const cuabi::NvrtcApi& nvrtc, const std::vector<uint8_t>& frame) {
     cuabi::worker::Outcome outcome;
-    cuabi::NvrtcJob job;
+    cuabi::worker::Job compile;
+    const cuabi::NvrtcJob& job = compile.job;
     try {
-        if (!cuabi::worker::decode(frame, &job)) {
+        if (!cuabi::worker::decode(frame, &compile)) {
             outcome.status = cuabi::fail(CUABI_ERROR_INTERNAL, "report this as a cuabi bug",
                                          "the compile worker received a malformed job of %zu bytes", frame.size());
         } else {
+            cuabi::parent_watchdog::begin_job(compile.budget_ms);
             outcome.status = cuabi::run_nvrtc(nvrtc, job, &outcome.image, &outcome.log);
         }
     } catch (const std::bad_alloc&) {
         outcome.status = cuabi::fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory, or compile a smaller program",
                                      "the compile worker ran out of memory compiling '%s'", job.program_name.c_str());
     }
+    cuabi::parent_watchdog::end_job();
     if (outcome.status != CUABI_SUCCESS) {
         outcome.message = cuabi::last_error_message();
         outcome.nvrtc_result = cuabi::last_nvrtc_result();
@@ -73,13 +79,10 @@ int main(int argc, char** argv) {
         if (std::strcmp(argv[i], "--parent") == 0) parent = std::atol(argv[i + 1]);
     }
     if (nvrtc_path == nullptr || parent <= 0) return 2;
-    // No parent-death signal: Linux sends it when the *thread* that started this worker ends, and
-    // workers are shared by all of the parent's threads. The worker ends instead when its socket
-    // reads end of file, which happens when the parent process is gone (idle at once, busy after
-    // the compile in progress, which has its deadline).
     if (getppid() != parent) return 3;  // the parent died before this worker started
     close_inherited_descriptors();
-    // This process is single-threaded here: the NVRTC the parent chose is the one loaded.
+    if (!cuabi::parent_watchdog::start(kSocket, static_cast<pid_t>(parent))) return 4;
+    // The watchdog thread reads no environment: the NVRTC the parent chose is the one loaded.
     if (*nvrtc_path != '\0') setenv("CUABI_NVRTC_PATH", nvrtc_path, 1);
 
     cuabi::worker::Hello hello;
@@ -94,7 +97,9 @@ int main(int argc, char** argv) {
         return 0;
     for (;;) {
         std::vector<uint8_t> frame;
-        if (cuabi::worker::receive_frame(kSocket, &frame, cuabi::worker::kNoDeadline) != cuabi::worker::Io::Ok) return 0;
+        if (cuabi::worker::receive_frame(kSocket, &frame, cuabi::worker::kNoDeadline, cuabi::worker::kMaxFrameBytes) !=
+            cuabi::worker::Io::Ok)
+            return 0;
         cuabi::worker::Outcome outcome = compile(*nvrtc, frame);
         if (cuabi::worker::send_frame(kSocket, cuabi::worker::encode(outcome), cuabi::worker::kNoDeadline) !=
             cuabi::worker::Io::Ok)

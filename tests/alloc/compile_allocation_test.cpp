@@ -3,6 +3,9 @@
 // ASan build checks for leaks; the cache is checked for half-written entries).
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -12,6 +15,7 @@
 
 #include "cuabi/cuabi.h"
 #include "failing_new.hpp"
+#include "../unit/worker_support/worker_processes.hpp"
 
 namespace {
 
@@ -47,6 +51,57 @@ TEST(AllocationFailure, EveryAllocationOfACompileFailsInTurn) {
         failing_new::fail_each_allocation([] { return compile(CUABI_COMPILE_NO_CACHE, nullptr, 0); }, 20000);
     EXPECT_GT(sites, 5) << "the injection did not reach the compile";
     std::printf("%ld allocation sites failed in turn\n", sites);
+}
+
+// The worker path alone: encoding the job, taking a slot, the frames -- and, with the idle
+// workers killed before each run, starting a worker and reading its greeting. Warmed up first, so
+// that the runs fail the allocations of the compile as it is from then on (one-time set-up would
+// otherwise use up the count). A failure that kept its slot would leave every later compile
+// waiting for a worker until its deadline, so the compiles after it are given a short one.
+cuabi_status compile_in_worker(uint32_t timeout_ms) {
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    options.target = "sm_90";
+    options.flags = CUABI_COMPILE_NO_CACHE | CUABI_COMPILE_ISOLATED;
+    options.timeout_ms = timeout_ms;
+    cuabi_module* module = nullptr;
+    const cuabi_status status = cuabi_module_compile_offline(kSource, &options, &module);
+    cuabi_module_destroy(module);
+    return status;
+}
+
+void expect_the_pool_whole() {
+    for (int i = 0; i < 4; ++i) {
+        auto start = std::chrono::steady_clock::now();
+        EXPECT_EQ(compile_in_worker(4000), CUABI_SUCCESS) << "compile " << i << ": " << cuabi_last_error_message();
+        EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4));
+    }
+}
+
+TEST(AllocationFailure, NoAllocationFailureOnTheWorkerPathCostsThePoolAWorker) {
+    ASSERT_EQ(compile_in_worker(8000), CUABI_SUCCESS) << cuabi_last_error_message();
+    const long sites = failing_new::fail_each_allocation([] { return compile_in_worker(8000); }, 20000);
+    EXPECT_GT(sites, 5);
+    std::printf("%ld allocation sites failed in turn\n", sites);
+    expect_the_pool_whole();
+}
+
+TEST(AllocationFailure, NoAllocationFailureStartingAWorkerCostsThePoolAWorker) {
+    ASSERT_EQ(compile_in_worker(8000), CUABI_SUCCESS) << cuabi_last_error_message();
+    const long sites = failing_new::fail_each_allocation(
+        [] {
+            failing_new::pause();
+            for (pid_t pid : worker_test::workers_of(getpid())) {
+                kill(pid, SIGKILL);
+                worker_test::wait_until([pid] { return worker_test::gone(pid); }, std::chrono::seconds(3));
+            }
+            failing_new::resume();
+            return compile_in_worker(8000);
+        },
+        20000);
+    EXPECT_GT(sites, 5);
+    std::printf("%ld allocation sites failed in turn\n", sites);
+    expect_the_pool_whole();
 }
 
 TEST(AllocationFailure, EveryAllocationOfACacheStoreFailsInTurn) {

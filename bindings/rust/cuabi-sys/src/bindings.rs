@@ -1600,7 +1600,7 @@ pub struct cuabi_compile_options {
     /// caller bytes mixed into the cache key (e.g. a hash of the files reached through include_dirs)
     pub salt: *const ::std::os::raw::c_void,
     pub salt_size: usize,
-    /// deadline for NVRTC in the worker, after which the compile fails with CUABI_ERROR_TIMEOUT; 0: the default, 120000
+    /// deadline for NVRTC in the worker, after which the compile fails with CUABI_ERROR_TIMEOUT; 0: the default, 600000
     /// or $CUABI_COMPILE_TIMEOUT_MS. In-process compiles have none.
     pub timeout_ms: u32,
     pub reserved: u32,
