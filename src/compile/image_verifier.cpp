@@ -20,6 +20,10 @@
 namespace cuabi {
 namespace {
 
+// A verdict carries a status, a message and each kernel's facts: far below this, whatever the
+// image; a verifier claiming more is broken or lying, and is stopped rather than believed.
+constexpr uint32_t kMaxVerdictBytes = 16u << 20;
+
 constexpr char kVerifierName[] = "cuabi-image-verifier";
 constexpr int64_t kDefaultDeadlineMs = 30000;
 
@@ -94,7 +98,7 @@ Status start(Verifier& v, int64_t deadline) {
     worker::Io got = worker::Io::Failed;
     bool decoded = false;
     try {  // a hello left unread would be taken for the first image's verdict
-        got = worker::receive_frame(v.child.fd, &frame, deadline);
+        got = worker::receive_frame(v.child.fd, &frame, deadline, worker::kMaxHelloBytes);
         decoded = got == worker::Io::Ok && verifier::decode(frame, &hello);
     } catch (const std::bad_alloc&) {
         helper_process::reap(&v.child, true);
@@ -133,7 +137,7 @@ Status run_trial(Verifier& v, const verifier::Trial& trial, const cache::CachedI
         // An answer left unread would be taken for the next image's: without memory for it, the
         // verifier is stopped instead.
         try {
-            io = worker::receive_frame(v.child.fd, &frame, deadline);
+            io = worker::receive_frame(v.child.fd, &frame, deadline, kMaxVerdictBytes);
         } catch (const std::bad_alloc&) {
             helper_process::reap(&v.child, true);
             throw;

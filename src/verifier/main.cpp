@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
         return 0;
     for (;;) {
         std::vector<uint8_t> frame;
-        if (io::receive_frame(kSocket, &frame, io::kNoDeadline) != io::Io::Ok) return 0;
+        if (io::receive_frame(kSocket, &frame, io::kNoDeadline, io::kMaxFrameBytes) != io::Io::Ok) return 0;
         cuabi::verifier::Trial job;
         Verdict verdict;
         if (!cuabi::verifier::decode(frame, &job)) {

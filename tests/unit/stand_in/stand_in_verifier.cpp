@@ -35,7 +35,7 @@ int main() {
     if (io::send_frame(kSocket, protocol::encode(hello), io::kNoDeadline) != io::Io::Ok || mode == "no-driver") return 0;
     for (;;) {
         std::vector<uint8_t> frame;
-        if (io::receive_frame(kSocket, &frame, io::kNoDeadline) != io::Io::Ok) return 0;
+        if (io::receive_frame(kSocket, &frame, io::kNoDeadline, io::kMaxFrameBytes) != io::Io::Ok) return 0;
         protocol::Trial trial;
         if (!protocol::decode(frame, &trial)) return 4;
         if (mode == "crash") raise(SIGSEGV);
