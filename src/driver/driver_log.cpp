@@ -18,6 +18,11 @@ constexpr size_t kBacklogLimit = 4096;
 // The driver keeps at most 25600 bytes of log; more than this since the last read is rare, and the
 // driver then keeps the newest lines, which are the ones wanted.
 constexpr size_t kDumpLimit = 8192;
+// cuLogsDumpToMemory (driver 580) can write past the size it is given when more log is waiting
+// than fits: under AddressSanitizer a read after a run of failing image loads wrote beyond an
+// 8192-byte buffer. The buffer therefore extends past what the driver is told by at least the
+// whole log it can hold, so an overrun lands in bytes that are never read.
+constexpr size_t kDriverOverrunSlack = 25600 + 4096;
 
 struct Reader {
     std::mutex mutex;
@@ -96,10 +101,10 @@ std::string read_for_failure(int32_t cu_result, const std::string& what) {
     std::lock_guard<std::mutex> lock(state.mutex);
     std::string lines = state.backlog;
     const size_t fresh_begin = lines.size();
-    std::string dump(kDumpLimit, '\0');
-    size_t size = dump.size();
+    std::string dump(kDumpLimit + kDriverOverrunSlack, '\0');
+    size_t size = kDumpLimit;
     if (state.api->cuLogsDumpToMemory(&state.next, &dump[0], &size, 0) == CUDA_SUCCESS && size > 0) {
-        dump.resize(size < dump.size() ? size : dump.size() - 1);
+        dump.resize(size < kDumpLimit ? size : kDumpLimit - 1);
         lines += dump;
         if (lines.back() != '\n') lines += '\n';
     }

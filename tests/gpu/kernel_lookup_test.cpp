@@ -105,13 +105,12 @@ extern "C" __global__ void __launch_bounds__(128) tiled(float* x) {
     EXPECT_LE(attributes.ptx_version, device_arch);
     EXPECT_GT(attributes.max_dynamic_shared_memory_bytes, 0);
 
-    // An older, smaller output struct gets only what fits.
+    // A size no release had (the struct has been 40 bytes since 1.0) is refused, nothing written.
     cuabi_kernel_attributes small = CUABI_KERNEL_ATTRIBUTES_INIT;
     small.struct_size = 12;
-    small.static_shared_memory_bytes = -7;
-    ASSERT_OK(cuabi_kernel_get_attributes(tiled, &small));
-    EXPECT_EQ(small.max_threads_per_block, 128);
-    EXPECT_EQ(small.static_shared_memory_bytes, -7);
+    small.max_threads_per_block = -7;
+    EXPECT_EQ(cuabi_kernel_get_attributes(tiled, &small), CUABI_ERROR_STRUCT_SIZE);
+    EXPECT_EQ(small.max_threads_per_block, -7);
 }
 
 TEST_F(KernelLookup, MaxRegistersShowsInTheKernelsAttributes) {
