@@ -30,7 +30,6 @@ pub const ImageVerification = enum(i32) {
     all = 2,
     /// none: trusts every image's source with the process
     none = 3,
-    _,
 };
 
 /// Stream flags (cuabi_stream_options.flags) (`CUABI_STREAM_*`).
@@ -379,6 +378,8 @@ pub fn prefixedName(comptime prefix: []const u8, comptime field: []const u8) []c
 pub const ContextOptions = struct {
     /// CUDA device ordinal.
     device: i32 = 0,
+    /// Which images are trial-loaded in cuabi's image verifier process before the context loads them.
+    image_verification: ImageVerification = .default,
 };
 
 /// Options of `Context.createStream`.
