@@ -157,9 +157,6 @@ const (
 	// launch (sm_90+): this kernel may start before the previous kernel on the stream finishes; it
 	// must call cudaGridDependencySynchronize() before reading what that kernel writes.
 	LaunchProgrammaticDependent LaunchFlags = 8
-	// LaunchBatchMaxItems is CUABI_LAUNCH_BATCH_MAX_ITEMS: Since 1.2. The most items one
-	// cuabi_launch_batch() call takes.
-	LaunchBatchMaxItems LaunchFlags = 4096
 )
 
 // CaptureMode is cuabi_capture_mode: Capture modes (cuabi_graph_capture_begin): which CUDA calls

@@ -167,10 +167,7 @@ pub const LaunchFlags = packed struct(u32) {
     /// the stream finishes; it must call cudaGridDependencySynchronize() before reading what that
     /// kernel writes
     programmatic_dependent: bool = false,
-    _reserved: u8 = 0,
-    /// Since 1.2. The most items one cuabi_launch_batch() call takes.
-    batch_max_items: bool = false,
-    _reserved1: u19 = 0,
+    _reserved: u28 = 0,
 };
 
 /// Capture modes (cuabi_graph_capture_begin): which CUDA calls that are unsafe while a stream
