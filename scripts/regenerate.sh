@@ -23,6 +23,7 @@ GENERATED=(
   "bindings/go/zconstants.go|bash scripts/binding-file.sh bindings/go/zconstants.go"
   "bindings/rust/cuabi-sys/src/bindings.rs|bash scripts/binding-file.sh bindings/rust/cuabi-sys/src/bindings.rs"
   "bindings/zig/src/types.zig|bash scripts/binding-file.sh bindings/zig/src/types.zig"
+  "bindings/python/cuabi/_cdef.h|bash bindings/python/tools/generate_cdef.sh --stdout"
 )
 # Checks of generated output that is not committed (run in both modes).
 VERIFIED=(

@@ -18,13 +18,18 @@ type Context struct {
 	h handle
 }
 
-// ContextOptions configure NewContext; the zero value (or nil) means device 0.
+// ContextOptions configure NewContext; the zero value (or nil) means device 0 and
+// ImageVerifyDefault.
 type ContextOptions struct {
 	Device int // CUDA device ordinal
+	// Which images are trial-loaded in cuabi's image verifier process before the context loads
+	// them. NewContext refuses a value that is no ImageVerify* constant with ErrInvalidArgument.
+	ImageVerification ImageVerification
 }
 
-// NewContext opens a context on a device. ErrInvalidDevice for a bad ordinal; without a driver or
-// device, ErrDriverNotFound or ErrNoDevice, whose messages say what to install.
+// NewContext opens a context on a device. ErrInvalidDevice for a bad ordinal, ErrInvalidArgument
+// for an unknown ImageVerification; without a driver or device, ErrDriverNotFound or ErrNoDevice,
+// whose messages say what to install.
 func NewContext(options *ContextOptions) (*Context, error) {
 	if err := loaded(); err != nil {
 		return nil, err
@@ -49,6 +54,7 @@ func contextOptions(options *ContextOptions) (*C.cuabi_context_options, error) {
 			return nil, newError(ErrInvalidDevice, "device ordinal %d does not fit an int32. Fix: pass 0 .. DeviceCount()-1.", options.Device)
 		}
 		o.device_ordinal = C.int32_t(options.Device)
+		o.image_verification = C.int32_t(options.ImageVerification)
 	}
 	return o, nil
 }

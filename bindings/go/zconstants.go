@@ -2,6 +2,29 @@
 
 package cuabi
 
+// ImageVerification is cuabi_image_verification: Since 1.2. Image verification policies
+// (cuabi_context_options.image_verification). The CUDA driver's loader trusts what is inside an
+// image, and a damaged one can crash or hang the process inside it; a verified image was first
+// loaded, every kernel looked up, in a separate process with its own CUDA context and a deadline
+// ($CUABI_IMAGE_VERIFY_TIMEOUT_MS, default 30000), so a crash or hang there costs
+// CUABI_ERROR_INVALID_IMAGE instead. Verdicts are remembered by content. Used in
+// ContextOptions.ImageVerification.
+type ImageVerification int32
+
+const (
+	// ImageVerifyDefault is CUABI_IMAGE_VERIFY_DEFAULT: $CUABI_IMAGE_VERIFY (untrusted, all, none),
+	// else UNTRUSTED.
+	ImageVerifyDefault ImageVerification = 0
+	// ImageVerifyUntrusted is CUABI_IMAGE_VERIFY_UNTRUSTED: images cuabi did not compile:
+	// cuabi_module_load_image().
+	ImageVerifyUntrusted ImageVerification = 1
+	// ImageVerifyAll is CUABI_IMAGE_VERIFY_ALL: also cuabi's own compiles and cache entries.
+	ImageVerifyAll ImageVerification = 2
+	// ImageVerifyNone is CUABI_IMAGE_VERIFY_NONE: none: trusts every image's source with the
+	// process.
+	ImageVerifyNone ImageVerification = 3
+)
+
 // EventFlags is cuabi_event_flags: Event flags (cuabi_event_options.flags). Used in
 // EventOptions.Flags.
 type EventFlags uint32
@@ -134,9 +157,6 @@ const (
 	// launch (sm_90+): this kernel may start before the previous kernel on the stream finishes; it
 	// must call cudaGridDependencySynchronize() before reading what that kernel writes.
 	LaunchProgrammaticDependent LaunchFlags = 8
-	// LaunchBatchMaxItems is CUABI_LAUNCH_BATCH_MAX_ITEMS: Since 1.2. The most items one
-	// cuabi_launch_batch() call takes.
-	LaunchBatchMaxItems LaunchFlags = 4096
 )
 
 // CaptureMode is cuabi_capture_mode: Capture modes (cuabi_graph_capture_begin): which CUDA calls

@@ -33,7 +33,7 @@ BROKEN = "__global__ void broken( { }\n"
 NAME_EXPRESSIONS = ["scale<float>", "scale<double>"]
 N = 1 << 20
 GRID, BLOCK = 4096, 256
-GRAPH_LAUNCHES, THREADS, THREAD_LAUNCHES = 8, 4, 1000
+BATCH_LAUNCHES, GRAPH_LAUNCHES, THREADS, THREAD_LAUNCHES = 4, 8, 4, 1000
 
 
 class Failed(Exception):
@@ -199,6 +199,31 @@ class Scenario:
         self.y_host = (self.y_host * np.float32(0.5)).astype(np.float32)
         self.check(self.y, self.y_host, "y")
 
+    def launch_batch(self) -> None:
+        batch = cuabi.LaunchBatch(BATCH_LAUNCHES)
+        for _ in range(BATCH_LAUNCHES):
+            batch.add(self.saxpy, self.config, 1.0, self.x, self.y, N)
+        batch.launch()
+        if batch.submitted != BATCH_LAUNCHES:
+            raise Failed(f"{batch.submitted} of {BATCH_LAUNCHES} launches submitted")
+        self.stream.synchronize()
+        self.saxpy_expect(1.0, BATCH_LAUNCHES)
+        self.check(self.y, self.y_host, "y")
+        # Item 1 of 3 is refused: item 0 runs, item 2 does not.
+        batch.clear()
+        too_large = cuabi.LaunchConfig(GRID, (1024, 2, 1), self.stream)
+        for config in (self.config, too_large, self.config):
+            batch.add(self.saxpy, config, 1.0, self.x, self.y, N)
+        error = expect_status(batch.launch, LAUNCH_BLOCK, "item 1's block (1024,2,1)")
+        if "cuabi_launch_batch item 1 of 3: " not in error.message:
+            raise Failed(f"item 1's block (1024,2,1): the message has no 'cuabi_launch_batch item 1 of 3: ': "
+                         f"{error.message}")
+        if batch.submitted != 1:
+            raise Failed(f"the refused item's index is {batch.submitted}, not 1")
+        self.stream.synchronize()
+        self.saxpy_expect(1.0, 1)
+        self.check(self.y, self.y_host, "y")
+
     def graph(self) -> None:
         import numpy as np
 
@@ -273,7 +298,8 @@ STEPS = [
     ("ranges", "ranges", False), ("context", "context_step", False), ("buffers", "buffers", True),
     ("launch-table", "launch_table", True), ("launch-packed", "launch_packed", True),
     ("launch-checks", "launch_checks", True), ("template-kernel", "template_kernel", True),
-    ("graph", "graph", True), ("threads", "threads", True), ("teardown", "teardown", True),
+    ("launch-batch", "launch_batch", True), ("graph", "graph", True), ("threads", "threads", True),
+    ("teardown", "teardown", True),
 ]
 
 

@@ -8,8 +8,9 @@ wrote, so that a new field the generators pass through untouched still fails unt
 handles it (docs/abi-policy.md, "Binding coverage"):
 
   function  its C name appears in a call of the binding's hand-written code
-            Go:   C.cuabi_go_<name>( in Go, cuabi_go_fn.<name> in shim.c, or the struct _init
-                  that the generated trampoline of a reached function runs first
+            Go:   C.cuabi_go_<name>( in Go, cuabi_go_fn.<name> in its hand-written C
+                  (shim.c, batch_shim.c), or the struct _init that the generated trampoline of a
+                  reached function runs first
             Rust: cuabi_<name> in bindings/rust/cuabi/src or cuabi-sys/src/loader.rs (raw!/call!
                   name the table entry; cuabi-sys's table itself, api.rs, does not count)
             Zig:  cuabi_<name> in bindings/zig/src (Library.call names the dispatch entry)
@@ -90,7 +91,8 @@ class Source:
 def go_source(root, model):
     package = os.path.join(root, "bindings", "go")
     go = files(package, lambda n: n.endswith(".go") and not n.endswith("_test.go") and not n.startswith("z"))
-    shim = files(package, lambda n: n in ("shim.c", "shim.h"))
+    # The hand-written C halves (shim.c, batch_shim.c, ...); the z* files are generated.
+    shim = files(package, lambda n: n.endswith((".c", ".h")) and not n.startswith("z"))
     generated = read(os.path.join(package, "zconstants.go")) + read(os.path.join(package, "zstatus.go"))
     # Each generated constant's comment begins "// GoName is C_NAME".
     source = Source({**go, **shim}, set(re.findall(r"^\s*// \w+ is (CUABI_\w+)", generated, re.MULTILINE)))

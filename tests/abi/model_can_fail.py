@@ -120,7 +120,8 @@ class RegenerateCheck(unittest.TestCase):
 
     def setUp(self):
         self.tree = tempfile.mkdtemp(prefix="cuabi-regenerate-")
-        for directory in ("abi", "include", "scripts"):
+        # bindings/: the generators of its generated files, and those files (scripts/regenerate.sh).
+        for directory in ("abi", "include", "scripts", "bindings"):
             shutil.copytree(os.path.join(ROOT, directory), os.path.join(self.tree, directory))
         for path in ("src/api/abi_structs.inc", "docs/api.md"):
             os.makedirs(os.path.dirname(os.path.join(self.tree, path)), exist_ok=True)

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 from . import cache, dlpack
 from ._library import LoadError, load
+from .batch import LAUNCH_BATCH_MAX_ITEMS, LaunchBatch
 from .buffer import Buffer
 from .compile import (IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_PTX, ORIGIN_COMPILED, ORIGIN_DISK_CACHE, ORIGIN_IMAGE,
                       ORIGIN_MEMORY_CACHE, Module, ModuleInfo, compile, load_image, nvrtc_path, nvrtc_version)
-from .context import Context, DeviceInfo, Event, Stream, device_count
+from .context import Context, DeviceInfo, Event, ImageVerification, Stream, device_count
 from .errors import (CompileError, CudaError, CuabiError, DriverError, GeneralError, GraphError, LaunchError,
                      RangeError, status_name)
 from .graph import CAPTURE_MODE_GLOBAL, CAPTURE_MODE_RELAXED, CAPTURE_MODE_THREAD_LOCAL, Capture, Graph
@@ -48,9 +49,10 @@ def from_dlpack(obj: object, context: Context) -> Buffer:
 __all__ = [
     "Buffer", "CAPTURE_MODE_GLOBAL", "CAPTURE_MODE_RELAXED", "CAPTURE_MODE_THREAD_LOCAL", "Capture", "CompileError",
     "Context", "CudaError", "CuabiError", "DeviceInfo", "DriverError", "Event", "GeneralError", "Graph", "GraphError",
-    "IMAGE_CUBIN", "IMAGE_FATBIN", "IMAGE_PTX", "Kernel", "LAUNCH_COOPERATIVE", "LAUNCH_PRIORITY",
-    "LAUNCH_PROGRAMMATIC_DEPENDENT", "LAUNCH_SYNCHRONIZE", "LaunchConfig", "LaunchError", "Launcher", "LoadError",
-    "Module", "ModuleInfo", "ORIGIN_COMPILED", "ORIGIN_DISK_CACHE", "ORIGIN_IMAGE", "ORIGIN_MEMORY_CACHE", "Range",
-    "RangeError", "Stream", "abi_version", "cache", "compile", "device_count", "dlpack", "from_dlpack", "load",
-    "load_image", "nvrtc_path", "nvrtc_version", "pop", "push", "range", "status_name", "version_number",
+    "IMAGE_CUBIN", "IMAGE_FATBIN", "IMAGE_PTX", "ImageVerification", "Kernel", "LAUNCH_BATCH_MAX_ITEMS",
+    "LAUNCH_COOPERATIVE", "LAUNCH_PRIORITY", "LAUNCH_PROGRAMMATIC_DEPENDENT", "LAUNCH_SYNCHRONIZE", "LaunchBatch",
+    "LaunchConfig", "LaunchError", "Launcher", "LoadError", "Module", "ModuleInfo", "ORIGIN_COMPILED",
+    "ORIGIN_DISK_CACHE", "ORIGIN_IMAGE", "ORIGIN_MEMORY_CACHE", "Range", "RangeError", "Stream", "abi_version",
+    "cache", "compile", "device_count", "dlpack", "from_dlpack", "load", "load_image", "nvrtc_path", "nvrtc_version",
+    "pop", "push", "range", "status_name", "version_number",
 ]

@@ -10,14 +10,20 @@ rather than failing the import.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any, Callable, Optional
 
 import cffi  # type: ignore[import-untyped]  # cffi ships no type hints: its objects are Any here
 
+_CDEF = (Path(__file__).with_name("_cdef.h")).read_text(encoding="utf-8")
 ffi: Any = cffi.FFI()
-ffi.cdef((Path(__file__).with_name("_cdef.h")).read_text(encoding="utf-8"))
+ffi.cdef(_CDEF)
+# The header's integer constants by name, as the generated declarations spell them (cffi in ABI
+# mode gives them only through an opened library), so the package copies none of their values.
+CONSTANTS = {name: int(value, 0) for name, value in
+             re.findall(r"^#define (CUABI_\w+) (-?(?:0x[0-9a-fA-F]+|\d+))u?$", _CDEF, re.MULTILINE)}
 
 _PACKAGE_LIBRARY = Path(__file__).with_name("lib") / "libcuabi.so.1"
 ABI_MAJOR = 1

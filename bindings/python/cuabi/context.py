@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -49,17 +50,32 @@ def device_count() -> int:
     return int(count[0])
 
 
+class ImageVerification(enum.IntEnum):
+    """Which images a context first trial-loads in cuabi's image verifier process, where a damaged
+    image that crashes or hangs the CUDA driver's loader costs CUABI_ERROR_INVALID_IMAGE instead
+    of this process (cuabi_context_options.image_verification)."""
+
+    DEFAULT = _library.CONSTANTS["CUABI_IMAGE_VERIFY_DEFAULT"]  # $CUABI_IMAGE_VERIFY, else UNTRUSTED
+    UNTRUSTED = _library.CONSTANTS["CUABI_IMAGE_VERIFY_UNTRUSTED"]  # images cuabi did not compile
+    ALL = _library.CONSTANTS["CUABI_IMAGE_VERIFY_ALL"]  # also cuabi's own compiles and cache entries
+    NONE = _library.CONSTANTS["CUABI_IMAGE_VERIFY_NONE"]  # trusts every image's source with the process
+
+
 class Context(Handle):
     """A CUDA context on one device: `with cuabi.Context() as ctx:` (device 0). Without a driver or
-    device, creating one raises DriverError whose message says what is missing and how to fix it."""
+    device, creating one raises DriverError whose message says what is missing and how to fix it.
+    An image_verification that is no ImageVerification raises GeneralError
+    CUABI_ERROR_INVALID_ARGUMENT."""
 
     __slots__ = ("device",)
     _destroy_name = "cuabi_context_destroy"
 
-    def __init__(self, device: int = 0, flags: int = 0) -> None:
+    def __init__(self, device: int = 0, flags: int = 0,
+                 image_verification: int = ImageVerification.DEFAULT) -> None:
         options = _structs.new("cuabi_context_options")
         options.device_ordinal = device
         options.flags = flags
+        options.image_verification = image_verification
         out = ffi.new("cuabi_context**")
         check(_library.F.cuabi_context_create(options, out))
         super().__init__(out[0])

@@ -3,8 +3,6 @@ said about the failure, read on the same thread right after the failing call."""
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Dict, Optional, Type
 
 from . import _library
@@ -12,9 +10,8 @@ from . import _library
 
 def _status_table() -> Dict[int, str]:
     """CUABI_SUCCESS and every CUABI_ERROR_* from the generated declarations."""
-    text = Path(__file__).with_name("_cdef.h").read_text(encoding="utf-8")
-    found = re.findall(r"^#define (CUABI_(?:SUCCESS|ERROR_[A-Z0-9_]+)) (-?\d+)$", text, re.MULTILINE)
-    return {int(value): name for name, value in found}
+    return {value: name for name, value in _library.CONSTANTS.items()
+            if name == "CUABI_SUCCESS" or name.startswith("CUABI_ERROR_")}
 
 
 STATUS_NAMES: Dict[int, str] = _status_table()
@@ -23,6 +20,7 @@ _BY_NAME = {name: value for value, name in STATUS_NAMES.items()}
 SUCCESS = _BY_NAME["CUABI_SUCCESS"]
 INVALID_ARGUMENT = _BY_NAME["CUABI_ERROR_INVALID_ARGUMENT"]
 INVALID_HANDLE = _BY_NAME["CUABI_ERROR_INVALID_HANDLE"]
+INVALID_DEVICE = _BY_NAME["CUABI_ERROR_INVALID_DEVICE"]
 UNSUPPORTED = _BY_NAME["CUABI_ERROR_UNSUPPORTED"]
 DRIVER_NOT_FOUND = _BY_NAME["CUABI_ERROR_DRIVER_NOT_FOUND"]
 NO_DEVICE = _BY_NAME["CUABI_ERROR_NO_DEVICE"]

@@ -64,6 +64,33 @@ def test_wrong_argument_size_launches_nothing(context: cuabi.Context, module: cu
     assert np.all(y.read(np.empty(N, dtype=np.float32)) == 1)
 
 
+def test_a_batch_launches_in_order_and_stops_at_a_refused_item(context: cuabi.Context, module: cuabi.Module) -> None:
+    saxpy, empty = module.kernel("saxpy"), module.kernel("empty")
+    x = context.to_device(np.arange(N, dtype=np.float32))
+    y = context.to_device(np.zeros(N, dtype=np.float32))
+    with context.stream() as stream:
+        config = cuabi.LaunchConfig(N // 256, 256, stream)
+        batch = cuabi.LaunchBatch(3)
+        batch.add(saxpy, config, 1.0, x, y, N)
+        batch.add(empty, config)  # no parameters: still the packed form
+        batch.add(saxpy, config, 2.0, x, y, N)
+        with pytest.raises(cuabi.GeneralError) as full:
+            batch.add(empty, config)
+        assert full.value.status == errors.INVALID_ARGUMENT and "Fix:" in full.value.message
+        batch.launch()
+        assert batch.submitted == 3
+        batch.clear()
+        batch.add(saxpy, config, 1.0, x, y, N)
+        batch.add(saxpy, cuabi.LaunchConfig(N // 256, (1024, 2, 1), stream), 1.0, x, y, N)
+        batch.add(saxpy, config, 1.0, x, y, N)
+        with pytest.raises(cuabi.LaunchError) as refused:
+            batch.launch()
+        assert refused.value.status == errors.LAUNCH_BLOCK
+        assert refused.value.message.startswith("cuabi_launch_batch item 1 of 3: ") and batch.submitted == 1
+        stream.synchronize()
+    assert np.array_equal(y.read(np.empty(N, dtype=np.float32)), 4 * np.arange(N, dtype=np.float32))
+
+
 def test_buffers_are_bounds_checked(context: cuabi.Context) -> None:
     buffer = context.alloc(16)
     with pytest.raises(cuabi.CudaError) as raised:

@@ -21,10 +21,11 @@ lib: *const Library,
 /// The C handle, for calls through `lib.dispatch`.
 handle: *c.cuabi_context,
 
-/// Creates a context on `options.device`. Without a driver or device this fails with
+/// Creates a context on `options.device`, verifying images as `options.image_verification` says
+/// (error.InvalidDevice for a bad ordinal). Without a driver or device this fails with
 /// `error.DriverNotFound` or `error.NoDevice` and a message that says how to fix it.
 pub fn create(lib: *const Library, options: types.ContextOptions) Error!Context {
-    const raw: c.cuabi_context_options = .{ .struct_size = @sizeOf(c.cuabi_context_options), .device_ordinal = options.device, .flags = 0, .reserved = 0, .image_verification = c.CUABI_IMAGE_VERIFY_DEFAULT };
+    const raw: c.cuabi_context_options = .{ .struct_size = @sizeOf(c.cuabi_context_options), .device_ordinal = options.device, .flags = 0, .reserved = 0, .image_verification = @intFromEnum(options.image_verification) };
     var handle: ?*c.cuabi_context = null;
     try lib.call("cuabi_context_create", .{ &raw, &handle });
     return .{ .lib = lib, .handle = handle.? };

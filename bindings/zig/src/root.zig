@@ -116,6 +116,8 @@ pub const LaunchFlags = types.LaunchFlags;
 pub const GraphFlags = types.GraphFlags;
 /// Whole-graph update flags.
 pub const GraphUpdateFlags = types.GraphUpdateFlags;
+/// Which images a context verifies before loading them (`CUABI_IMAGE_VERIFY_*`).
+pub const ImageVerification = types.ImageVerification;
 /// Options of `Library.createContext`.
 pub const ContextOptions = types.ContextOptions;
 /// Options of `Context.createStream`.

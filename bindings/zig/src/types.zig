@@ -30,7 +30,6 @@ pub const ImageVerification = enum(i32) {
     all = 2,
     /// none: trusts every image's source with the process
     none = 3,
-    _,
 };
 
 /// Stream flags (cuabi_stream_options.flags) (`CUABI_STREAM_*`).
@@ -168,10 +167,7 @@ pub const LaunchFlags = packed struct(u32) {
     /// the stream finishes; it must call cudaGridDependencySynchronize() before reading what that
     /// kernel writes
     programmatic_dependent: bool = false,
-    _reserved: u8 = 0,
-    /// Since 1.2. The most items one cuabi_launch_batch() call takes.
-    batch_max_items: bool = false,
-    _reserved1: u19 = 0,
+    _reserved: u28 = 0,
 };
 
 /// Capture modes (cuabi_graph_capture_begin): which CUDA calls that are unsafe while a stream
@@ -379,6 +375,8 @@ pub fn prefixedName(comptime prefix: []const u8, comptime field: []const u8) []c
 pub const ContextOptions = struct {
     /// CUDA device ordinal.
     device: i32 = 0,
+    /// Which images are trial-loaded in cuabi's image verifier process before the context loads them.
+    image_verification: ImageVerification = .default,
 };
 
 /// Options of `Context.createStream`.

@@ -322,6 +322,17 @@ test "without a GPU, creating a context fails with the driver's reason and a fix
     try testing.expect(try check(lib.driverVersion()) >= 12000);
 }
 
+test "every image verification policy is one the library accepts" {
+    // The library checks the policy before the ordinal and before it looks for a driver: each
+    // policy passes (a code it does not know is error.InvalidArgument), so the negative ordinal is
+    // what refuses the context, GPU or not.
+    const lib = try support.library();
+    try testing.expectEqual(cuabi.ImageVerification.default, (cuabi.ContextOptions{}).image_verification);
+    for ([_]cuabi.ImageVerification{ .default, .untrusted, .all, .none }) |policy| {
+        try support.expectFailure(lib.createContext(.{ .device = -1, .image_verification = policy }), error.InvalidDevice, "-1");
+    }
+}
+
 test "a message longer than the diagnostics keep is cut, and says so" {
     // cuabi bounds the caller text it quotes, so the long message here is the package's own: a
     // library path longer than the diagnostics keep, quoted whole in the dlopen failure.

@@ -30,7 +30,8 @@ END = "// ---- end of GENERATED ----"
 
 # Families whose values cuabi only takes, never reports: exhaustive enums, so a switch over one
 # needs no else branch. Every other enumeration is non-exhaustive.
-INPUT_ONLY = {"cuabi_tristate", "cuabi_capture_mode", "cuabi_kernel_attribute", "cuabi_cache_config"}
+INPUT_ONLY = {"cuabi_tristate", "cuabi_capture_mode", "cuabi_kernel_attribute", "cuabi_cache_config",
+              "cuabi_image_verification"}
 
 # Families that are no Zig type of this file: statuses are Zig errors (src/errors.zig).
 ELSEWHERE = {"cuabi_status"}

@@ -18,9 +18,10 @@ type goFamily struct {
 // its constants must be reached by hand-written code (tests/abi/binding_coverage.py checks).
 // cuabi_status is Status, written to zstatus.go with the error sentinels.
 var goFamilies = map[string]goFamily{
-	"cuabi_image_kind":       {"ImageKind", "Image", "ModuleInfo.ImageKind"},
-	"cuabi_module_origin":    {"ModuleOrigin", "Origin", "ModuleInfo.Origin"},
-	"cuabi_kernel_attribute": {"KernelAttribute", "Attribute", "Kernel.SetAttribute"},
+	"cuabi_image_kind":         {"ImageKind", "Image", "ModuleInfo.ImageKind"},
+	"cuabi_image_verification": {"ImageVerification", "ImageVerify", "ContextOptions.ImageVerification"},
+	"cuabi_module_origin":      {"ModuleOrigin", "Origin", "ModuleInfo.Origin"},
+	"cuabi_kernel_attribute":   {"KernelAttribute", "Attribute", "Kernel.SetAttribute"},
 	"cuabi_capture_mode": {"CaptureMode", "Capture", "Stream.Capture and Stream.BeginCapture. In Go prefer CaptureThreadLocal or " +
 		"CaptureRelaxed: finalizers run on other threads at any time, and under CaptureGlobal one that frees " +
 		"device memory during the capture invalidates it"},

@@ -176,7 +176,7 @@ pub const CUABI_LAUNCH_PRIORITY: cuabi_launch_flags = 4;
 /// must call cudaGridDependencySynchronize() before reading what that kernel writes
 pub const CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT: cuabi_launch_flags = 8;
 /// Since 1.2. The most items one cuabi_launch_batch() call takes.
-pub const CUABI_LAUNCH_BATCH_MAX_ITEMS: cuabi_launch_flags = 4096;
+pub const CUABI_LAUNCH_BATCH_MAX_ITEMS: u32 = 4096;
 /// refused on every thread of the process
 pub const CUABI_CAPTURE_MODE_GLOBAL: cuabi_capture_mode = 0;
 /// refused on the thread that began the capture

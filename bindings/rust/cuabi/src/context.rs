@@ -37,10 +37,17 @@ impl Context {
     /// A context on device `ordinal`. [`Status::InvalidDevice`](crate::Status::InvalidDevice) for a
     /// bad ordinal.
     pub fn on_device(ordinal: i32) -> Result<Context> {
-        let mut options: sys::cuabi_context_options = defaults()?;
-        options.device_ordinal = ordinal;
+        Context::with_options(&ContextOptions::new().device(ordinal))
+    }
+
+    /// A context as `options` say. [`Status::InvalidDevice`](crate::Status::InvalidDevice) for a
+    /// bad ordinal.
+    pub fn with_options(options: &ContextOptions) -> Result<Context> {
+        let mut raw_options: sys::cuabi_context_options = defaults()?;
+        raw_options.device_ordinal = options.device;
+        raw_options.image_verification = options.image_verification.code();
         let mut raw = std::ptr::null_mut();
-        call!(cuabi_context_create(&options, &mut raw))?;
+        call!(cuabi_context_create(&raw_options, &mut raw))?;
         Ok(Context { raw })
     }
 
@@ -73,6 +80,61 @@ impl Context {
     /// The C handle, for the raw API ([`raw_api`](crate::raw_api)). Owned by this value.
     pub fn as_raw(&self) -> *mut sys::cuabi_context {
         self.raw
+    }
+}
+
+/// Which images a context first trial-loads in cuabi's image verifier process, a separate process
+/// where a damaged image that crashes or hangs the CUDA driver's loader costs
+/// [`Status::InvalidImage`](crate::Status::InvalidImage) instead of this process
+/// (`docs/safety.md`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ImageVerification {
+    /// `$CUABI_IMAGE_VERIFY` (`untrusted`, `all`, `none`), else [`Untrusted`](Self::Untrusted).
+    #[default]
+    Default,
+    /// Images cuabi did not compile ([`Module::load_image`](crate::Module::load_image)).
+    Untrusted,
+    /// Also cuabi's own compiles and cache entries.
+    All,
+    /// None: every image's source is trusted with the process.
+    None,
+}
+
+impl ImageVerification {
+    fn code(self) -> i32 {
+        match self {
+            ImageVerification::Default => sys::CUABI_IMAGE_VERIFY_DEFAULT,
+            ImageVerification::Untrusted => sys::CUABI_IMAGE_VERIFY_UNTRUSTED,
+            ImageVerification::All => sys::CUABI_IMAGE_VERIFY_ALL,
+            ImageVerification::None => sys::CUABI_IMAGE_VERIFY_NONE,
+        }
+    }
+}
+
+/// How [`Context::with_options`] makes a context: by default on device 0 with
+/// [`ImageVerification::Default`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ContextOptions {
+    device: i32,
+    image_verification: ImageVerification,
+}
+
+impl ContextOptions {
+    /// Device 0, [`ImageVerification::Default`]: cuabi's defaults.
+    pub fn new() -> ContextOptions {
+        ContextOptions::default()
+    }
+
+    /// The CUDA device ordinal.
+    pub fn device(mut self, ordinal: i32) -> ContextOptions {
+        self.device = ordinal;
+        self
+    }
+
+    /// Which images the context verifies before loading them.
+    pub fn image_verification(mut self, policy: ImageVerification) -> ContextOptions {
+        self.image_verification = policy;
+        self
     }
 }
 

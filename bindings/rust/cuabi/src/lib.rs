@@ -120,7 +120,7 @@ mod stream;
 pub use batch::{launch_batch, BatchError, LaunchItem, MAX_BATCH_ITEMS};
 pub use buffer::{Buffer, DeviceCopy, DevicePtr, FillValue};
 pub use compile::CompileOptions;
-pub use context::{Context, Counters};
+pub use context::{Context, ContextOptions, Counters, ImageVerification};
 pub use device::{device_attribute, device_count, device_info, DeviceAttribute, DeviceInfo};
 pub use error::{status_name, Error, Result, Status};
 pub use event::{Event, EventOptions};

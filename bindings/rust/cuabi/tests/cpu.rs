@@ -2,7 +2,9 @@
 //! ranges, NVRTC facts, argument packing and launch configs, and the GPU calls failing with the
 //! driver's reason.
 
-use cuabi::{CompileOptions, ImageKind, Module, Origin, PackedArgs, Param, Status};
+use cuabi::{
+    CompileOptions, Context, ContextOptions, ImageKind, ImageVerification, Module, Origin, PackedArgs, Param, Status,
+};
 
 mod sources;
 
@@ -126,6 +128,21 @@ fn bad_option_is_an_invalid_argument_from_cuabi() {
     let error = Module::compile_offline(SOURCE, &CompileOptions::new()).unwrap_err();
     assert_eq!(error.status(), Status::InvalidArgument, "offline compiles need a target: {error}");
     assert!(error.message().contains("Fix:"), "{error}");
+}
+
+/// The library checks the policy before the ordinal and before it looks for a driver: each policy
+/// passes (a code the library does not know would be InvalidArgument), so the negative ordinal
+/// is what refuses the context, GPU or not.
+#[test]
+fn every_image_verification_policy_is_one_the_library_accepts() {
+    assert_eq!(ContextOptions::new(), ContextOptions::new().image_verification(ImageVerification::Default));
+    for policy in
+        [ImageVerification::Default, ImageVerification::Untrusted, ImageVerification::All, ImageVerification::None]
+    {
+        let error = Context::with_options(&ContextOptions::new().device(-1).image_verification(policy)).unwrap_err();
+        assert_eq!(error.status(), Status::InvalidDevice, "{policy:?}: {error}");
+        assert!(error.message().contains("Fix:"), "{error}");
+    }
 }
 
 #[test]
