@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "cache/little_endian.hpp"
 #include "core/error.hpp"
 
 #define XXH_INLINE_ALL
@@ -10,23 +11,6 @@
 namespace cuabi {
 namespace cache {
 namespace {
-
-void put_u32(uint8_t* at, uint32_t value) {
-    for (int i = 0; i < 4; ++i) at[i] = static_cast<uint8_t>(value >> (8 * i));
-}
-void put_u64(uint8_t* at, uint64_t value) {
-    for (int i = 0; i < 8; ++i) at[i] = static_cast<uint8_t>(value >> (8 * i));
-}
-uint32_t get_u32(const uint8_t* at) {
-    uint32_t value = 0;
-    for (int i = 0; i < 4; ++i) value |= uint32_t(at[i]) << (8 * i);
-    return value;
-}
-uint64_t get_u64(const uint8_t* at) {
-    uint64_t value = 0;
-    for (int i = 0; i < 8; ++i) value |= uint64_t(at[i]) << (8 * i);
-    return value;
-}
 
 constexpr size_t kChecksumOffset = 96;
 constexpr uint64_t kMaxTargetSize = 31;
@@ -138,7 +122,7 @@ std::vector<uint8_t> encode_entry(const Key& key, const CachedImage& image) {
     uint8_t* h = entry.data();
     std::memcpy(h, kEntryMagic, sizeof kEntryMagic);
     put_u32(h + 8, static_cast<uint32_t>(kFormatVersion));
-    put_u32(h + 12, 0);
+    put_u32(h + 12, image.untrusted ? kEntryFlagUntrusted : 0);
     put_u32(h + 16, image.image_kind);
     put_u32(h + 20, static_cast<uint32_t>(image.lowered_names.size()));
     put_u64(h + 24, image.image.size());
@@ -211,8 +195,9 @@ bool decode_entry(const Key& key, const uint8_t* data, size_t size, CachedImage*
     }
     // Checked after the checksum: an intact entry under the wrong name was moved or collided.
     bool nvrtc_matches = key.nvrtc == kAnyNvrtc || h.key_nvrtc == key.nvrtc;
-    if (h.flags != 0 || h.key_high != key.high || h.key_low != key.low || !nvrtc_matches) {
-        *why = h.flags != 0 ? format("unknown flags 0x%x", h.flags) : "entry belongs to another key";
+    uint32_t unknown_flags = h.flags & ~kEntryFlagUntrusted;
+    if (unknown_flags != 0 || h.key_high != key.high || h.key_low != key.low || !nvrtc_matches) {
+        *why = unknown_flags != 0 ? format("unknown flags 0x%x", h.flags) : "entry belongs to another key";
         return false;
     }
     const uint8_t* at = data + kEntryHeaderSize;
@@ -229,6 +214,7 @@ bool decode_entry(const Key& key, const uint8_t* data, size_t size, CachedImage*
     out->target.assign(reinterpret_cast<const char*>(target), h.target_size);
     out->image_kind = h.image_kind;
     out->nvrtc_version = h.nvrtc_version;
+    out->untrusted = (h.flags & kEntryFlagUntrusted) != 0;
     return true;
 }
 

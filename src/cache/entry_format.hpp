@@ -4,7 +4,7 @@
 //   header (104 bytes, little-endian):
 //     0  u8[8]  magic "CUABIKC\n"
 //     8  u32    format version (kFormatVersion)
-//    12  u32    flags (0; an entry with unknown flags is rejected)
+//    12  u32    flags (kEntryFlagUntrusted or 0; an entry with unknown flags is rejected)
 //    16  u32    image kind (CUABI_IMAGE_*: 1, 2 or 3)
 //    20  u32    lowered-name count
 //    24  u64    image size (> 0)
@@ -40,6 +40,8 @@ namespace cache {
 
 constexpr size_t kEntryHeaderSize = 104;
 constexpr char kEntryMagic[8] = {'C', 'U', 'A', 'B', 'I', 'K', 'C', '\n'};
+// The entry came from a read-only layer, a bundle or a remote (CachedImage::untrusted).
+constexpr uint32_t kEntryFlagUntrusted = 0x1;
 
 std::vector<uint8_t> encode_entry(const Key& key, const CachedImage& image);
 
