@@ -1368,7 +1368,8 @@ CUABI_API cuabi_status cuabi_graph_cache_get_stats(cuabi_graph_cache_stats* out_
  * entry file is removed, never read. The cache never fails a compile: when its directory is
  * refused, read-only or full, or its lock stays taken past a deadline, it works from memory and
  * says why in cuabi_cache_get_degradation_reason(). CUABI_CACHE_DISABLE=1 keeps it in memory on
- * purpose. All functions here are thread-safe and may run while other threads and processes
+ * purpose. Since 1.2, read-only layers (CUABI_CACHE_READONLY_DIRS, cuabi_cache_add_readonly_layer)
+ * are searched after the disk; their entries are untrusted (cache.md, "Fleet"). All functions here are thread-safe and may run while other threads and processes
  * compile; those that change the directory take its lock.
  * ========================================================================================== */
 

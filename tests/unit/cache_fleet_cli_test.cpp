@@ -127,4 +127,29 @@ TEST_F(CacheFleetCli, DamagedBundleIsRefusedEntryByEntry) {
     EXPECT_NE(imported.output.find("Fix: "), std::string::npos) << imported.output;
 }
 
+// On a GPU: an entry served by a read-only layer goes to the image verifier before the driver
+// loads it (here a verifier that cannot start: CUABI_ERROR_UNSUPPORTED), while the same entry
+// compiled into the node's own cache loads without one. Skipped without a device.
+TEST_F(CacheFleetCli, ReadOnlyEntryIsVerifiedBeforeLoadingOnAGpu) {
+    auto on_gpu = [](const std::string& args, std::vector<std::pair<std::string, std::string>> environment) {
+        environment.push_back({"CUABI_IMAGE_VERIFIER", "/nonexistent/cuabi-image-verifier"});
+        return test_support::run_child({"/bin/sh", "-c", cli_path() + " " + args + " 2>&1"}, environment);
+    };
+    test_support::ChildResult own = on_gpu("compile " + path("k.cu"), {{"CUABI_CACHE_DIR", path("gpu-own")}});
+    if (own.output.find("no device to compile for") != std::string::npos)
+        GTEST_SKIP() << "no CUDA device: " << own.output;
+    ASSERT_EQ(own.exit_status, 0) << "cuabi's own compile needs no verifier: " << own.output;
+    ASSERT_EQ(run("cache export " + path("gpu.bundle"), {{"CUABI_CACHE_DIR", path("gpu-own")}}).exit_status, 0);
+    std::vector<std::pair<std::string, std::string>> node = {{"CUABI_CACHE_DIR", path("gpu-node")},
+                                                             {"CUABI_CACHE_READONLY_DIRS", path("gpu.bundle")},
+                                                             {"CUABI_NVRTC_PATH", "/nonexistent/libnvrtc.so.13"}};
+    test_support::ChildResult refused = on_gpu("compile " + path("k.cu"), node);
+    EXPECT_EQ(refused.exit_status, 1) << refused.output;
+    EXPECT_NE(refused.output.find("CUABI_ERROR_UNSUPPORTED"), std::string::npos) << refused.output;
+    node.push_back({"CUABI_IMAGE_VERIFY", "none"});
+    test_support::ChildResult trusted = on_gpu("compile " + path("k.cu"), node);
+    EXPECT_EQ(trusted.exit_status, 0) << trusted.output;
+    EXPECT_NE(trusted.output.find("from a read-only cache layer"), std::string::npos) << trusted.output;
+}
+
 }  // namespace
