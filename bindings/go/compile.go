@@ -291,6 +291,8 @@ const (
 	OriginMemoryCache ModuleOrigin = C.CUABI_MODULE_ORIGIN_MEMORY_CACHE // the in-process cache
 	OriginDiskCache   ModuleOrigin = C.CUABI_MODULE_ORIGIN_DISK_CACHE   // the on-disk cache
 	OriginImage       ModuleOrigin = C.CUABI_MODULE_ORIGIN_IMAGE        // Context.LoadImage
+	// OriginReadOnlyCache is a read-only cache layer or bundle (since 1.2).
+	OriginReadOnlyCache ModuleOrigin = C.CUABI_MODULE_ORIGIN_READONLY_CACHE
 )
 
 // ModuleInfo describes a module (cuabi_module_info).

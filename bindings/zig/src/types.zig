@@ -29,6 +29,8 @@ pub const ModuleOrigin = enum(i32) {
     memory_cache = 1,
     disk_cache = 2,
     image = 3,
+    /// A read-only cache layer or bundle (since 1.2).
+    readonly_cache = 4,
     _,
 };
 
@@ -529,6 +531,27 @@ pub const CacheStats = struct {
     pub fn nvrtcState(self: CacheStats) NvrtcState {
         return @fromBackingInt(self.raw.nvrtc_state);
     }
+
+    /// The read-only tier (since 1.2; zero from an older library, whose struct is shorter): layers
+    /// open, lookups they served and missed, entries refused there, hits copied to disk.
+    pub fn readOnly(self: CacheStats) ReadOnlyTier {
+        return .{
+            .layers = self.raw.readonly_layers,
+            .hits = self.raw.readonly_hits,
+            .misses = self.raw.readonly_misses,
+            .refused = self.raw.readonly_refused,
+            .copies = self.raw.readonly_copies,
+        };
+    }
+};
+
+/// The read-only tier's counts (`CacheStats.readOnly`).
+pub const ReadOnlyTier = struct {
+    layers: u64,
+    hits: u64,
+    misses: u64,
+    refused: u64,
+    copies: u64,
 };
 
 /// The CUDA driver's JIT cache settings in effect in this process.

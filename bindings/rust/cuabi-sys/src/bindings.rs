@@ -42,6 +42,10 @@ pub const CUABI_ERROR_CAPTURE: i32 = 80;
 pub const CUABI_ERROR_GRAPH_NODE: i32 = 81;
 pub const CUABI_ERROR_GRAPH_UPDATE: i32 = 82;
 pub const CUABI_ERROR_RANGE: i32 = 100;
+pub const CUABI_IMAGE_VERIFY_DEFAULT: i32 = 0;
+pub const CUABI_IMAGE_VERIFY_UNTRUSTED: i32 = 1;
+pub const CUABI_IMAGE_VERIFY_ALL: i32 = 2;
+pub const CUABI_IMAGE_VERIFY_NONE: i32 = 3;
 pub const CUABI_IMAGE_PTX: i32 = 1;
 pub const CUABI_IMAGE_CUBIN: i32 = 2;
 pub const CUABI_IMAGE_FATBIN: i32 = 3;
@@ -52,6 +56,7 @@ pub const CUABI_MODULE_ORIGIN_COMPILED: i32 = 0;
 pub const CUABI_MODULE_ORIGIN_MEMORY_CACHE: i32 = 1;
 pub const CUABI_MODULE_ORIGIN_DISK_CACHE: i32 = 2;
 pub const CUABI_MODULE_ORIGIN_IMAGE: i32 = 3;
+pub const CUABI_MODULE_ORIGIN_READONLY_CACHE: i32 = 4;
 pub const CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT: i32 = 1;
 pub const CUABI_KERNEL_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE: i32 = 2;
 pub const CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG: i32 = 3;
@@ -702,12 +707,13 @@ pub struct cuabi_context_options {
     pub device_ordinal: i32,
     pub flags: u32,
     pub reserved: u32,
+    pub image_verification: i32,
 }
 #[test]
 fn bindgen_test_layout_cuabi_context_options() {
     assert_eq!(
         ::std::mem::size_of::<cuabi_context_options>(),
-        16usize,
+        20usize,
         concat!("Size of: ", stringify!(cuabi_context_options))
     );
     assert_eq!(
@@ -783,6 +789,23 @@ fn bindgen_test_layout_cuabi_context_options() {
         );
     }
     test_field_reserved();
+    fn test_field_image_verification() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_context_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).image_verification) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_context_options),
+                "::",
+                stringify!(image_verification)
+            )
+        );
+    }
+    test_field_image_verification();
 }
 #[repr(C)]
 pub struct cuabi_counters {
@@ -3246,12 +3269,17 @@ pub struct cuabi_cache_stats {
     pub disk_temp_files_removed: u64,
     pub compiles: u64,
     pub compiles_joined: u64,
+    pub readonly_layers: u64,
+    pub readonly_hits: u64,
+    pub readonly_misses: u64,
+    pub readonly_refused: u64,
+    pub readonly_copies: u64,
 }
 #[test]
 fn bindgen_test_layout_cuabi_cache_stats() {
     assert_eq!(
         ::std::mem::size_of::<cuabi_cache_stats>(),
-        168usize,
+        208usize,
         concat!("Size of: ", stringify!(cuabi_cache_stats))
     );
     assert_eq!(
@@ -3650,6 +3678,91 @@ fn bindgen_test_layout_cuabi_cache_stats() {
         );
     }
     test_field_compiles_joined();
+    fn test_field_readonly_layers() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).readonly_layers) as usize - ptr as usize
+            },
+            168usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(readonly_layers)
+            )
+        );
+    }
+    test_field_readonly_layers();
+    fn test_field_readonly_hits() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).readonly_hits) as usize - ptr as usize
+            },
+            176usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(readonly_hits)
+            )
+        );
+    }
+    test_field_readonly_hits();
+    fn test_field_readonly_misses() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).readonly_misses) as usize - ptr as usize
+            },
+            184usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(readonly_misses)
+            )
+        );
+    }
+    test_field_readonly_misses();
+    fn test_field_readonly_refused() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).readonly_refused) as usize - ptr as usize
+            },
+            192usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(readonly_refused)
+            )
+        );
+    }
+    test_field_readonly_refused();
+    fn test_field_readonly_copies() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).readonly_copies) as usize - ptr as usize
+            },
+            200usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(readonly_copies)
+            )
+        );
+    }
+    test_field_readonly_copies();
 }
 #[repr(C)]
 pub struct cuabi_driver_jit_cache_info {
@@ -4411,6 +4524,24 @@ pub type PFN_cuabi_cache_verify = ::std::option::Option<
     unsafe extern "C" fn(
         out_checked_entries: *mut u64,
         out_removed_entries: *mut u64,
+    ) -> cuabi_status,
+>;
+pub type PFN_cuabi_cache_add_readonly_layer = ::std::option::Option<
+    unsafe extern "C" fn(path: *const ::std::os::raw::c_char) -> cuabi_status,
+>;
+pub type PFN_cuabi_cache_export = ::std::option::Option<
+    unsafe extern "C" fn(
+        path: *const ::std::os::raw::c_char,
+        match_: *const ::std::os::raw::c_char,
+        out_entries: *mut u64,
+        out_bytes: *mut u64,
+    ) -> cuabi_status,
+>;
+pub type PFN_cuabi_cache_import = ::std::option::Option<
+    unsafe extern "C" fn(
+        path: *const ::std::os::raw::c_char,
+        out_imported: *mut u64,
+        out_refused: *mut u64,
     ) -> cuabi_status,
 >;
 pub type PFN_cuabi_cache_configure_driver_jit =
