@@ -8,21 +8,15 @@
 #include "cache/little_endian.hpp"
 #include "core/error.hpp"
 
-#define XXH_INLINE_ALL
-#include "xxhash.h"
-
 namespace cuabi {
 namespace cache {
 namespace {
 
 constexpr size_t kIndexChecksumOffset = 48;
 
+// Skips the checksum and the reserved field after it (bytes 48..63): [0, 48) and the index.
 uint64_t index_checksum(const uint8_t* head, uint64_t index_end) {
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, head, kIndexChecksumOffset);
-    XXH3_64bits_update(&state, head + kBundleHeaderSize, index_end - kBundleHeaderSize);
-    return XXH3_64bits_digest(&state);
+    return checksum_around(head, kIndexChecksumOffset, kBundleHeaderSize, index_end);
 }
 
 bool key_less(const Key& a, const Key& b) {

@@ -18,11 +18,7 @@ constexpr uint32_t kElfMagic = 0x464c457fu;     // "\x7fELF"
 constexpr uint32_t kFatbinMagic = 0xBA55ED50u;  // nvcc -fatbin
 
 uint64_t checksum(const uint8_t* entry, uint64_t total) {
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, entry, kChecksumOffset);
-    XXH3_64bits_update(&state, entry + kEntryHeaderSize, total - kEntryHeaderSize);
-    return XXH3_64bits_digest(&state);
+    return checksum_around(entry, kChecksumOffset, kEntryHeaderSize, total);
 }
 
 // Header fields, as decoded before anything is trusted.
@@ -112,6 +108,14 @@ bool decode_names(const uint8_t* at, uint64_t size, uint32_t count, CachedImage*
 }
 
 }  // namespace
+
+uint64_t checksum_around(const uint8_t* data, size_t field, size_t resume, uint64_t end) {
+    XXH3_state_t state;
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, data, field);
+    XXH3_64bits_update(&state, data + resume, end - resume);
+    return XXH3_64bits_digest(&state);
+}
 
 std::vector<uint8_t> encode_entry(const Key& key, const CachedImage& image) {
     uint64_t names_size = 0;

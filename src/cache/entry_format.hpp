@@ -45,6 +45,10 @@ constexpr uint32_t kEntryFlagUntrusted = 0x1;
 
 std::vector<uint8_t> encode_entry(const Key& key, const CachedImage& image);
 
+// XXH3-64 of data[0, field) and data[resume, end): a checksum over a header that holds it, the
+// checksum field [field, resume) left out (entries here, bundle indexes in bundle_format.hpp).
+uint64_t checksum_around(const uint8_t* data, size_t field, size_t resume, uint64_t end);
+
 // True when `data` is a complete, intact entry for `key` (key.nvrtc == kAnyNvrtc accepts an
 // entry of any NVRTC); fills *out. Otherwise false and *why says what is wrong ("truncated: 100
 // of 4176 bytes", "checksum mismatch", ...).

@@ -117,6 +117,7 @@ TEST_F(ImageVerifier, VerdictFromAnUntrustedEntryIsNotBelieved) {
     EXPECT_EQ(verify_image(device(0), content, planted, "an untrusted cache entry (test)"), CUABI_ERROR_INVALID_IMAGE);
 
     behave("accept");
+    stop_image_verifier();  // the next image starts one that accepts
     cache::CachedImage fetched = image_of("untrusted image, verified here");
     fetched.untrusted = true;
     const uint64_t before = image_trial_loads();
