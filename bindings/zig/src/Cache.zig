@@ -85,7 +85,7 @@ pub const Transfer = struct {
 /// target ("sm_90") or key (32 hex digits) matches the shell pattern.
 pub fn exportBundle(self: Cache, path: [:0]const u8, match: ?[:0]const u8) Error!Transfer {
     var out: Transfer = .{};
-    const pattern: ?[*:0]const u8 = if (match) |text| text.ptr else null;
+    const pattern: ?[*:0]const u8 = if (match) |pattern_text| pattern_text.ptr else null;
     try self.lib.call("cuabi_cache_export", .{ path.ptr, pattern, &out.entries, &out.bytes });
     return out;
 }

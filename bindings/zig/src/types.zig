@@ -124,8 +124,19 @@ pub const CachePreference = enum(i32) {
     equal = 3,
 };
 
+/// Which images are trial-loaded in the image verifier first (`CUABI_IMAGE_VERIFY_*`, since 1.2;
+/// `cuabi_context_options.image_verification`).
+pub const ImageVerification = enum(i32) {
+    /// The header prefix of the values (a test compares the fields with the header).
+    pub const header_prefix = "CUABI_IMAGE_VERIFY_";
+    default = 0,
+    untrusted = 1,
+    all = 2,
+    none = 3,
+};
+
 /// Every enumeration above, for the tests that compare them with the header.
-pub const enumerations = .{ ImageKind, ModuleOrigin, Tristate, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource, KernelAttribute, CachePreference };
+pub const enumerations = .{ ImageKind, ModuleOrigin, Tristate, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource, KernelAttribute, CachePreference, ImageVerification };
 
 /// One attribute `Kernel.setAttribute` sets, with its value: `.{ .cache_config = .shared }`.
 pub const KernelAttributeValue = union(KernelAttribute) {
