@@ -477,10 +477,10 @@ void readonly_hits(const Options& options, bench::Report& report) {
     const std::string no_nvrtc = "CUABI_NVRTC_PATH=/nonexistent/libnvrtc.so ";
     const std::string on_node = no_nvrtc + "CUABI_CACHE_DIR='" + node + "' CUABI_CACHE_READONLY_DIRS='";
     for (int child = 0; child < options.children; ++child) {
-        report.values("read-only hit, fresh proc", "disk -> image, no NVRTC").push_back(child_sample(options, "offline", no_nvrtc));
-        report.values("read-only hit, fresh proc", "directory layer -> image")
+        report.values("read-only, fresh proc", "disk -> image, no NVRTC").push_back(child_sample(options, "offline", no_nvrtc));
+        report.values("read-only, fresh proc", "directory layer -> image")
             .push_back(child_sample(options, "offline-readonly", on_node + cache + "' "));
-        report.values("read-only hit, fresh proc", "bundle layer -> image")
+        report.values("read-only, fresh proc", "bundle layer -> image")
             .push_back(child_sample(options, "offline-readonly", on_node + bundle + "' "));
     }
 }
