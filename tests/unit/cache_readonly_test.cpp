@@ -384,4 +384,18 @@ TEST_F(CacheReadOnly, DirectorySwappedAtTheLayerPathIsNeverSeen) {
     EXPECT_EQ(cache.lookup(make_key(2), nullptr, &where), nullptr);
 }
 
+TEST(CacheReadOnlyEnvironment, LayerListSkipsEmptyPartsAndCopyTakesOnlyZeroOrOne) {
+    setenv("CUABI_CACHE_READONLY_DIRS", "::/opt/a::/opt/b.bundle:", 1);
+    setenv("CUABI_CACHE_READONLY_COPY", "yes", 1);
+    Config config = Config::from_environment();
+    EXPECT_EQ(config.readonly_layers, (std::vector<std::string>{"/opt/a", "/opt/b.bundle"}));
+    EXPECT_FALSE(config.readonly_copy);
+    EXPECT_NE(config.warnings.find("CUABI_CACHE_READONLY_COPY='yes'"), std::string::npos) << config.warnings;
+    setenv("CUABI_CACHE_READONLY_COPY", "1", 1);
+    EXPECT_TRUE(Config::from_environment().readonly_copy);
+    unsetenv("CUABI_CACHE_READONLY_DIRS");
+    unsetenv("CUABI_CACHE_READONLY_COPY");
+    EXPECT_TRUE(Config::from_environment().readonly_layers.empty());
+}
+
 }  // namespace
