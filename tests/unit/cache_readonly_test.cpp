@@ -384,6 +384,47 @@ TEST_F(CacheReadOnly, DirectorySwappedAtTheLayerPathIsNeverSeen) {
     EXPECT_EQ(cache.lookup(make_key(2), nullptr, &where), nullptr);
 }
 
+// A bundle whose index files an intact entry under another key (a forged or mixed-up bundle): the
+// entry is refused, as an entry of another key on disk is.
+TEST_F(CacheReadOnly, BundleEntryFiledUnderAnotherKeyIsRefused) {
+    std::vector<BundleEntry> entries;
+    entries.push_back(BundleEntry{make_key(2), encode_entry(make_key(1), *make_image(1))});
+    entries.push_back(BundleEntry{make_key(3), encode_entry(make_key(3), *make_image(3))});
+    std::vector<uint8_t> head = encode_bundle_head(&entries);
+    std::string bundle = dir_ / "forged.bundle";
+    {
+        std::ofstream out(bundle, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(head.data()), std::streamsize(head.size()));
+        for (const BundleEntry& entry : entries)
+            out.write(reinterpret_cast<const char*>(entry.bytes.data()), std::streamsize(entry.bytes.size()));
+    }
+    KernelCache cache(config_with({bundle}));
+    Layer where = Layer::None;
+    EXPECT_EQ(cache.lookup(make_key(2), nullptr, &where), nullptr);
+    EXPECT_NE(cache.lookup(make_key(3), nullptr, &where), nullptr);
+    EXPECT_EQ(cache.stats().readonly_refused, 1u);
+    EXPECT_NE(cache.degradation_reason().find("another key"), std::string::npos) << cache.degradation_reason();
+}
+
+// A bundle cut short while a process uses it: its entries past the end are refused, never a crash
+// (it is read with pread, not mapped, so a shrunk file cannot raise SIGBUS).
+TEST_F(CacheReadOnly, BundleTruncatedWhileInUseRefusesWhatIsGone) {
+    std::string source = fill_directory("source", 1, 3);
+    std::string bundle = dir_ / "shrinking.bundle";
+    export_from(source, bundle, nullptr, 3);
+    KernelCache cache(config_with({bundle}));
+    ASSERT_EQ(cache.stats().readonly_layers, 1u);
+    ASSERT_EQ(truncate(bundle.c_str(), off_t(kBundleHeaderSize + 3 * kBundleIndexRecordSize + 10)), 0);
+    int served = 0;
+    for (uint64_t i = 1; i <= 3; ++i) {
+        Layer where = Layer::None;
+        served += cache.lookup(make_key(i), nullptr, &where) != nullptr;
+    }
+    EXPECT_EQ(served, 0);
+    EXPECT_EQ(cache.stats().readonly_refused, 3u);
+    EXPECT_NE(cache.degradation_reason().find("could not be read whole"), std::string::npos) << cache.degradation_reason();
+}
+
 TEST(CacheReadOnlyEnvironment, LayerListSkipsEmptyPartsAndCopyTakesOnlyZeroOrOne) {
     setenv("CUABI_CACHE_READONLY_DIRS", "::/opt/a::/opt/b.bundle:", 1);
     setenv("CUABI_CACHE_READONLY_COPY", "yes", 1);
