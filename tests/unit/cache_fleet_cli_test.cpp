@@ -101,6 +101,19 @@ TEST_F(CacheFleetCli, BundleServesANodeWithoutNvrtcAndCopiesWhenAsked) {
     EXPECT_NE(stats.output.find("tier read-only   1 layers"), std::string::npos) << stats.output;
 }
 
+TEST_F(CacheFleetCli, InfoShowsTheTiersInLookupOrder) {
+    ASSERT_EQ(exported_.exit_status, 0) << exported_.output;
+    std::vector<std::pair<std::string, std::string>> layer = {{"CUABI_CACHE_DIR", path("node-info")},
+                                                              {"CUABI_CACHE_READONLY_DIRS", path("fleet.bundle")}};
+    test_support::ChildResult text = run("info", layer);
+    EXPECT_NE(text.output.find("tiers              memory, disk (read-write), 1 read-only layers, NVRTC"),
+              std::string::npos)
+        << text.output;
+    test_support::ChildResult json = run("info --json", layer);
+    EXPECT_NE(json.output.find("\"tiers\":{\"disk\":\"read-write\",\"readonly_layers\":1}"), std::string::npos)
+        << json.output;
+}
+
 TEST_F(CacheFleetCli, ImportedBundleServesANodeFromItsOwnDisk) {
     ASSERT_EQ(exported_.exit_status, 0) << exported_.output;
     test_support::ChildResult imported = on_node("node-import", "cache import " + path("fleet.bundle"));
