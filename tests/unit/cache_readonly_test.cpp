@@ -25,6 +25,7 @@
 #include "cache_support/process.hpp"
 #include "cache_support/test_images.hpp"
 #include "core/error.hpp"
+#include "cuabi/cuabi.h"
 
 using namespace cuabi::cache;
 using cache_test::make_image;
@@ -423,6 +424,19 @@ TEST_F(CacheReadOnly, BundleTruncatedWhileInUseRefusesWhatIsGone) {
     EXPECT_EQ(served, 0);
     EXPECT_EQ(cache.stats().readonly_refused, 3u);
     EXPECT_NE(cache.degradation_reason().find("could not be read whole"), std::string::npos) << cache.degradation_reason();
+}
+
+TEST(CacheReadOnlyApi, NullAndRelativePathsAreRefusedNamingTheArgument) {
+    EXPECT_EQ(cuabi_cache_add_readonly_layer(nullptr), CUABI_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(cuabi_last_error_message()).find("path"), std::string::npos);
+    EXPECT_EQ(cuabi_cache_export(nullptr, nullptr, nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cuabi_cache_import(nullptr, nullptr, nullptr), CUABI_ERROR_INVALID_ARGUMENT);
+    EXPECT_EQ(cuabi_cache_add_readonly_layer("relative/layer"), CUABI_ERROR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(cuabi_last_error_message()).find("Fix: "), std::string::npos);
+    uint64_t imported = 7, refused = 7;
+    EXPECT_EQ(cuabi_cache_import("/nonexistent/cuabi.bundle", &imported, &refused), CUABI_ERROR_CACHE_IO);
+    EXPECT_EQ(imported, 0u);
+    EXPECT_EQ(refused, 0u);
 }
 
 TEST(CacheReadOnlyEnvironment, LayerListSkipsEmptyPartsAndCopyTakesOnlyZeroOrOne) {
