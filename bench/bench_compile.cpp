@@ -31,6 +31,10 @@
 //   kernel by name expression; context creation starts cuabi's background search for NVRTC, the
 //   toolkit headers and the cache directory, as in any program); each also with CUABI_NVRTC_PATH
 //   pointing nowhere ("no NVRTC").
+// - Read-only layer hit in a fresh process: the same child (offline, no NVRTC) with an empty cache
+//   directory of its own and the filled one as CUABI_CACHE_READONLY_DIRS -- once as a directory
+//   layer, once as a bundle the parent exported from it -- back to back with a disk-hit child, the
+//   baseline of the paired ratio. The child checks that the read-only layer served it.
 // Without a GPU the context rows are skipped, and the bench says so.
 #include <pthread.h>
 #include <sys/wait.h>
@@ -230,8 +234,9 @@ cuabi_cache_stats cache_stats() {
 
 // ---- the children: one fresh-process sample each ----------------------------------------------
 
-// The first compile call of a process that hits the disk: nothing warm before it.
-int child_disk_hit(const Options& options, bool in_context) {
+// The first compile call of a process that hits the disk (or, with `expected` READONLY_CACHE, a
+// read-only layer): nothing warm before it.
+int child_disk_hit(const Options& options, bool in_context, uint32_t expected = CUABI_MODULE_ORIGIN_DISK_CACHE) {
     const std::string source = kernel_source();
     cuabi_context* context = nullptr;
     if (in_context) bench::check(cuabi_context_create(nullptr, &context), "cuabi_context_create");  // excluded
@@ -252,9 +257,9 @@ int child_disk_hit(const Options& options, bool in_context) {
     }
     double ns = bench::nanoseconds(bench::Clock::now() - start);
     cuabi_cache_stats stats = cache_stats();
-    if (origin(module) != CUABI_MODULE_ORIGIN_DISK_CACHE || stats.compiles != 0 || nvrtc_in_this_process() ||
+    if (origin(module) != expected || stats.compiles != 0 || nvrtc_in_this_process() ||
         stats.nvrtc_state == CUABI_NVRTC_STATE_LOADED) {
-        std::fprintf(stderr, "child: not a pure disk hit (origin %u, %llu compiles, NVRTC state %d, mapped %d)\n",
+        std::fprintf(stderr, "child: not a pure cache hit (origin %u, %llu compiles, NVRTC state %d, mapped %d)\n",
                      origin(module), (unsigned long long)stats.compiles, stats.nvrtc_state, nvrtc_in_this_process());
         return 1;
     }
@@ -290,6 +295,7 @@ int run_child(const Options& options) {
     std::string mode = options.child;
     if (mode == "offline") return child_disk_hit(options, false);
     if (mode == "context") return child_disk_hit(options, true);
+    if (mode == "offline-readonly") return child_disk_hit(options, false, CUABI_MODULE_ORIGIN_READONLY_CACHE);
     if (mode == "first-in-process") return child_first_compile(options, CUABI_COMPILE_IN_PROCESS);
     if (mode == "first-worker") return child_first_compile(options, CUABI_COMPILE_ISOLATED);
     std::fprintf(stderr, "unknown child mode '%s'\n", mode.c_str());
@@ -463,6 +469,22 @@ void disk_hits(const Options& options, cuabi_context* context, bench::Report& re
     }
 }
 
+// A read-only layer (the filled cache directory, or a bundle of it) against the disk it came from.
+void readonly_hits(const Options& options, bench::Report& report) {
+    const std::string cache = std::getenv("CUABI_CACHE_DIR");
+    const std::string bundle = cache + ".bundle", node = cache + ".node";
+    bench::check(cuabi_cache_export(bundle.c_str(), nullptr, nullptr, nullptr), "cuabi_cache_export");
+    const std::string no_nvrtc = "CUABI_NVRTC_PATH=/nonexistent/libnvrtc.so ";
+    const std::string on_node = no_nvrtc + "CUABI_CACHE_DIR='" + node + "' CUABI_CACHE_READONLY_DIRS='";
+    for (int child = 0; child < options.children; ++child) {
+        report.values("read-only, fresh proc", "disk -> image, no NVRTC").push_back(child_sample(options, "offline", no_nvrtc));
+        report.values("read-only, fresh proc", "directory layer -> image")
+            .push_back(child_sample(options, "offline-readonly", on_node + cache + "' "));
+        report.values("read-only, fresh proc", "bundle layer -> image")
+            .push_back(child_sample(options, "offline-readonly", on_node + bundle + "' "));
+    }
+}
+
 int run_parent(const Options& options) {
     bench::Report report("bench_compile", bench::Pairing::by_repetition);
     report.note("source_bytes", std::to_string(kernel_source().size()));
@@ -480,6 +502,7 @@ int run_parent(const Options& options) {
     cold_compiles(resolved, target, no_cache, context, report);
     memory_hits(resolved, target, context, report);
     disk_hits(resolved, context, report);  // the entries memory_hits() stored
+    readonly_hits(resolved, report);
     cuabi_context_destroy(context);
 
     report.print();

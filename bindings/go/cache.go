@@ -1,5 +1,6 @@
 package cuabi
 
+// #include <stdlib.h>
 // #include "zcalls.h"
 import "C"
 
@@ -36,6 +37,13 @@ type CacheStats struct {
 	DiskTempFilesRemoved uint64
 	Compiles             uint64 // NVRTC runs of this process
 	CompilesJoined       uint64 // requests served by an identical compile already running
+	// The read-only tier (since 1.2; zero from an older library): layers open, lookups they
+	// served and missed, entries refused there, hits copied to disk.
+	ReadOnlyLayers  uint64
+	ReadOnlyHits    uint64
+	ReadOnlyMisses  uint64
+	ReadOnlyRefused uint64
+	ReadOnlyCopies  uint64
 }
 
 // ReadCacheStats reads the kernel cache's statistics (it lists the cache directory).
@@ -57,7 +65,56 @@ func ReadCacheStats() (CacheStats, error) {
 		DiskEvictions: uint64(s.disk_evictions), DiskLockTimeouts: uint64(s.disk_lock_timeouts),
 		DiskTempFilesRemoved: uint64(s.disk_temp_files_removed), Compiles: uint64(s.compiles),
 		CompilesJoined: uint64(s.compiles_joined),
+		ReadOnlyLayers: uint64(s.readonly_layers), ReadOnlyHits: uint64(s.readonly_hits),
+		ReadOnlyMisses: uint64(s.readonly_misses), ReadOnlyRefused: uint64(s.readonly_refused),
+		ReadOnlyCopies: uint64(s.readonly_copies),
 	}, nil
+}
+
+// AddReadOnlyCacheLayer adds a read-only layer searched after the disk cache: the absolute path of
+// a cache directory or of a bundle written by ExportCache. Its entries are untrusted (verified
+// before loading). ErrCacheUnsafe for a link or FIFO, ErrCacheIO for what cannot be read or a
+// damaged bundle, ErrInvalidArgument for a relative path.
+func AddReadOnlyCacheLayer(path string) error {
+	if err := loaded(); err != nil {
+		return err
+	}
+	text := C.CString(path)
+	defer C.free(unsafe.Pointer(text))
+	return takeFailure(C.cuabi_go_cache_add_readonly_layer(text))
+}
+
+// ExportCache writes the disk cache's entries to one bundle file at path: all of them when match
+// is "", else those whose target or key matches the shell pattern. Errors as for PruneCache, and
+// ErrCacheIO when the bundle cannot be written.
+func ExportCache(path, match string) (entries, bytes uint64, err error) {
+	if err := loaded(); err != nil {
+		return 0, 0, err
+	}
+	text := C.CString(path)
+	defer C.free(unsafe.Pointer(text))
+	var pattern *C.char
+	if match != "" {
+		pattern = C.CString(match)
+		defer C.free(unsafe.Pointer(pattern))
+	}
+	var count, size C.uint64_t
+	err = takeFailure(C.cuabi_go_cache_export(text, pattern, &count, &size))
+	return uint64(count), uint64(size), err
+}
+
+// ImportCache checks every entry of the bundle at path and adds the intact ones to the disk cache.
+// The counts are returned also with an error: ErrCacheIO when some entries were damaged (the
+// others are imported) or the bundle cannot be used at all.
+func ImportCache(path string) (imported, refused uint64, err error) {
+	if err := loaded(); err != nil {
+		return 0, 0, err
+	}
+	text := C.CString(path)
+	defer C.free(unsafe.Pointer(text))
+	var added, damaged C.uint64_t
+	err = takeFailure(C.cuabi_go_cache_import(text, &added, &damaged))
+	return uint64(added), uint64(damaged), err
 }
 
 // CacheDirectory is the cache directory (absolute), reported even when the disk cache is off; ""

@@ -1,7 +1,9 @@
 package cuabi
 
 import (
+	"errors"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -77,4 +79,54 @@ func TestGraphCacheWithoutGPU(t *testing.T) {
 	}
 	must(t, SetGraphCacheCapacity(256))
 	must(t, ClearGraphCache())
+}
+
+// A bundle exported from the disk cache serves as a read-only layer once memory and disk are
+// cleared, is imported back whole, and a file that is not a bundle is refused.
+func TestCacheBundleExportLayerAndImport(t *testing.T) {
+	if ownCacheDir == "" {
+		t.Skip("CUABI_CACHE_DIR is the caller's: not clearing it")
+	}
+	options := &CompileOptions{Target: "sm_90", Defines: []string{"BUNDLE=1"}}
+	m, err := CompileOffline(testSource, options)
+	must(t, err)
+	compiled, err := m.Info()
+	must(t, err)
+	m.Close()
+	// Only this test's entry: the layer stays for the rest of the process.
+	bundle := filepath.Join(t.TempDir(), "kernels.cuabibundle")
+	entries, size, err := ExportCache(bundle, compiled.CacheKey)
+	must(t, err)
+	if entries != 1 || size == 0 {
+		t.Fatalf("ExportCache wrote %d entries, %d bytes", entries, size)
+	}
+	must(t, AddReadOnlyCacheLayer(bundle))
+	_, _, err = ClearCache()
+	must(t, err)
+	m, err = CompileOffline(testSource, options)
+	must(t, err)
+	info, err := m.Info()
+	must(t, err)
+	m.Close()
+	if info.Origin != OriginReadOnlyCache {
+		t.Errorf("after clearing, the compile came from origin %d, want the read-only layer", info.Origin)
+	}
+	stats, err := ReadCacheStats()
+	must(t, err)
+	if stats.ReadOnlyLayers != 1 || stats.ReadOnlyHits == 0 {
+		t.Errorf("ReadCacheStats = %+v", stats)
+	}
+	imported, refused, err := ImportCache(bundle)
+	must(t, err)
+	if imported != entries || refused != 0 {
+		t.Errorf("ImportCache = %d imported, %d refused; exported %d", imported, refused, entries)
+	}
+	garbage := filepath.Join(t.TempDir(), "garbage")
+	must(t, os.WriteFile(garbage, make([]byte, 4096), 0o600))
+	if _, _, err := ImportCache(garbage); !errors.Is(err, ErrCacheIO) {
+		t.Errorf("ImportCache(garbage) = %v, want ErrCacheIO", err)
+	}
+	if err := AddReadOnlyCacheLayer("relative/path"); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("AddReadOnlyCacheLayer(relative) = %v, want ErrInvalidArgument", err)
+	}
 }

@@ -129,6 +129,9 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_cache_prune",
     "cuabi_cache_clear",
     "cuabi_cache_verify",
+    "cuabi_cache_add_readonly_layer",
+    "cuabi_cache_export",
+    "cuabi_cache_import",
     "cuabi_cache_configure_driver_jit",
     "cuabi_cache_get_driver_jit_info",
     "cuabi_cache_get_driver_jit_path",
@@ -268,6 +271,9 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.cache_prune = (PFN_cuabi_cache_prune)get("cuabi_cache_prune");
     cuabi_go_fn.cache_clear = (PFN_cuabi_cache_clear)get("cuabi_cache_clear");
     cuabi_go_fn.cache_verify = (PFN_cuabi_cache_verify)get("cuabi_cache_verify");
+    cuabi_go_fn.cache_add_readonly_layer = (PFN_cuabi_cache_add_readonly_layer)get("cuabi_cache_add_readonly_layer");
+    cuabi_go_fn.cache_export = (PFN_cuabi_cache_export)get("cuabi_cache_export");
+    cuabi_go_fn.cache_import = (PFN_cuabi_cache_import)get("cuabi_cache_import");
     cuabi_go_fn.cache_configure_driver_jit = (PFN_cuabi_cache_configure_driver_jit)get("cuabi_cache_configure_driver_jit");
     cuabi_go_fn.cache_get_driver_jit_info = (PFN_cuabi_cache_get_driver_jit_info)get("cuabi_cache_get_driver_jit_info");
     cuabi_go_fn.cache_get_driver_jit_path = (PFN_cuabi_cache_get_driver_jit_path)get("cuabi_cache_get_driver_jit_path");
@@ -408,17 +414,20 @@ int cuabi_go_function_present(size_t index) {
     case 122: return cuabi_go_fn.cache_prune != NULL;
     case 123: return cuabi_go_fn.cache_clear != NULL;
     case 124: return cuabi_go_fn.cache_verify != NULL;
-    case 125: return cuabi_go_fn.cache_configure_driver_jit != NULL;
-    case 126: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
-    case 127: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
-    case 128: return cuabi_go_fn.range_get_enabled != NULL;
-    case 129: return cuabi_go_fn.range_get_profiler_attached != NULL;
-    case 130: return cuabi_go_fn.range_get_catalog_count != NULL;
-    case 131: return cuabi_go_fn.range_get_catalog_entry != NULL;
-    case 132: return cuabi_go_fn.range_push != NULL;
-    case 133: return cuabi_go_fn.range_pop != NULL;
-    case 134: return cuabi_go_fn.range_start != NULL;
-    case 135: return cuabi_go_fn.range_end != NULL;
+    case 125: return cuabi_go_fn.cache_add_readonly_layer != NULL;
+    case 126: return cuabi_go_fn.cache_export != NULL;
+    case 127: return cuabi_go_fn.cache_import != NULL;
+    case 128: return cuabi_go_fn.cache_configure_driver_jit != NULL;
+    case 129: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
+    case 130: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
+    case 131: return cuabi_go_fn.range_get_enabled != NULL;
+    case 132: return cuabi_go_fn.range_get_profiler_attached != NULL;
+    case 133: return cuabi_go_fn.range_get_catalog_count != NULL;
+    case 134: return cuabi_go_fn.range_get_catalog_entry != NULL;
+    case 135: return cuabi_go_fn.range_push != NULL;
+    case 136: return cuabi_go_fn.range_pop != NULL;
+    case 137: return cuabi_go_fn.range_start != NULL;
+    case 138: return cuabi_go_fn.range_end != NULL;
     default: return 0;
     }
 }
@@ -1261,6 +1270,27 @@ cuabi_go_failure* cuabi_go_cache_clear(uint64_t* out_removed_entries, uint64_t* 
 cuabi_go_failure* cuabi_go_cache_verify(uint64_t* out_checked_entries, uint64_t* out_removed_entries) {
     if (cuabi_go_fn.cache_verify == NULL) return cuabi_go_missing("cuabi_cache_verify");
     cuabi_status status = cuabi_go_fn.cache_verify(out_checked_entries, out_removed_entries);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_cache_add_readonly_layer(const char* path) {
+    if (cuabi_go_fn.cache_add_readonly_layer == NULL) return cuabi_go_missing("cuabi_cache_add_readonly_layer");
+    cuabi_status status = cuabi_go_fn.cache_add_readonly_layer(path);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_cache_export(const char* path, const char* match, uint64_t* out_entries, uint64_t* out_bytes) {
+    if (cuabi_go_fn.cache_export == NULL) return cuabi_go_missing("cuabi_cache_export");
+    cuabi_status status = cuabi_go_fn.cache_export(path, match, out_entries, out_bytes);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_cache_import(const char* path, uint64_t* out_imported, uint64_t* out_refused) {
+    if (cuabi_go_fn.cache_import == NULL) return cuabi_go_missing("cuabi_cache_import");
+    cuabi_status status = cuabi_go_fn.cache_import(path, out_imported, out_refused);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }

@@ -132,6 +132,9 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_cache_prune cache_prune;
     PFN_cuabi_cache_clear cache_clear;
     PFN_cuabi_cache_verify cache_verify;
+    PFN_cuabi_cache_add_readonly_layer cache_add_readonly_layer;
+    PFN_cuabi_cache_export cache_export;
+    PFN_cuabi_cache_import cache_import;
     PFN_cuabi_cache_configure_driver_jit cache_configure_driver_jit;
     PFN_cuabi_cache_get_driver_jit_info cache_get_driver_jit_info;
     PFN_cuabi_cache_get_driver_jit_path cache_get_driver_jit_path;
@@ -147,7 +150,7 @@ typedef struct cuabi_go_functions {
 
 extern cuabi_go_functions cuabi_go_fn;
 
-#define CUABI_GO_FUNCTION_COUNT 136
+#define CUABI_GO_FUNCTION_COUNT 139
 extern const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT];
 
 /* Fills cuabi_go_fn through `get`. */
@@ -272,6 +275,9 @@ cuabi_go_failure* cuabi_go_cache_get_degradation_reason(char* out_text, size_t c
 cuabi_go_failure* cuabi_go_cache_prune(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
 cuabi_go_failure* cuabi_go_cache_clear(uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
 cuabi_go_failure* cuabi_go_cache_verify(uint64_t* out_checked_entries, uint64_t* out_removed_entries);
+cuabi_go_failure* cuabi_go_cache_add_readonly_layer(const char* path);
+cuabi_go_failure* cuabi_go_cache_export(const char* path, const char* match, uint64_t* out_entries, uint64_t* out_bytes);
+cuabi_go_failure* cuabi_go_cache_import(const char* path, uint64_t* out_imported, uint64_t* out_refused);
 cuabi_go_failure* cuabi_go_cache_configure_driver_jit(void);
 cuabi_go_failure* cuabi_go_cache_get_driver_jit_info(cuabi_driver_jit_cache_info* out_info);
 cuabi_go_failure* cuabi_go_cache_get_driver_jit_path(char* out_text, size_t capacity, size_t* out_size);

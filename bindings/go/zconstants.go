@@ -118,6 +118,9 @@ const (
 	OriginDiskCache ModuleOrigin = 2
 	// OriginImage is CUABI_MODULE_ORIGIN_IMAGE: cuabi_module_load_image(): the caller's bytes.
 	OriginImage ModuleOrigin = 3
+	// OriginReadonlyCache is CUABI_MODULE_ORIGIN_READONLY_CACHE: Since 1.2. A read-only cache layer
+	// or bundle: no NVRTC.
+	OriginReadonlyCache ModuleOrigin = 4
 )
 
 // KernelAttribute is cuabi_kernel_attribute: Attributes a caller may set on a kernel

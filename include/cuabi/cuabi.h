@@ -767,6 +767,7 @@ typedef int32_t cuabi_module_origin CUABI_ENUM_FAMILY("CUABI_MODULE_ORIGIN_") CU
 #define CUABI_MODULE_ORIGIN_MEMORY_CACHE 1 /* the in-process cache: no NVRTC, no disk */
 #define CUABI_MODULE_ORIGIN_DISK_CACHE 2   /* the on-disk cache: no NVRTC */
 #define CUABI_MODULE_ORIGIN_IMAGE 3        /* cuabi_module_load_image(): the caller's bytes */
+#define CUABI_MODULE_ORIGIN_READONLY_CACHE 4 /* Since 1.2. A read-only cache layer or bundle: no NVRTC */
 
 /* Facts about a module. An output struct: cuabi_module_info_init(). */
 typedef struct cuabi_module_info {
@@ -1466,7 +1467,8 @@ CUABI_API cuabi_status cuabi_graph_cache_get_stats(CUABI_INOUT cuabi_graph_cache
  * entry file is removed, never read. The cache never fails a compile: when its directory is
  * refused, read-only or full, or its lock stays taken past a deadline, it works from memory and
  * says why in cuabi_cache_get_degradation_reason(). CUABI_CACHE_DISABLE=1 keeps it in memory on
- * purpose. All functions here are thread-safe and may run while other threads and processes
+ * purpose. Since 1.2, read-only layers (CUABI_CACHE_READONLY_DIRS, cuabi_cache_add_readonly_layer)
+ * are searched after the disk; their entries are untrusted (cache.md, "Fleet"). All functions here are thread-safe and may run while other threads and processes
  * compile; those that change the directory take its lock.
  * ========================================================================================== */
 
@@ -1506,9 +1508,17 @@ typedef struct cuabi_cache_stats {
     uint64_t compiles;                /* NVRTC runs of this process (all contexts, offline too) */
     uint64_t compiles_joined;         /* compile requests served by an identical compile another
                                          thread was already running */
+    /* Since 1.2: the read-only layers (CUABI_CACHE_READONLY_DIRS, cuabi_cache_add_readonly_layer),
+     * searched after the disk. */
+    CUABI_SINCE(1.2) uint64_t readonly_layers;         /* layers open now (refused ones are in the degradation reason) */
+    CUABI_SINCE(1.2) uint64_t readonly_hits;           /* lookups served by a read-only layer */
+    CUABI_SINCE(1.2) uint64_t readonly_misses;         /* lookups no read-only layer had (counted only with layers) */
+    CUABI_SINCE(1.2) uint64_t readonly_refused;        /* damaged, foreign or linked entries found there and refused */
+    CUABI_SINCE(1.2) uint64_t readonly_copies;         /* hits handed to the disk (CUABI_CACHE_READONLY_COPY=1) */
 } cuabi_cache_stats;
 #define CUABI_CACHE_STATS_INIT \
-    {sizeof(cuabi_cache_stats), 0u, 0u, 0, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u}
+    {sizeof(cuabi_cache_stats), 0u, 0u, 0, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, \
+     0u, 0u, 0u, 0u, 0u}
 
 /* Who chose a CUDA driver JIT cache setting (cuabi_driver_jit_cache_info). */
 typedef int32_t cuabi_setting_source CUABI_ENUM_FAMILY("CUABI_SETTING_") CUABI_SINCE(1.2);
@@ -1567,6 +1577,31 @@ CUABI_API cuabi_status cuabi_cache_clear(CUABI_OUT CUABI_NULLABLE uint64_t* out_
  * and anything that is not an entry file. *out_checked_entries and *out_removed_entries may be
  * NULL. Statuses as for cuabi_cache_prune(). */
 CUABI_API cuabi_status cuabi_cache_verify(CUABI_OUT CUABI_NULLABLE uint64_t* out_checked_entries, CUABI_OUT CUABI_NULLABLE uint64_t* out_removed_entries);
+
+/* Since 1.2. Adds a read-only cache layer, searched after the disk cache and after the layers of
+ * CUABI_CACHE_READONLY_DIRS and earlier calls: `path` (absolute) names a cache directory filled by
+ * cuabi or a bundle file of cuabi_cache_export(), used in place. A layer is never written, locked
+ * or pruned, and its entries are untrusted: checked as disk entries are, then verified as the
+ * caller's bytes are before the driver loads them (cuabi_context_options.image_verification).
+ * Returns CUABI_ERROR_CACHE_UNSAFE for a link, FIFO, socket or device, CUABI_ERROR_CACHE_IO for a
+ * path that cannot be read or a bundle whose header or index is damaged,
+ * CUABI_ERROR_INVALID_ARGUMENT for a NULL or relative path. Layers stay until the process ends. */
+CUABI_API cuabi_status cuabi_cache_add_readonly_layer(const char* path) CUABI_SINCE(1.2);
+
+/* Since 1.2. Writes the disk cache's entries to one bundle file at `path` (replaced atomically):
+ * all of them when `match` is NULL or "", else those whose target ("sm_90") or 32-hex-digit key
+ * matches the shell pattern `match` (fnmatch). *out_entries and *out_bytes (each may be NULL)
+ * receive the entries written and the file's size. Statuses as for cuabi_cache_prune(), and
+ * CUABI_ERROR_CACHE_IO when the bundle cannot be written. */
+CUABI_API cuabi_status cuabi_cache_export(const char* path, CUABI_NULLABLE const char* match, CUABI_OUT CUABI_NULLABLE uint64_t* out_entries, CUABI_OUT CUABI_NULLABLE uint64_t* out_bytes) CUABI_SINCE(1.2);
+
+/* Since 1.2. Checks every entry of the bundle at `path` and adds the intact ones to the disk cache,
+ * marked untrusted (loading them is verified as for a read-only layer). *out_imported and
+ * *out_refused (each may be NULL) receive the counts, also on failure. Returns CUABI_ERROR_CACHE_IO
+ * when the bundle cannot be read, its header or index is damaged (nothing is imported), or some
+ * entries are damaged (the others are imported; the message names the first);
+ * CUABI_ERROR_UNSUPPORTED with CUABI_CACHE_DISABLE=1; otherwise as cuabi_cache_prune(). */
+CUABI_API cuabi_status cuabi_cache_import(const char* path, CUABI_OUT CUABI_NULLABLE uint64_t* out_imported, CUABI_OUT CUABI_NULLABLE uint64_t* out_refused) CUABI_SINCE(1.2);
 
 /* Gives the CUDA driver a persistent JIT cache under the cuabi cache directory: sets
  * CUDA_CACHE_PATH to <cache directory>/driver-jit and CUDA_CACHE_MAXSIZE to 1 GiB in the process
@@ -1772,6 +1807,9 @@ typedef cuabi_status (*PFN_cuabi_cache_get_degradation_reason)(char* out_text, s
 typedef cuabi_status (*PFN_cuabi_cache_prune)(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
 typedef cuabi_status (*PFN_cuabi_cache_clear)(uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
 typedef cuabi_status (*PFN_cuabi_cache_verify)(uint64_t* out_checked_entries, uint64_t* out_removed_entries);
+typedef cuabi_status (*PFN_cuabi_cache_add_readonly_layer)(const char* path);
+typedef cuabi_status (*PFN_cuabi_cache_export)(const char* path, const char* match, uint64_t* out_entries, uint64_t* out_bytes);
+typedef cuabi_status (*PFN_cuabi_cache_import)(const char* path, uint64_t* out_imported, uint64_t* out_refused);
 typedef cuabi_status (*PFN_cuabi_cache_configure_driver_jit)(void);
 typedef cuabi_status (*PFN_cuabi_cache_get_driver_jit_info)(cuabi_driver_jit_cache_info* out_info);
 typedef cuabi_status (*PFN_cuabi_cache_get_driver_jit_path)(char* out_text, size_t capacity, size_t* out_size);

@@ -65,6 +65,11 @@ CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* out_stats) try {
     out.disk_evictions = s.disk_evictions;
     out.disk_lock_timeouts = s.disk_lock_timeouts;
     out.disk_temp_files_removed = s.disk_temp_files_removed;
+    out.readonly_layers = s.readonly_layers;
+    out.readonly_hits = s.readonly_hits;
+    out.readonly_misses = s.readonly_misses;
+    out.readonly_refused = s.readonly_refused;
+    out.readonly_copies = s.readonly_copies;
     CompileStats compiles = compile_stats();
     out.nvrtc_state = compiles.nvrtc_state;
     out.compiles = compiles.compiles;
@@ -111,6 +116,40 @@ CUABI_API cuabi_status cuabi_cache_verify(uint64_t* out_checked_entries, uint64_
     cache::Removal removal;
     Status status = cache::KernelCache::instance().verify(&removal);
     return report(status, removal.checked_entries, out_checked_entries, removal.removed_entries, out_removed_entries);
+} catch (...) {
+    return guard::failed(__func__);
+}
+
+CUABI_API cuabi_status cuabi_cache_add_readonly_layer(const char* path) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
+    Status status = require_pointer(path, "path");
+    if (status != CUABI_SUCCESS) return status;
+    return cache::KernelCache::instance().add_readonly_layer(path);
+} catch (...) {
+    return guard::failed(__func__);
+}
+
+CUABI_API cuabi_status cuabi_cache_export(const char* path, const char* match, uint64_t* out_entries,
+                                          uint64_t* out_bytes) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
+    Status status = require_pointer(path, "path");
+    if (status != CUABI_SUCCESS) return status;
+    cache::Transfer transfer;
+    status = cache::KernelCache::instance().export_bundle(path, match, &transfer);
+    return report(status, transfer.entries, out_entries, transfer.bytes, out_bytes);
+} catch (...) {
+    return guard::failed(__func__);
+}
+
+CUABI_API cuabi_status cuabi_cache_import(const char* path, uint64_t* out_imported, uint64_t* out_refused) try {
+    if (Status forked = fork_state::enter(__func__)) return forked;
+    Status status = require_pointer(path, "path");
+    if (status != CUABI_SUCCESS) return status;
+    cache::Transfer transfer;
+    status = cache::KernelCache::instance().import_bundle(path, &transfer);
+    // The counts also on failure: a bundle with some damaged entries imported the others.
+    report(CUABI_SUCCESS, transfer.entries, out_imported, transfer.refused, out_refused);
+    return status;
 } catch (...) {
     return guard::failed(__func__);
 }

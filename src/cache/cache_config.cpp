@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include "cache/cache_dir.hpp"
 #include "cache/kernel_cache.hpp"
@@ -54,6 +56,22 @@ void read_milliseconds(const char* name, uint32_t* value, std::string* warnings)
     *warnings += format("%s='%s' is not a number of milliseconds; using %u. ", name, text, *value);
 }
 
+// CUABI_CACHE_READONLY_DIRS: ':'-separated, empty parts skipped (as in PATH-like lists).
+std::vector<std::string> read_layer_list(const char* name) {
+    std::vector<std::string> layers;
+    const char* text = secure_getenv(name);
+    if (text == nullptr) return layers;
+    std::string list = text;
+    size_t start = 0;
+    while (start <= list.size()) {
+        size_t end = list.find(':', start);
+        if (end == std::string::npos) end = list.size();
+        if (end > start) layers.push_back(list.substr(start, end - start));
+        start = end + 1;
+    }
+    return layers;
+}
+
 }  // namespace
 
 Config Config::from_environment() {
@@ -75,6 +93,14 @@ Config Config::from_environment() {
     read_size("CUABI_CACHE_MAX_BYTES", &config.disk_max_bytes, &config.warnings);
     read_size("CUABI_CACHE_MEMORY_MAX_BYTES", &config.memory_max_bytes, &config.warnings);
     read_milliseconds("CUABI_CACHE_LOCK_TIMEOUT_MS", &config.lock_timeout_ms, &config.warnings);
+    config.readonly_layers = read_layer_list("CUABI_CACHE_READONLY_DIRS");
+    const char* copy = secure_getenv("CUABI_CACHE_READONLY_COPY");
+    if (copy != nullptr && std::strcmp(copy, "1") == 0) {
+        config.readonly_copy = true;
+    } else if (copy != nullptr && *copy != '\0' && std::strcmp(copy, "0") != 0) {
+        config.warnings += format("CUABI_CACHE_READONLY_COPY='%s' is neither 0 nor 1; read-only hits are not copied. ",
+                                  copy);
+    }
     if (!config.warnings.empty()) config.warnings.pop_back();  // the trailing space
     return config;
 }

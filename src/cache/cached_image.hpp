@@ -17,6 +17,10 @@ struct CachedImage {
     std::vector<std::pair<std::string, std::string>> lowered_names;  // expression -> mangled
     std::string log;
     uint32_t nvrtc_version = 0;  // the NVRTC that compiled it: 1000 * major + 10 * minor (13000)
+    // Came from outside this machine's own compiles (a read-only layer, a bundle, a remote): the
+    // image is then treated as the caller's bytes are (verified before the driver loads it), and
+    // it stays so when it is copied to the local disk (entry flag, entry_format.hpp).
+    bool untrusted = false;
 
     // Approximate heap footprint, for the memory layer's byte bound.
     uint64_t footprint() const {

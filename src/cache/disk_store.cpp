@@ -18,6 +18,7 @@
 #include "cache/directory_lock.hpp"
 #include "cache/disk_scan.hpp"
 #include "cache/entry_format.hpp"
+#include "cache/file_io.hpp"
 #include "core/dir_listing.hpp"
 
 namespace cuabi {
@@ -30,17 +31,6 @@ constexpr uint64_t kLowWaterPercent = 90;
 // Entries of one request from different NVRTCs considered by a lookup without NVRTC.
 constexpr size_t kMaxCandidates = 16;
 
-bool read_all(int fd, uint8_t* data, size_t size) {
-    size_t done = 0;
-    while (done < size) {
-        ssize_t got = pread(fd, data + done, size - done, static_cast<off_t>(done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) return false;
-        done += static_cast<size_t>(got);
-    }
-    return true;
-}
-
 bool allocate(std::vector<uint8_t>* bytes, size_t size) {
     try {
         bytes->resize(size);
@@ -48,17 +38,6 @@ bool allocate(std::vector<uint8_t>* bytes, size_t size) {
     } catch (const std::bad_alloc&) {
         return false;
     }
-}
-
-bool write_all(int fd, const uint8_t* data, size_t size) {
-    size_t done = 0;
-    while (done < size) {
-        ssize_t put = write(fd, data + done, size - done);
-        if (put < 0 && errno == EINTR) continue;
-        if (put < 0) return false;
-        done += static_cast<size_t>(put);
-    }
-    return true;
 }
 
 // 64 random bits: temp names must not collide across hosts and PID namespaces sharing a volume,
@@ -79,15 +58,6 @@ std::string hex64(uint64_t value) {
     std::string out(16, '0');
     for (int i = 0; i < 16; ++i) out[15 - i] = digits[(value >> (4 * i)) & 0xf];
     return out;
-}
-
-const char* kind_of(mode_t mode) {
-    if (S_ISDIR(mode)) return "a directory";
-    if (S_ISFIFO(mode)) return "a FIFO";
-    if (S_ISLNK(mode)) return "a symbolic link";
-    if (S_ISSOCK(mode)) return "a socket";
-    if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
-    return "not a regular file";
 }
 
 Fd open_shard(int kernels, const std::string& shard) {
@@ -187,7 +157,7 @@ DiskStore::Read DiskStore::read_exact(int shard, const std::string& shard_text, 
                       static_cast<long long>(info.st_size), static_cast<unsigned long long>(bound));
     } else if (!allocate(&bytes, size_t(info.st_size))) {
         return Read::Miss;  // too large for this process now: compile instead
-    } else if (!read_all(fd.get(), bytes.data(), bytes.size())) {
+    } else if (!pread_all(fd.get(), bytes.data(), bytes.size())) {
         return Read::Miss;  // shrank while being read: nothing to judge
     } else if (!read_entry_header(bytes.data(), head_size, &header) || header.total != uint64_t(info.st_size)) {
         CachedImage ignored;
@@ -238,7 +208,7 @@ DiskStore::Read DiskStore::read_newest(int shard, const std::string& shard_text,
         uint8_t head[kEntryHeaderSize];
         EntryHeader header;
         if (fd.ok() && fstat(fd.get(), &info) == 0 && S_ISREG(info.st_mode) && info.st_size >= off_t(sizeof head) &&
-            read_all(fd.get(), head, sizeof head) && read_entry_header(head, sizeof head, &header)) {
+            pread_all(fd.get(), head, sizeof head) && read_entry_header(head, sizeof head, &header)) {
             candidate.nvrtc_version = header.nvrtc_version;
             candidate.mtime_ns = int64_t(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec;
         }
@@ -429,7 +399,7 @@ Problem DiskStore::verify(Removal* out) {
                 std::vector<uint8_t> bytes(entry.bytes);
                 CachedImage image;
                 std::string why;
-                good = read_all(fd.get(), bytes.data(), bytes.size()) &&
+                good = pread_all(fd.get(), bytes.data(), bytes.size()) &&
                        decode_entry(entry.key, bytes.data(), bytes.size(), &image, &why);
             } catch (const std::bad_alloc&) {
                 judged = false;  // cannot tell now; a later verify will

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "cache/little_endian.hpp"
 #include "core/error.hpp"
 
 #define XXH_INLINE_ALL
@@ -11,34 +12,13 @@ namespace cuabi {
 namespace cache {
 namespace {
 
-void put_u32(uint8_t* at, uint32_t value) {
-    for (int i = 0; i < 4; ++i) at[i] = static_cast<uint8_t>(value >> (8 * i));
-}
-void put_u64(uint8_t* at, uint64_t value) {
-    for (int i = 0; i < 8; ++i) at[i] = static_cast<uint8_t>(value >> (8 * i));
-}
-uint32_t get_u32(const uint8_t* at) {
-    uint32_t value = 0;
-    for (int i = 0; i < 4; ++i) value |= uint32_t(at[i]) << (8 * i);
-    return value;
-}
-uint64_t get_u64(const uint8_t* at) {
-    uint64_t value = 0;
-    for (int i = 0; i < 8; ++i) value |= uint64_t(at[i]) << (8 * i);
-    return value;
-}
-
 constexpr size_t kChecksumOffset = 96;
 constexpr uint64_t kMaxTargetSize = 31;
 constexpr uint32_t kElfMagic = 0x464c457fu;     // "\x7fELF"
 constexpr uint32_t kFatbinMagic = 0xBA55ED50u;  // nvcc -fatbin
 
 uint64_t checksum(const uint8_t* entry, uint64_t total) {
-    XXH3_state_t state;
-    XXH3_64bits_reset(&state);
-    XXH3_64bits_update(&state, entry, kChecksumOffset);
-    XXH3_64bits_update(&state, entry + kEntryHeaderSize, total - kEntryHeaderSize);
-    return XXH3_64bits_digest(&state);
+    return checksum_around(entry, kChecksumOffset, kEntryHeaderSize, total);
 }
 
 // Header fields, as decoded before anything is trusted.
@@ -129,6 +109,14 @@ bool decode_names(const uint8_t* at, uint64_t size, uint32_t count, CachedImage*
 
 }  // namespace
 
+uint64_t checksum_around(const uint8_t* data, size_t field, size_t resume, uint64_t end) {
+    XXH3_state_t state;
+    XXH3_64bits_reset(&state);
+    XXH3_64bits_update(&state, data, field);
+    XXH3_64bits_update(&state, data + resume, end - resume);
+    return XXH3_64bits_digest(&state);
+}
+
 std::vector<uint8_t> encode_entry(const Key& key, const CachedImage& image) {
     uint64_t names_size = 0;
     for (const auto& name : image.lowered_names) names_size += 8 + name.first.size() + name.second.size();
@@ -138,7 +126,7 @@ std::vector<uint8_t> encode_entry(const Key& key, const CachedImage& image) {
     uint8_t* h = entry.data();
     std::memcpy(h, kEntryMagic, sizeof kEntryMagic);
     put_u32(h + 8, static_cast<uint32_t>(kFormatVersion));
-    put_u32(h + 12, 0);
+    put_u32(h + 12, image.untrusted ? kEntryFlagUntrusted : 0);
     put_u32(h + 16, image.image_kind);
     put_u32(h + 20, static_cast<uint32_t>(image.lowered_names.size()));
     put_u64(h + 24, image.image.size());
@@ -211,8 +199,9 @@ bool decode_entry(const Key& key, const uint8_t* data, size_t size, CachedImage*
     }
     // Checked after the checksum: an intact entry under the wrong name was moved or collided.
     bool nvrtc_matches = key.nvrtc == kAnyNvrtc || h.key_nvrtc == key.nvrtc;
-    if (h.flags != 0 || h.key_high != key.high || h.key_low != key.low || !nvrtc_matches) {
-        *why = h.flags != 0 ? format("unknown flags 0x%x", h.flags) : "entry belongs to another key";
+    uint32_t unknown_flags = h.flags & ~kEntryFlagUntrusted;
+    if (unknown_flags != 0 || h.key_high != key.high || h.key_low != key.low || !nvrtc_matches) {
+        *why = unknown_flags != 0 ? format("unknown flags 0x%x", h.flags) : "entry belongs to another key";
         return false;
     }
     const uint8_t* at = data + kEntryHeaderSize;
@@ -229,6 +218,7 @@ bool decode_entry(const Key& key, const uint8_t* data, size_t size, CachedImage*
     out->target.assign(reinterpret_cast<const char*>(target), h.target_size);
     out->image_kind = h.image_kind;
     out->nvrtc_version = h.nvrtc_version;
+    out->untrusted = (h.flags & kEntryFlagUntrusted) != 0;
     return true;
 }
 

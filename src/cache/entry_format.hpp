@@ -4,7 +4,7 @@
 //   header (104 bytes, little-endian):
 //     0  u8[8]  magic "CUABIKC\n"
 //     8  u32    format version (kFormatVersion)
-//    12  u32    flags (0; an entry with unknown flags is rejected)
+//    12  u32    flags (kEntryFlagUntrusted or 0; an entry with unknown flags is rejected)
 //    16  u32    image kind (CUABI_IMAGE_*: 1, 2 or 3)
 //    20  u32    lowered-name count
 //    24  u64    image size (> 0)
@@ -40,8 +40,14 @@ namespace cache {
 
 constexpr size_t kEntryHeaderSize = 104;
 constexpr char kEntryMagic[8] = {'C', 'U', 'A', 'B', 'I', 'K', 'C', '\n'};
+// The entry came from a read-only layer, a bundle or a remote (CachedImage::untrusted).
+constexpr uint32_t kEntryFlagUntrusted = 0x1;
 
 std::vector<uint8_t> encode_entry(const Key& key, const CachedImage& image);
+
+// XXH3-64 of data[0, field) and data[resume, end): a checksum over a header that holds it, the
+// checksum field [field, resume) left out (entries here, bundle indexes in bundle_format.hpp).
+uint64_t checksum_around(const uint8_t* data, size_t field, size_t resume, uint64_t end);
 
 // True when `data` is a complete, intact entry for `key` (key.nvrtc == kAnyNvrtc accepts an
 // entry of any NVRTC); fills *out. Otherwise false and *why says what is wrong ("truncated: 100

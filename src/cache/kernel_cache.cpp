@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <new>
 
+#include "cache/readonly_layer.hpp"
 #include "device/context.hpp"
 #include "range/ranges.hpp"
 
@@ -137,8 +138,19 @@ std::shared_ptr<const CachedImage> KernelCache::lookup(const Key& key, Counters*
     std::shared_ptr<const CachedImage> found = find_in_memory(key, counters);
     *out_layer = found != nullptr ? Layer::Memory : Layer::None;
     if (found != nullptr) return found;
-    found = find_on_disk(key, counters);
-    if (found != nullptr) *out_layer = Layer::Disk;
+    return find_below_memory(key, counters, out_layer);
+}
+
+std::shared_ptr<const CachedImage> KernelCache::find_below_memory(const Key& key, Counters* counters,
+                                                                  Layer* out_layer) {
+    *out_layer = Layer::None;
+    std::shared_ptr<const CachedImage> found = find_on_disk(key, counters);
+    if (found != nullptr) {
+        *out_layer = Layer::Disk;
+        return found;
+    }
+    found = find_in_readonly(key, counters);
+    if (found != nullptr) *out_layer = Layer::ReadOnly;
     return found;
 }
 
@@ -191,6 +203,11 @@ Stats KernelCache::stats() {
     stats.disk_lock_timeouts = get(disk_lock_timeouts_);
     stats.disk_temp_files_removed = get(disk_temp_files_removed_);
     if (store != nullptr) store->usage(&stats.disk_entries, &stats.disk_bytes);  // unreadable: zeros
+    stats.readonly_layers = readonly_layers().size();
+    stats.readonly_hits = get(readonly_hits_);
+    stats.readonly_misses = get(readonly_misses_);
+    stats.readonly_refused = get(readonly_refused_);
+    stats.readonly_copies = get(readonly_copies_);
     return stats;
 }
 
@@ -248,6 +265,11 @@ std::string KernelCache::degradation_reason() {
     } else {
         std::lock_guard<std::mutex> lock(write_problem_mutex_);
         reason = write_problem_;
+    }
+    readonly_layers();  // opens the environment's layers, whose refusals belong here
+    {
+        std::lock_guard<std::mutex> lock(readonly_mutex_);
+        if (!readonly_problem_.empty()) reason += (reason.empty() ? "" : " ") + readonly_problem_;
     }
     if (!config_.warnings.empty()) reason += (reason.empty() ? "" : " ") + config_.warnings;
     return reason;

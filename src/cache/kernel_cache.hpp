@@ -1,7 +1,9 @@
-// The kernel cache: compiled images by key, in this process's memory and on disk.
+// The kernel cache: compiled images by key, in this process's memory, on its disk and in
+// read-only layers (readonly_layer.hpp).
 //
-// lookup() tries memory, then disk (a disk hit is promoted to memory); store() puts an image in
-// both. Neither ever fails a compile: a disk that is refused (unsafe) makes the cache work from
+// lookup() tries memory, then the disk, then the read-only layers in their order (a hit below
+// memory is promoted to memory; a read-only hit is copied to the disk only with
+// Config::readonly_copy); store() puts an image in memory and on disk. Neither ever fails a compile: a disk that is refused (unsafe) makes the cache work from
 // memory for the process; a store that fails (read-only or full disk) pauses disk writes for a
 // while (1 s, doubling up to 5 minutes while failures go on), after which writes are tried again;
 // a lock held past its deadline sends that one store to memory only. stats() and
@@ -17,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "cache/cache_key.hpp"
 #include "cache/cached_image.hpp"
@@ -29,8 +32,9 @@ namespace cuabi {
 struct Counters;
 
 namespace cache {
+class ReadOnlyLayer;
 
-enum class Layer { None, Memory, Disk };
+enum class Layer { None, Memory, Disk, ReadOnly };
 
 constexpr uint64_t kDefaultDiskMaxBytes = uint64_t(1) << 30;     // 1 GiB (CUABI_CACHE_MAX_BYTES)
 constexpr uint64_t kDefaultMemoryMaxBytes = uint64_t(256) << 20;  // 256 MiB (CUABI_CACHE_MEMORY_MAX_BYTES)
@@ -43,9 +47,12 @@ struct Config {
     uint64_t memory_max_bytes = kDefaultMemoryMaxBytes;
     uint32_t lock_timeout_ms = kDefaultLockTimeoutMs;
     std::string warnings;  // ignored malformed environment values, said in the stats reason
+    std::vector<std::string> readonly_layers;  // directories or bundle files, searched in this order
+    bool readonly_copy = false;                // a read-only hit is also written to the disk layer
 
     // CUABI_CACHE_DIR, else $XDG_CACHE_HOME/cuabi, else $HOME/.cache/cuabi; CUABI_CACHE_DISABLE=1;
-    // CUABI_CACHE_MAX_BYTES; CUABI_CACHE_MEMORY_MAX_BYTES; CUABI_CACHE_LOCK_TIMEOUT_MS.
+    // CUABI_CACHE_MAX_BYTES; CUABI_CACHE_MEMORY_MAX_BYTES; CUABI_CACHE_LOCK_TIMEOUT_MS;
+    // CUABI_CACHE_READONLY_DIRS (':'-separated); CUABI_CACHE_READONLY_COPY=1.
     static Config from_environment();
 };
 
@@ -57,6 +64,14 @@ struct Stats {
     uint64_t disk_hits = 0, disk_misses = 0, disk_entries = 0, disk_bytes = 0, disk_max_bytes = 0;
     uint64_t disk_stores = 0, disk_store_failures = 0, disk_corrupt_recovered = 0, disk_evictions = 0;
     uint64_t disk_lock_timeouts = 0, disk_temp_files_removed = 0;
+    uint64_t readonly_layers = 0, readonly_hits = 0, readonly_misses = 0, readonly_refused = 0, readonly_copies = 0;
+};
+
+// What an export or an import did.
+struct Transfer {
+    uint64_t entries = 0;  // written to the bundle, or added to the disk layer
+    uint64_t bytes = 0;    // the bundle's size (export), the entries' bytes (import)
+    uint64_t refused = 0;  // damaged entries left out (import)
 };
 
 class KernelCache {
@@ -76,6 +91,22 @@ public:
     // The two halves of lookup(), for callers that act between them (single-flight compiles).
     std::shared_ptr<const CachedImage> find_in_memory(const Key& key, Counters* counters);
     std::shared_ptr<const CachedImage> find_on_disk(const Key& key, Counters* counters);
+    // The read-only layers, in order (opened on first use); a hit is promoted to memory.
+    std::shared_ptr<const CachedImage> find_in_readonly(const Key& key, Counters* counters);
+    // Everything below memory, in the lookup order: the disk, then the read-only layers.
+    std::shared_ptr<const CachedImage> find_below_memory(const Key& key, Counters* counters, Layer* out_layer);
+
+    // Adds a read-only layer after those there are (the environment's first). Refused layers are
+    // an error here (ReadOnlyLayer::open's statuses, fail() with a Fix); the environment's are
+    // skipped and said in degradation_reason().
+    Status add_readonly_layer(const std::string& path);
+
+    // Writes the disk layer's entries whose target or key (32 hex digits) matches the fnmatch
+    // pattern `match` (nullptr or "": all) to a bundle at `path` (replaced atomically).
+    Status export_bundle(const std::string& path, const char* match, Transfer* out);
+    // Checks every entry of the bundle at `path` and adds the intact ones to the disk layer, as
+    // untrusted entries; damaged ones are counted in out->refused and named in the last error.
+    Status import_bundle(const std::string& path, Transfer* out);
 
     // Stores `image` in memory and, when the disk layer is writable, on disk. Never fails: a disk
     // failure is counted and pauses disk writes (see the file comment; reason in
@@ -111,6 +142,8 @@ private:
     void resume_disk_writes();
     void note_removal(const Removal& removal);
     Status report(const Problem& problem);
+    std::vector<std::shared_ptr<ReadOnlyLayer>> readonly_layers();
+    void note_readonly_problem(const std::string& problem);
 
     Config config_;
     MemoryStore memory_;
@@ -126,6 +159,12 @@ private:
     std::atomic<uint64_t> memory_hits_{0}, memory_misses_{0}, memory_evictions_{0}, disk_hits_{0}, disk_misses_{0};
     std::atomic<uint64_t> disk_stores_{0}, disk_store_failures_{0}, disk_corrupt_recovered_{0}, disk_evictions_{0};
     std::atomic<uint64_t> disk_lock_timeouts_{0}, disk_temp_files_removed_{0};
+
+    std::once_flag readonly_once_;
+    std::mutex readonly_mutex_;
+    std::vector<std::shared_ptr<ReadOnlyLayer>> readonly_;  // under readonly_mutex_
+    std::string readonly_problem_;  // the last layer refused or entry refused, under readonly_mutex_
+    std::atomic<uint64_t> readonly_hits_{0}, readonly_misses_{0}, readonly_refused_{0}, readonly_copies_{0};
 };
 
 }  // namespace cache

@@ -1,5 +1,5 @@
-// `cuabi cache path|stats|verify|prune --max-bytes N|clear`: look after the kernel cache
-// (docs/cache.md). Every subcommand acts on the directory this environment selects
+// `cuabi cache path|stats|verify|prune --max-bytes N|clear|export FILE [--match P]|import FILE`:
+// look after the kernel cache (docs/cache.md). Every subcommand acts on the directory this environment selects
 // (CUABI_CACHE_DIR, XDG_CACHE_HOME, HOME), shared by every process that uses it.
 #include <cerrno>
 #include <cstdio>
@@ -61,6 +61,12 @@ int show_stats() {
     std::printf("lock timeouts    %llu\n", u(s.disk_lock_timeouts));
     std::printf("dead temps swept %llu\n", u(s.disk_temp_files_removed));
     std::printf("corrupt removed  %llu\n", u(s.disk_corrupt_recovered));
+    std::printf("tier memory      %llu hits, %llu misses\n", u(s.memory_hits), u(s.memory_misses));
+    std::printf("tier disk        %llu hits, %llu misses\n", u(s.disk_hits), u(s.disk_misses));
+    std::printf("tier read-only   %llu layers: %llu hits, %llu misses, %llu refused, %llu copied to disk\n",
+                u(s.readonly_layers), u(s.readonly_hits), u(s.readonly_misses), u(s.readonly_refused),
+                u(s.readonly_copies));
+    std::printf("compiles         %llu NVRTC runs\n", u(s.compiles));
     std::printf("nvrtc            %s\n", s.nvrtc_state == CUABI_NVRTC_STATE_UNAVAILABLE
                                               ? "unavailable: cached entries of any NVRTC are served, misses fail"
                                           : s.nvrtc_state == CUABI_NVRTC_STATE_LOADED ? "loaded"
@@ -79,7 +85,7 @@ int show_stats() {
 
 int run_cache(int argc, char** argv) {
     if (argc < 2) {
-        std::fprintf(stderr, "usage: cuabi cache path|stats|verify|prune --max-bytes N|clear\n");
+        std::fprintf(stderr, "usage: cuabi cache path|stats|verify|prune --max-bytes N|clear|export FILE [--match PATTERN]|import FILE\n");
         return 2;
     }
     std::string verb = argv[1];
@@ -112,11 +118,26 @@ int run_cache(int argc, char** argv) {
         std::printf("removed %llu entries (%llu bytes)\n", (unsigned long long)entries, (unsigned long long)bytes);
         return 0;
     }
-    std::fprintf(stderr, "usage: cuabi cache path|stats|verify|prune --max-bytes N|clear\n");
+    if (verb == "export" && (argc == 3 || (argc == 5 && std::strcmp(argv[3], "--match") == 0))) {
+        uint64_t entries = 0, bytes = 0;
+        if (cuabi_cache_export(argv[2], argc == 5 ? argv[4] : nullptr, &entries, &bytes) != CUABI_SUCCESS)
+            return failed("export");
+        std::printf("exported %llu entries to %s (%llu bytes)\n", (unsigned long long)entries, argv[2],
+                    (unsigned long long)bytes);
+        return 0;
+    }
+    if (verb == "import" && argc == 3) {
+        uint64_t imported = 0, refused = 0;
+        cuabi_status status = cuabi_cache_import(argv[2], &imported, &refused);
+        std::printf("imported %llu entries, refused %llu damaged\n", (unsigned long long)imported,
+                    (unsigned long long)refused);
+        return status == CUABI_SUCCESS ? 0 : failed("import");
+    }
+    std::fprintf(stderr, "usage: cuabi cache path|stats|verify|prune --max-bytes N|clear|export FILE [--match PATTERN]|import FILE\n");
     return 2;
 }
 
 }  // namespace
 
-CUABI_CLI_COMMAND(cache, "cache", "cache path|stats|verify|prune --max-bytes N|clear",
-                  "show, check and trim the compiled-kernel cache", run_cache)
+CUABI_CLI_COMMAND(cache, "cache", "cache path|stats|verify|prune --max-bytes N|clear|export FILE [--match PATTERN]|import FILE",
+                  "show, check, trim, export and import the compiled-kernel cache", run_cache)

@@ -1,5 +1,7 @@
 // `cuabi compile FILE.cu ...`: compiles ahead of time and warms the kernel cache for deployment.
-// With --arch it needs no GPU (cuabi_module_compile_offline); without, it compiles for device 0
+// With --arch it needs no GPU (cuabi_module_compile_offline) and takes a comma-separated list
+// (--arch sm_80,sm_90,sm_100) to fill the cache for a fleet's targets in one run, as the CI job
+// that builds a bundle does; without, it compiles for device 0
 // exactly as a program calling cuabi_module_compile() would, so that program's first compile is
 // a cache hit. Prints what it made; -o writes the image (CUBIN, or PTX with --ptx).
 #include <cstdio>
@@ -16,7 +18,7 @@
 namespace {
 
 const char* const kUsage =
-    "compile FILE.cu [--arch sm_XY] [--std c++17] [-D NAME[=V]]... [-I DIR]... [--name-expr E]... [-o OUT] [--ptx]\n"
+    "compile FILE.cu [--arch sm_XY[,sm_XY]...] [--std c++17] [-D NAME[=V]]... [-I DIR]... [--name-expr E]... [-o OUT] [--ptx]\n"
     "          [--no-toolkit-includes] [--in-process] [--timeout-ms N]";
 
 struct Arguments {
@@ -56,6 +58,12 @@ bool parse(int argc, char** argv, Arguments* out) {
             return false;
         }
     }
+    if (out->arch.find(',') != std::string::npos && !out->output.empty()) {
+        std::fprintf(stderr, "cuabi compile: -o writes one image, and --arch '%s' names several targets. Fix: "
+                             "compile each target with its own -o, or leave -o out to fill the cache only\n",
+                     out->arch.c_str());
+        return false;
+    }
     if (out->file.empty()) {
         std::fprintf(stderr, "cuabi compile: no source file given\nusage: cuabi %s\n", kUsage);
         return false;
@@ -90,6 +98,7 @@ std::string origin_text(uint32_t origin, uint64_t stores_before) {
     switch (origin) {
         case CUABI_MODULE_ORIGIN_MEMORY_CACHE: return "from the memory cache";
         case CUABI_MODULE_ORIGIN_DISK_CACHE: return "from the disk cache";
+        case CUABI_MODULE_ORIGIN_READONLY_CACHE: return "from a read-only cache layer";
         default: break;
     }
     if (disk_stores() > stores_before) return "compiled by NVRTC, now cached on disk";
@@ -137,6 +146,39 @@ int report(cuabi_module* module, const Arguments& args, uint64_t stores_before) 
     return 0;
 }
 
+// Reports one compile (its failure, or the module) and destroys the module.
+int finish(cuabi_status status, cuabi_module* module, const Arguments& args, uint64_t stores_before) {
+    int exit_code = 0;
+    if (status != CUABI_SUCCESS) {
+        std::fprintf(stderr, "cuabi compile: %s: %s\n", cuabi_status_name(status), cuabi_last_error_message());
+        std::string log = read_text(cuabi_last_compile_log);
+        if (!log.empty()) std::fprintf(stderr, "%s\n", log.c_str());
+        exit_code = 1;
+    } else {
+        exit_code = report(module, args, stores_before);
+    }
+    cuabi_module_destroy(module);
+    return exit_code;
+}
+
+// --arch: one offline compile per comma-separated target, all of them tried; fails if any did.
+int compile_targets(const std::string& source, cuabi_compile_options* options, const Arguments& args) {
+    int exit_code = 0;
+    size_t start = 0;
+    while (start <= args.arch.size()) {
+        size_t end = args.arch.find(',', start);
+        if (end == std::string::npos) end = args.arch.size();
+        std::string target = args.arch.substr(start, end - start);
+        start = end + 1;
+        options->target = target.c_str();  // empty: the compile's own error names it
+        uint64_t stores_before = disk_stores();
+        cuabi_module* module = nullptr;
+        cuabi_status status = cuabi_module_compile_offline(source.c_str(), options, &module);
+        if (finish(status, module, args, stores_before) != 0) exit_code = 1;
+    }
+    return exit_code;
+}
+
 int run_compile(int argc, char** argv) {
     Arguments args;
     if (!parse(argc, argv, &args)) return 2;
@@ -164,13 +206,12 @@ int run_compile(int argc, char** argv) {
     options.name_expressions = expressions.data();
     options.name_expression_count = expressions.size();
 
+    if (!args.arch.empty()) return compile_targets(source.str(), &options, args);
     cuabi_context* context = nullptr;
     cuabi_module* module = nullptr;
     cuabi_status status;
     uint64_t stores_before = disk_stores();
-    if (options.target != nullptr) {
-        status = cuabi_module_compile_offline(source.str().c_str(), &options, &module);
-    } else {
+    {
         status = cuabi_context_create(nullptr, &context);
         if (status != CUABI_SUCCESS) {
             std::fprintf(stderr, "cuabi compile: no device to compile for: %s\n  (pass --arch sm_XY to compile "
@@ -179,16 +220,7 @@ int run_compile(int argc, char** argv) {
         }
         status = cuabi_module_compile(context, source.str().c_str(), &options, &module);
     }
-    int exit_code = 0;
-    if (status != CUABI_SUCCESS) {
-        std::fprintf(stderr, "cuabi compile: %s: %s\n", cuabi_status_name(status), cuabi_last_error_message());
-        std::string log = read_text(cuabi_last_compile_log);
-        if (!log.empty()) std::fprintf(stderr, "%s\n", log.c_str());
-        exit_code = 1;
-    } else {
-        exit_code = report(module, args, stores_before);
-    }
-    cuabi_module_destroy(module);
+    int exit_code = finish(status, module, args, stores_before);
     cuabi_context_destroy(context);
     return exit_code;
 }

@@ -34,6 +34,7 @@ struct Facts {
     int32_t nvrtc_state = CUABI_NVRTC_STATE_NOT_LOADED;  // before this tool asked for the version
     std::string cache_directory;
     std::string cache_degradation;  // empty while the disk cache works
+    cuabi_cache_stats cache_stats = CUABI_CACHE_STATS_INIT;  // after the reason: the layers are open
     cuabi_status jit_status = CUABI_SUCCESS;
     cuabi_driver_jit_cache_info jit{};
     std::string jit_path;
@@ -69,6 +70,7 @@ void gather_compiler(Facts* facts) {
 void gather_caches(Facts* facts) {
     facts->cache_directory = two_call(cuabi_cache_get_directory);
     facts->cache_degradation = two_call(cuabi_cache_get_degradation_reason);
+    cuabi_cache_get_stats(&facts->cache_stats);
     facts->jit.struct_size = sizeof facts->jit;
     facts->jit_status = cuabi_cache_get_driver_jit_info(&facts->jit);
     facts->jit_path = two_call(cuabi_cache_get_driver_jit_path);
@@ -195,6 +197,11 @@ const char* nvrtc_state_text(int32_t state) {
     }
 }
 
+// The disk tier's state, for the tiers line: the lookup order is memory, disk, read-only layers.
+const char* disk_tier(const cuabi_cache_stats& stats) {
+    return !stats.disk_enabled ? "off" : stats.disk_writable ? "read-write" : "read-only";
+}
+
 void print_compiler_and_caches_text(const Facts& facts) {
     if (facts.nvrtc_status != CUABI_SUCCESS) {
         std::printf("nvrtc                not usable (%s)\n  %s\n", cuabi_status_name(facts.nvrtc_status),
@@ -216,6 +223,8 @@ void print_compiler_and_caches_text(const Facts& facts) {
     std::printf("kernel cache         %s\n",
                 facts.cache_directory.empty() ? "(no location)" : facts.cache_directory.c_str());
     if (!facts.cache_degradation.empty()) std::printf("  memory only: %s\n", facts.cache_degradation.c_str());
+    std::printf("  tiers              memory, disk (%s), %llu read-only layers, NVRTC\n", disk_tier(facts.cache_stats),
+                static_cast<unsigned long long>(facts.cache_stats.readonly_layers));
     if (facts.jit_status == CUABI_SUCCESS) {
         if (!facts.jit.enabled) {
             std::printf("driver JIT cache     disabled (CUDA_CACHE_DISABLE=1)\n");
@@ -320,6 +329,10 @@ void print_json(const Facts& facts) {
     json.begin_object("cache");
     json.string("directory", facts.cache_directory.c_str());
     json.string("degradation_reason", facts.cache_degradation.c_str());
+    json.begin_object("tiers");
+    json.string("disk", disk_tier(facts.cache_stats));
+    json.unsigned_number("readonly_layers", facts.cache_stats.readonly_layers);
+    json.end_object();
     if (facts.jit_status == CUABI_SUCCESS) {
         json.begin_object("driver_jit");
         json.boolean("enabled", facts.jit.enabled != 0);

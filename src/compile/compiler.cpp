@@ -94,13 +94,19 @@ Status serve_without_nvrtc(const CompileRequest& request, cache::Key key, bool u
                 use_cache ? "" : " (CUABI_COMPILE_NO_CACHE)", what.c_str());
 }
 
-// Everything after a memory miss: the disk, NVRTC's facts and the final target, NVRTC itself.
+// Everything after a memory miss: the tiers below memory (disk, read-only layers), NVRTC's facts
+// and the final target, NVRTC itself.
 Status compile_miss(const CompileInput& input, CompileRequest request, cache::Key key, bool use_cache,
                     Isolation isolation, const Deadline& deadline, Counters* counters, CompileOutcome* out) {
     cache::KernelCache& kernel_cache = cache::KernelCache::instance();
-    if (use_cache)
-        if (auto hit = kernel_cache.find_on_disk(key, counters))
-            return serve(std::move(hit), key, cache::Layer::Disk, request.target, out);
+    if (use_cache) {
+        cache::Layer layer = cache::Layer::None;
+        if (auto hit = kernel_cache.find_below_memory(key, counters, &layer))
+            return serve(std::move(hit), key, layer, request.target, out);
+        // REMOTE TIER CALL SITE (cache/remote_tier.hpp): fetch(key) here -- a hit, marked
+        // untrusted, is stored locally and served; on a miss take_lease(key), and a lost lease
+        // waits (wait_for) for the winner's entry before compiling here.
+    }
 
     const CompileOptions& options = *input.options;
     const NvrtcFacts* facts = nullptr;
@@ -138,7 +144,7 @@ Status compile_miss(const CompileInput& input, CompileRequest request, cache::Ke
         return status;
     }
     std::shared_ptr<const cache::CachedImage> stored = std::move(image);
-    if (use_cache) kernel_cache.store(key, stored, counters);
+    if (use_cache) kernel_cache.store(key, stored, counters);  // REMOTE TIER: publish(key, *stored) after this
     return serve(std::move(stored), key, cache::Layer::None, target, out);
 }
 

@@ -215,7 +215,9 @@ Status verify_image(const VerifiedOn& device, const cache::Key& content, const c
     cache::Layer layer = cache::Layer::None;
     cache::KernelCache& cache = cache::KernelCache::instance();
     std::shared_ptr<const cache::CachedImage> proof = cache.lookup(verdict_key, nullptr, &layer);
-    if (proof != nullptr && proof->image == image.image) return remember(v, key, CUABI_SUCCESS);
+    // Only a proof this machine wrote counts: one from a read-only layer, a bundle or a remote
+    // is the claim of whoever filled it.
+    if (proof != nullptr && !proof->untrusted && proof->image == image.image) return remember(v, key, CUABI_SUCCESS);
     const int64_t timeout = timeout_ms();
     // One that died between trials (killed, out of memory) is replaced: the next image is not blamed.
     helper_process::reap_if_ended(&v.child);
@@ -228,7 +230,11 @@ Status verify_image(const VerifiedOn& device, const cache::Key& content, const c
     trial.image = image.image;
     bool decisive = true;
     Status status = run_trial(v, trial, image, source, timeout, &decisive);
-    if (status == CUABI_SUCCESS) cache.store(verdict_key, std::make_shared<cache::CachedImage>(image), nullptr);
+    if (status == CUABI_SUCCESS) {
+        auto proven = std::make_shared<cache::CachedImage>(image);
+        proven->untrusted = false;  // the verdict is this process's own
+        cache.store(verdict_key, std::move(proven), nullptr);
+    }
     return decisive ? remember(v, key, status) : status;
 }
 

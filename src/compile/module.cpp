@@ -17,6 +17,7 @@ uint32_t origin_of(cache::Layer layer) {
     switch (layer) {
         case cache::Layer::Memory: return CUABI_MODULE_ORIGIN_MEMORY_CACHE;
         case cache::Layer::Disk: return CUABI_MODULE_ORIGIN_DISK_CACHE;
+        case cache::Layer::ReadOnly: return CUABI_MODULE_ORIGIN_READONLY_CACHE;
         case cache::Layer::None: break;
     }
     return CUABI_MODULE_ORIGIN_COMPILED;
@@ -55,10 +56,14 @@ Status Module::compile(std::shared_ptr<Context> context, const char* source, con
     CompileOutcome outcome;
     Status status = cuabi::compile(input, &context->counters(), &outcome);
     if (status != CUABI_SUCCESS) return status;
-    // cuabi's own output is trusted; only "verify all" sends it to the verifier.
-    if (must_verify(image_verification_policy(context->image_verification()), true) &&
+    // cuabi's own output is trusted; only "verify all" sends it to the verifier. Entries that came
+    // from a read-only layer, a bundle or a remote are not cuabi's own, wherever they are now.
+    const bool trusted = !outcome.image->untrusted;
+    if (must_verify(image_verification_policy(context->image_verification()), trusted) &&
         (status = verify_image(verified_on(*context), outcome.key, *outcome.image,
-                               outcome.layer == cache::Layer::None ? "cuabi's own compile" : "cuabi's kernel cache")) !=
+                               !trusted                              ? "an untrusted cache entry (read-only layer, bundle or remote)"
+                               : outcome.layer == cache::Layer::None ? "cuabi's own compile"
+                                                                     : "cuabi's kernel cache")) !=
             CUABI_SUCCESS)
         return status;
     std::shared_ptr<LoadedModule> loaded;

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 
 #include <chrono>
+#include <memory>
 #include <string>
 
 #include "cache/cache_key.hpp"
+#include "cache/kernel_cache.hpp"
 #include "compile/image_verifier.hpp"
 #include "driver/driver_api.hpp"
 #include "expect_status.hpp"
@@ -97,6 +99,32 @@ TEST_F(ImageVerifier, LoadableVerdictIsKeptInTheCache) {
     forget_image_verdicts();
     EXPECT_EQ(verify("image refused"), CUABI_ERROR_INVALID_IMAGE);
     EXPECT_EQ(image_trial_loads(), before + 3);
+}
+
+// A verdict entry that came from elsewhere (a read-only layer, a bundle, a remote: untrusted) is
+// the claim of whoever wrote it, not a verdict: the image is trial-loaded anyway. A verdict this
+// process reaches about an untrusted image is its own, and is believed next time.
+TEST_F(ImageVerifier, VerdictFromAnUntrustedEntryIsNotBelieved) {
+    cache::CachedImage planted = image_of("image with a planted verdict");
+    planted.untrusted = true;
+    const cache::Key content = key_of(planted);
+    cache::KeyBuilder builder;  // the verdict's key, as verify_image makes it
+    builder.add("verified image", &content, sizeof content);
+    const std::string identity = device(0).identity;
+    builder.add("on", identity.data(), identity.size());
+    cache::KernelCache::instance().store(builder.finish(), std::make_shared<cache::CachedImage>(planted), nullptr);
+    behave("refuse");
+    EXPECT_EQ(verify_image(device(0), content, planted, "an untrusted cache entry (test)"), CUABI_ERROR_INVALID_IMAGE);
+
+    behave("accept");
+    stop_image_verifier();  // the next image starts one that accepts
+    cache::CachedImage fetched = image_of("untrusted image, verified here");
+    fetched.untrusted = true;
+    const uint64_t before = image_trial_loads();
+    EXPECT_EQ(verify_image(device(0), key_of(fetched), fetched, "test"), CUABI_SUCCESS) << last_error_message();
+    forget_image_verdicts();
+    EXPECT_EQ(verify_image(device(0), key_of(fetched), fetched, "test"), CUABI_SUCCESS) << last_error_message();
+    EXPECT_EQ(image_trial_loads(), before + 1) << "the verdict this process stored is believed";
 }
 
 TEST_F(ImageVerifier, VerdictIsPerDevice) {

@@ -254,6 +254,7 @@ typedef int32_t cuabi_module_origin ;
 #define CUABI_MODULE_ORIGIN_MEMORY_CACHE 1
 #define CUABI_MODULE_ORIGIN_DISK_CACHE 2
 #define CUABI_MODULE_ORIGIN_IMAGE 3
+#define CUABI_MODULE_ORIGIN_READONLY_CACHE 4
 typedef struct cuabi_module_info {
     uint32_t struct_size;
     int32_t image_kind;
@@ -489,6 +490,11 @@ typedef struct cuabi_cache_stats {
     uint64_t disk_temp_files_removed;
     uint64_t compiles;
     uint64_t compiles_joined;
+    uint64_t readonly_layers;
+    uint64_t readonly_hits;
+    uint64_t readonly_misses;
+    uint64_t readonly_refused;
+    uint64_t readonly_copies;
 } cuabi_cache_stats;
 typedef int32_t cuabi_setting_source ;
 #define CUABI_SETTING_DRIVER_DEFAULT 0
@@ -511,6 +517,9 @@ typedef struct cuabi_driver_jit_cache_info {
  cuabi_status cuabi_cache_prune(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
  cuabi_status cuabi_cache_clear( uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
  cuabi_status cuabi_cache_verify( uint64_t* out_checked_entries, uint64_t* out_removed_entries);
+ cuabi_status cuabi_cache_add_readonly_layer(const char* path) ;
+ cuabi_status cuabi_cache_export(const char* path, const char* match, uint64_t* out_entries, uint64_t* out_bytes) ;
+ cuabi_status cuabi_cache_import(const char* path, uint64_t* out_imported, uint64_t* out_refused) ;
  cuabi_status cuabi_cache_configure_driver_jit(void);
  cuabi_status cuabi_cache_get_driver_jit_info( cuabi_driver_jit_cache_info* out_info);
  cuabi_status cuabi_cache_get_driver_jit_path( char* out_text, size_t capacity, size_t* out_size);
@@ -647,6 +656,9 @@ typedef cuabi_status (*PFN_cuabi_cache_get_degradation_reason)(char* out_text, s
 typedef cuabi_status (*PFN_cuabi_cache_prune)(uint64_t max_bytes, uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
 typedef cuabi_status (*PFN_cuabi_cache_clear)(uint64_t* out_removed_entries, uint64_t* out_removed_bytes);
 typedef cuabi_status (*PFN_cuabi_cache_verify)(uint64_t* out_checked_entries, uint64_t* out_removed_entries);
+typedef cuabi_status (*PFN_cuabi_cache_add_readonly_layer)(const char* path);
+typedef cuabi_status (*PFN_cuabi_cache_export)(const char* path, const char* match, uint64_t* out_entries, uint64_t* out_bytes);
+typedef cuabi_status (*PFN_cuabi_cache_import)(const char* path, uint64_t* out_imported, uint64_t* out_refused);
 typedef cuabi_status (*PFN_cuabi_cache_configure_driver_jit)(void);
 typedef cuabi_status (*PFN_cuabi_cache_get_driver_jit_info)(cuabi_driver_jit_cache_info* out_info);
 typedef cuabi_status (*PFN_cuabi_cache_get_driver_jit_path)(char* out_text, size_t capacity, size_t* out_size);

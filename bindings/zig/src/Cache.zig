@@ -65,6 +65,39 @@ pub fn verify(self: Cache) Error!Sweep {
     return out;
 }
 
+/// Adds a read-only layer searched after the disk cache: the absolute path of a cache directory or
+/// of a bundle written by `exportBundle`. Its entries are untrusted (verified before loading).
+pub fn addReadOnlyLayer(self: Cache, path: [:0]const u8) Error!void {
+    return self.lib.call("cuabi_cache_add_readonly_layer", .{path.ptr});
+}
+
+/// What `exportBundle` wrote or `importBundle` added.
+pub const Transfer = struct {
+    /// Entries written to the bundle, or added to the disk cache.
+    entries: u64 = 0,
+    /// The bundle's size in bytes (`exportBundle`).
+    bytes: u64 = 0,
+    /// Damaged entries refused (`importBundle`).
+    refused: u64 = 0,
+};
+
+/// Writes the disk cache's entries to one bundle file: all when `match` is null, else those whose
+/// target ("sm_90") or key (32 hex digits) matches the shell pattern.
+pub fn exportBundle(self: Cache, path: [:0]const u8, match: ?[:0]const u8) Error!Transfer {
+    var out: Transfer = .{};
+    const pattern: ?[*:0]const u8 = if (match) |pattern_text| pattern_text.ptr else null;
+    try self.lib.call("cuabi_cache_export", .{ path.ptr, pattern, &out.entries, &out.bytes });
+    return out;
+}
+
+/// Checks every entry of a bundle and adds the intact ones to the disk cache. A bundle with
+/// damaged entries is error.CacheIo after the intact ones were imported.
+pub fn importBundle(self: Cache, path: [:0]const u8) Error!Transfer {
+    var out: Transfer = .{};
+    try self.lib.call("cuabi_cache_import", .{ path.ptr, &out.entries, &out.refused });
+    return out;
+}
+
 /// Gives the CUDA driver a persistent JIT cache under the cuabi cache directory, where the
 /// operator has not chosen one. NOT thread-safe (it sets environment variables): call it at
 /// start-up, before other threads exist and before any CUDA call.

@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "5893ff507f5ce5ec412b0bb77208811d3860e3fe24d05f38d753104cf84bf855";
+pub const cuabi_header_digest = "77aa7a7088f4ee42c1d0b18fefd2acf5a66fe4db1c57c23c3284c2ebe3a4bbc4";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -285,6 +285,11 @@ pub const struct_cuabi_cache_stats = extern struct {
     disk_temp_files_removed: u64 = 0,
     compiles: u64 = 0,
     compiles_joined: u64 = 0,
+    readonly_layers: u64 = 0,
+    readonly_hits: u64 = 0,
+    readonly_misses: u64 = 0,
+    readonly_refused: u64 = 0,
+    readonly_copies: u64 = 0,
 };
 pub const cuabi_cache_stats = struct_cuabi_cache_stats;
 pub const cuabi_setting_source = i32;
@@ -423,6 +428,9 @@ pub const PFN_cuabi_cache_get_degradation_reason = ?*const fn (out_text: [*c]u8,
 pub const PFN_cuabi_cache_prune = ?*const fn (max_bytes: u64, out_removed_entries: [*c]u64, out_removed_bytes: [*c]u64) callconv(.c) cuabi_status;
 pub const PFN_cuabi_cache_clear = ?*const fn (out_removed_entries: [*c]u64, out_removed_bytes: [*c]u64) callconv(.c) cuabi_status;
 pub const PFN_cuabi_cache_verify = ?*const fn (out_checked_entries: [*c]u64, out_removed_entries: [*c]u64) callconv(.c) cuabi_status;
+pub const PFN_cuabi_cache_add_readonly_layer = ?*const fn (path: [*c]const u8) callconv(.c) cuabi_status;
+pub const PFN_cuabi_cache_export = ?*const fn (path: [*c]const u8, match: [*c]const u8, out_entries: [*c]u64, out_bytes: [*c]u64) callconv(.c) cuabi_status;
+pub const PFN_cuabi_cache_import = ?*const fn (path: [*c]const u8, out_imported: [*c]u64, out_refused: [*c]u64) callconv(.c) cuabi_status;
 pub const PFN_cuabi_cache_configure_driver_jit = ?*const fn () callconv(.c) cuabi_status;
 pub const PFN_cuabi_cache_get_driver_jit_info = ?*const fn (out_info: [*c]cuabi_driver_jit_cache_info) callconv(.c) cuabi_status;
 pub const PFN_cuabi_cache_get_driver_jit_path = ?*const fn (out_text: [*c]u8, capacity: usize, out_size: [*c]usize) callconv(.c) cuabi_status;
@@ -540,6 +548,7 @@ pub const CUABI_MODULE_ORIGIN_COMPILED = @as(c_int, 0);
 pub const CUABI_MODULE_ORIGIN_MEMORY_CACHE = @as(c_int, 1);
 pub const CUABI_MODULE_ORIGIN_DISK_CACHE = @as(c_int, 2);
 pub const CUABI_MODULE_ORIGIN_IMAGE = @as(c_int, 3);
+pub const CUABI_MODULE_ORIGIN_READONLY_CACHE = @as(c_int, 4);
 pub const CUABI_MODULE_INFO_INIT = @compileError("unable to translate C expr: unexpected token '{'");
 pub const CUABI_KERNEL_ATTRIBUTES_INIT = @compileError("unable to translate C expr: unexpected token '{'");
 pub const CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT = @as(c_int, 1);

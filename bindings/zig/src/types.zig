@@ -125,6 +125,8 @@ pub const ModuleOrigin = enum(i32) {
     disk_cache = 2,
     /// cuabi_module_load_image(): the caller's bytes
     image = 3,
+    /// Since 1.2. A read-only cache layer or bundle: no NVRTC
+    readonly_cache = 4,
     _,
 };
 

@@ -253,6 +253,32 @@ test "the kernel cache reports its directory, statistics and what it swept" {
     try testing.expect(jit_path.len > 0);
 }
 
+test "cache: a bundle exported, added as a read-only layer and imported" {
+    const lib = try support.library();
+    const module = try check(lib.compileOffline(support.source, .{ .target = "sm_90", .defines = &.{"ZIG_BUNDLE=1"} }));
+    const info = try check(module.info());
+    module.deinit();
+    const cache = lib.cache();
+    if (!(try check(cache.stats())).diskWritable()) return; // nothing on disk to export
+    var directory = testing.tmpDir(.{});
+    defer directory.cleanup();
+    var root_buffer: [4096]u8 = undefined;
+    const root = root_buffer[0..try directory.dir.realPath(testing.io, &root_buffer)];
+    var path_buffer: [4200]u8 = undefined;
+    const bundle = try std.fmt.bufPrintSentinel(&path_buffer, "{s}/kernels.cuabibundle", .{root}, 0);
+    var key_buffer: [40]u8 = undefined;
+    const key = try std.fmt.bufPrintSentinel(&key_buffer, "{s}", .{info.cacheKey()}, 0);
+    // Only this test's entry: the layer stays for the rest of the process.
+    const exported = try check(cache.exportBundle(bundle, key));
+    try testing.expectEqual(@as(u64, 1), exported.entries);
+    try check(cache.addReadOnlyLayer(bundle));
+    try testing.expect((try check(cache.stats())).readOnly().layers >= 1);
+    const imported = try check(cache.importBundle(bundle));
+    try testing.expectEqual(@as(u64, 1), imported.entries);
+    try testing.expectEqual(@as(u64, 0), imported.refused);
+    try testing.expectError(error.InvalidArgument, cache.addReadOnlyLayer("relative/path"));
+}
+
 test "NVRTC: version, architectures, path and include directories" {
     const nvrtc = (try support.library()).nvrtc();
     const version = try check(nvrtc.version());

@@ -155,6 +155,8 @@ pub const CUABI_MODULE_ORIGIN_MEMORY_CACHE: cuabi_module_origin = 1;
 pub const CUABI_MODULE_ORIGIN_DISK_CACHE: cuabi_module_origin = 2;
 /// cuabi_module_load_image(): the caller's bytes
 pub const CUABI_MODULE_ORIGIN_IMAGE: cuabi_module_origin = 3;
+/// Since 1.2. A read-only cache layer or bundle: no NVRTC
+pub const CUABI_MODULE_ORIGIN_READONLY_CACHE: cuabi_module_origin = 4;
 /// preferred share of the L1/shared memory array for shared memory, in percent 0..100, or -1 for no preference; a hint
 pub const CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT: cuabi_kernel_attribute = 1;
 /// 1: allow clusters above 8 blocks (up to 16 on sm_90) where the device has them
@@ -3646,12 +3648,22 @@ pub struct cuabi_cache_stats {
     pub compiles: u64,
     /// compile requests served by an identical compile another thread was already running
     pub compiles_joined: u64,
+    /// layers open now (refused ones are in the degradation reason)
+    pub readonly_layers: u64,
+    /// lookups served by a read-only layer
+    pub readonly_hits: u64,
+    /// lookups no read-only layer had (counted only with layers)
+    pub readonly_misses: u64,
+    /// damaged, foreign or linked entries found there and refused
+    pub readonly_refused: u64,
+    /// hits handed to the disk (CUABI_CACHE_READONLY_COPY=1)
+    pub readonly_copies: u64,
 }
 #[test]
 fn bindgen_test_layout_cuabi_cache_stats() {
     assert_eq!(
         ::std::mem::size_of::<cuabi_cache_stats>(),
-        168usize,
+        208usize,
         concat!("Size of: ", stringify!(cuabi_cache_stats))
     );
     assert_eq!(
@@ -4050,6 +4062,91 @@ fn bindgen_test_layout_cuabi_cache_stats() {
         );
     }
     test_field_compiles_joined();
+    fn test_field_readonly_layers() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).readonly_layers) as usize - ptr as usize
+            },
+            168usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(readonly_layers)
+            )
+        );
+    }
+    test_field_readonly_layers();
+    fn test_field_readonly_hits() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).readonly_hits) as usize - ptr as usize
+            },
+            176usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(readonly_hits)
+            )
+        );
+    }
+    test_field_readonly_hits();
+    fn test_field_readonly_misses() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).readonly_misses) as usize - ptr as usize
+            },
+            184usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(readonly_misses)
+            )
+        );
+    }
+    test_field_readonly_misses();
+    fn test_field_readonly_refused() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).readonly_refused) as usize - ptr as usize
+            },
+            192usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(readonly_refused)
+            )
+        );
+    }
+    test_field_readonly_refused();
+    fn test_field_readonly_copies() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).readonly_copies) as usize - ptr as usize
+            },
+            200usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(readonly_copies)
+            )
+        );
+    }
+    test_field_readonly_copies();
 }
 /// The CUDA driver's JIT cache settings in effect in this process. An output struct:
 /// cuabi_driver_jit_cache_info_init().
@@ -5142,6 +5239,40 @@ pub type PFN_cuabi_cache_verify = ::std::option::Option<
     unsafe extern "C" fn(
         out_checked_entries: *mut u64,
         out_removed_entries: *mut u64,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Adds a read-only cache layer, searched after the disk cache and after the layers of
+/// CUABI_CACHE_READONLY_DIRS and earlier calls: `path` (absolute) names a cache directory filled by cuabi or a bundle
+/// file of cuabi_cache_export(), used in place. A layer is never written, locked or pruned, and its entries are
+/// untrusted: checked as disk entries are, then verified as the caller's bytes are before the driver loads them
+/// (cuabi_context_options.image_verification). Returns CUABI_ERROR_CACHE_UNSAFE for a link, FIFO, socket or device,
+/// CUABI_ERROR_CACHE_IO for a path that cannot be read or a bundle whose header or index is damaged,
+/// CUABI_ERROR_INVALID_ARGUMENT for a NULL or relative path. Layers stay until the process ends.
+pub type PFN_cuabi_cache_add_readonly_layer = ::std::option::Option<
+    unsafe extern "C" fn(path: *const ::std::os::raw::c_char) -> cuabi_status,
+>;
+/// Since 1.2. Writes the disk cache's entries to one bundle file at `path` (replaced atomically): all of them when
+/// `match` is NULL or "", else those whose target ("sm_90") or 32-hex-digit key matches the shell pattern `match`
+/// (fnmatch). \*out_entries and \*out_bytes (each may be NULL) receive the entries written and the file's size.
+/// Statuses as for cuabi_cache_prune(), and CUABI_ERROR_CACHE_IO when the bundle cannot be written.
+pub type PFN_cuabi_cache_export = ::std::option::Option<
+    unsafe extern "C" fn(
+        path: *const ::std::os::raw::c_char,
+        match_: *const ::std::os::raw::c_char,
+        out_entries: *mut u64,
+        out_bytes: *mut u64,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Checks every entry of the bundle at `path` and adds the intact ones to the disk cache, marked untrusted
+/// (loading them is verified as for a read-only layer). \*out_imported and \*out_refused (each may be NULL) receive the
+/// counts, also on failure. Returns CUABI_ERROR_CACHE_IO when the bundle cannot be read, its header or index is damaged
+/// (nothing is imported), or some entries are damaged (the others are imported; the message names the first);
+/// CUABI_ERROR_UNSUPPORTED with CUABI_CACHE_DISABLE=1; otherwise as cuabi_cache_prune().
+pub type PFN_cuabi_cache_import = ::std::option::Option<
+    unsafe extern "C" fn(
+        path: *const ::std::os::raw::c_char,
+        out_imported: *mut u64,
+        out_refused: *mut u64,
     ) -> cuabi_status,
 >;
 /// Gives the CUDA driver a persistent JIT cache under the cuabi cache directory: sets CUDA_CACHE_PATH to \<cache

@@ -2,9 +2,9 @@
 //! maintenance. Every function is thread-safe except [`configure_driver_jit`].
 
 use crate::error::Result;
-use crate::ffi::{call, defaults, raw, two_call_text};
+use crate::ffi::{c_path, c_string, call, defaults, raw, two_call_text};
 use cuabi_sys as sys;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Where NVRTC stands for this process ([`CacheStats::nvrtc_state`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,6 +60,16 @@ pub struct CacheStats {
     pub compiles: u64,
     /// Compile requests served by an identical compile another thread was running.
     pub compiles_joined: u64,
+    /// Read-only layers open now (since 1.2; 0 from an older library).
+    pub readonly_layers: u64,
+    /// Lookups served by a read-only layer.
+    pub readonly_hits: u64,
+    /// Lookups no read-only layer had (counted only when there are layers).
+    pub readonly_misses: u64,
+    /// Damaged, foreign or linked entries found in a layer and refused.
+    pub readonly_refused: u64,
+    /// Read-only hits handed to the disk (`CUABI_CACHE_READONLY_COPY=1`).
+    pub readonly_copies: u64,
 }
 
 /// The kernel cache's statistics (costs a scan of the cache directory).
@@ -94,7 +104,54 @@ pub fn stats() -> Result<CacheStats> {
         disk_temp_files_removed: raw.disk_temp_files_removed,
         compiles: raw.compiles,
         compiles_joined: raw.compiles_joined,
+        readonly_layers: raw.readonly_layers,
+        readonly_hits: raw.readonly_hits,
+        readonly_misses: raw.readonly_misses,
+        readonly_refused: raw.readonly_refused,
+        readonly_copies: raw.readonly_copies,
     })
+}
+
+/// Adds a read-only layer searched after the disk cache: the absolute path of a cache directory or
+/// of a bundle written by [`export`]. Its entries are untrusted (verified before loading).
+pub fn add_readonly_layer(path: &Path) -> Result<()> {
+    let path = c_path(path, "path")?;
+    call!(cuabi_cache_add_readonly_layer(path.as_ptr()))
+}
+
+/// What [`export`] wrote or [`import`] added.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Transferred {
+    /// Entries written to the bundle, or added to the disk cache.
+    pub entries: u64,
+    /// The bundle's size ([`export`]); damaged entries refused ([`import`]).
+    pub other: u64,
+}
+
+/// Writes the disk cache's entries to one bundle file: all of them when `pattern` is `None`, else
+/// those whose target (`sm_90`) or key (32 hex digits) matches the shell pattern. `other` is the
+/// bundle's size in bytes.
+pub fn export(path: &Path, pattern: Option<&str>) -> Result<Transferred> {
+    let path = c_path(path, "path")?;
+    let pattern = pattern.map(|text| c_string(text, "pattern")).transpose()?;
+    let mut done = Transferred::default();
+    call!(cuabi_cache_export(
+        path.as_ptr(),
+        pattern.as_ref().map_or(std::ptr::null(), |text| text.as_ptr()),
+        &mut done.entries,
+        &mut done.other
+    ))?;
+    Ok(done)
+}
+
+/// Checks every entry of a bundle and adds the intact ones to the disk cache; `other` is the
+/// number of damaged entries refused. A bundle with damaged entries is an error
+/// (`CUABI_ERROR_CACHE_IO`) after the intact ones were imported.
+pub fn import(path: &Path) -> Result<Transferred> {
+    let path = c_path(path, "path")?;
+    let mut done = Transferred::default();
+    call!(cuabi_cache_import(path.as_ptr(), &mut done.entries, &mut done.other))?;
+    Ok(done)
 }
 
 /// The cache directory (reported even when the disk cache is off or refused); empty when no

@@ -166,6 +166,8 @@ pub enum Origin {
     DiskCache,
     /// [`Module::load_image`]: the caller's bytes.
     Image,
+    /// A read-only cache layer or bundle: no NVRTC (since 1.2).
+    ReadOnlyCache,
     /// An origin this binding does not know.
     Unknown(i32),
 }
@@ -207,6 +209,7 @@ impl ModuleInfo {
                 sys::CUABI_MODULE_ORIGIN_MEMORY_CACHE => Origin::MemoryCache,
                 sys::CUABI_MODULE_ORIGIN_DISK_CACHE => Origin::DiskCache,
                 sys::CUABI_MODULE_ORIGIN_IMAGE => Origin::Image,
+                sys::CUABI_MODULE_ORIGIN_READONLY_CACHE => Origin::ReadOnlyCache,
                 other => Origin::Unknown(other),
             },
             loaded: raw.loaded != 0,

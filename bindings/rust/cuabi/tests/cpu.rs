@@ -226,6 +226,32 @@ fn cache_statistics_and_maintenance() {
 }
 
 #[test]
+fn cache_bundle_export_readonly_layer_and_import() {
+    let options = offline_options().define("RUST_BUNDLE=1");
+    let module = Module::compile_offline(SOURCE, &options).unwrap();
+    let key = module.info().unwrap().cache_key;
+    if !cuabi::cache::stats().unwrap().disk_writable {
+        return; // nothing on disk to export
+    }
+    let directory = std::env::temp_dir().join(format!("cuabi-rust-bundle-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let bundle = directory.join("kernels.cuabibundle");
+    // Only this test's entry: the layer stays for the rest of the process.
+    let exported = cuabi::cache::export(&bundle, Some(&key)).unwrap();
+    assert_eq!(exported.entries, 1, "{exported:?}");
+    cuabi::cache::add_readonly_layer(&bundle).unwrap();
+    assert!(cuabi::cache::stats().unwrap().readonly_layers >= 1);
+    let imported = cuabi::cache::import(&bundle).unwrap();
+    assert_eq!((imported.entries, imported.other), (1, 0));
+    let garbage = directory.join("garbage");
+    std::fs::write(&garbage, vec![0u8; 4096]).unwrap();
+    assert_eq!(cuabi::cache::import(&garbage).unwrap_err().status(), Status::CacheIo);
+    let relative = cuabi::cache::add_readonly_layer(std::path::Path::new("relative/path")).unwrap_err();
+    assert_eq!(relative.status(), Status::InvalidArgument);
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
 fn graph_cache_capacity_classes_and_statistics() {
     use cuabi::graph_cache::{capacity_class, stats};
     assert_eq!(capacity_class(0).unwrap(), 1);
