@@ -108,7 +108,7 @@ func TestCacheBundleExportLayerAndImport(t *testing.T) {
 	info, err := m.Info()
 	must(t, err)
 	m.Close()
-	if info.Origin != OriginReadOnlyCache {
+	if info.Origin != OriginReadonlyCache {
 		t.Errorf("after clearing, the compile came from origin %d, want the read-only layer", info.Origin)
 	}
 	stats, err := ReadCacheStats()

@@ -14,6 +14,8 @@ func (o ModuleOrigin) String() string {
 		return "disk-cache"
 	case OriginImage:
 		return "image"
+	case OriginReadonlyCache:
+		return "readonly-cache"
 	}
 	return "ModuleOrigin(" + strconv.Itoa(int(o)) + ")"
 }
