@@ -1,13 +1,16 @@
-# Installation: header, library with its SONAME links, the cuabi CLI, a CMake package exporting
-# cuabi::cuabi, a pkg-config file, and the documents the header refers to (checked by ctest -L
-# packaging, which also moves an install tree and builds against the moved copy).
+# Installation: header, library with its SONAME links, the compile worker beside it, the cuabi
+# CLI, a CMake package exporting cuabi::cuabi, a pkg-config file, the documents the header refers
+# to, the licence and the changelog (checked by ctest -L packaging, which also moves an install
+# tree and builds against the moved copy, and by ctest -L docs against the README's list).
 #
 #   include/cuabi/cuabi.h
-#   lib/libcuabi.so -> libcuabi.so.1 -> libcuabi.so.1.0.0
+#   lib/libcuabi.so -> libcuabi.so.1 -> libcuabi.so.<PROJECT_VERSION>
+#   lib/cuabi/cuabi-compile-worker                       (src/worker/CMakeLists.txt)
 #   lib/cmake/cuabi/cuabiConfig.cmake, cuabiConfigVersion.cmake, cuabiTargets*.cmake
 #   lib/pkgconfig/cuabi.pc
 #   bin/cuabi
-#   share/doc/cuabi/{errors,safety,compile,cache,device,abi-policy,profiling,performance}.md
+#   share/doc/cuabi/{errors,safety,compile,cache,device,abi-policy,profiling,performance}.md,
+#   share/doc/cuabi/LICENSE, share/doc/cuabi/CHANGELOG.md
 #
 # Nothing installed names the prefix: the CMake package and cuabi.pc locate everything relative to
 # where they are found, and the tool finds the library through $ORIGIN, so an install tree can be
@@ -27,6 +30,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/include/cuabi/cuabi.h DESTINATION ${CMAKE_IN
 set(CUABI_INSTALLED_DOCS errors safety compile cache device abi-policy profiling performance)
 list(TRANSFORM CUABI_INSTALLED_DOCS REPLACE "(.+)" "${PROJECT_SOURCE_DIR}/docs/\\1.md")
 install(FILES ${CUABI_INSTALLED_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# Whoever receives a binary install receives the licence it comes under, and what changed.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/CHANGELOG.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 if(TARGET cuabi_cli)
   # The installed tool finds the installed library next to it, wherever the prefix is.

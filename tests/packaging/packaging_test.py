@@ -3,9 +3,9 @@
 
   install       cmake --install into an emptied prefix (the fixture for the steps below)
   layout        header, library with SONAME links, CMake package files, the documents the header
-                names, a pkg-config file whose prefix is relative to itself, an exported target
-                that lists its include directory once, no file naming the prefix, and
-                (--with-cli) a `cuabi` tool that runs from the prefix
+                names with the licence and the changelog, a pkg-config file whose prefix is
+                relative to itself, an exported target that lists its include directory once, no
+                file naming the prefix, and (--with-cli) a `cuabi` tool that runs from the prefix
   header        the installed header has no scaffolding and names only installed documents
                 (abi/installed_header.py)
   cmake         builds tests/packaging/consumer with find_package(cuabi 1 CONFIG REQUIRED) and runs it
@@ -27,7 +27,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import abi_tools  # noqa: E402
 import installed_header  # noqa: E402
 
-DOCS = ("errors", "compile", "cache", "device", "abi-policy", "profiling", "performance")
+DOCS = ("errors.md", "safety.md", "compile.md", "cache.md", "device.md", "abi-policy.md", "profiling.md",
+        "performance.md", "LICENSE", "CHANGELOG.md")
 
 
 def clean_env(**extra):
@@ -75,7 +76,7 @@ def step_layout(args):
     for name in ("cuabiConfig.cmake", "cuabiConfigVersion.cmake", "cuabiTargets.cmake"):
         expect_file(os.path.join(args.libdir, "cmake", "cuabi", name))
     for name in DOCS:
-        expect_file(os.path.join(args.docdir, name + ".md"))
+        expect_file(os.path.join(args.docdir, name))
     installed_headers = [os.path.join(d, f) for d, _, files in
                          os.walk(os.path.join(args.prefix, args.includedir)) for f in files]
     if len(installed_headers) != 1:

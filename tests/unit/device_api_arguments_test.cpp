@@ -169,13 +169,6 @@ TEST(DeviceApiArguments, MadeUpHandlesAreRefused) {
     cuabi_buffer_destroy(reinterpret_cast<cuabi_buffer*>(&on_stack));
 }
 
-TEST(DeviceApiArguments, DestroyFunctionsAcceptNull) {
-    cuabi_context_destroy(nullptr);
-    cuabi_stream_destroy(nullptr);
-    cuabi_event_destroy(nullptr);
-    cuabi_buffer_destroy(nullptr);
-}
-
 TEST(DeviceApiArguments, NegativeDeviceOrdinalsAreRefused) {
     cuabi_context_options options = CUABI_CONTEXT_OPTIONS_INIT;
     options.device_ordinal = -1;

@@ -134,11 +134,6 @@ TEST(GraphApi, NodeInfoWithoutAStructSizeIsRefused) {
     EXPECT_FAILS_WITH(cuabi_graph_get_node_info(made_up_graph(), 0, &info), CUABI_ERROR_STRUCT_SIZE, "struct_size is 0");
 }
 
-TEST(GraphApi, DestroyAcceptsNullAndStaleHandles) {
-    cuabi_graph_destroy(nullptr);
-    cuabi_graph_destroy(made_up_graph());
-}
-
 TEST(GraphApi, CapacityClassIsExported) {
     EXPECT_EQ(cuabi_graph_cache_get_capacity_class(0), 1u);
     EXPECT_EQ(cuabi_graph_cache_get_capacity_class(1000), 1024u);

@@ -2,7 +2,10 @@
 //! scopes, inventory, updates, whole-graph updates, the graph cache), events, kernels' facts,
 //! threads; pinned host memory, module globals, device attributes, launch priority, programmatic
 //! dependent launch, kernel attributes, cluster occupancy, memcpy updates, node enabling and DOT
-//! dumps. Without a GPU every test prints the driver's reason and returns.
+//! dumps. Without a GPU every test is reported as ignored with the driver's reason (the harness in
+//! tests/gpu/harness.rs: libtest cannot ignore a test at run time on stable Rust). A test fn that
+//! `main` does not list is dead code, which this file denies, so none is left out by mistake.
+#![deny(dead_code)]
 
 use cuabi::{
     Buffer, CaptureMode, CaptureStatus, CompileOptions, Context, Event, EventOptions, GraphOptions, Kernel,
@@ -10,6 +13,10 @@ use cuabi::{
 };
 
 mod sources;
+
+#[path = "gpu/harness.rs"]
+mod harness;
+use harness::{Outcome, Skip};
 
 // The 1.1 features, by area (tests/gpu/*.rs).
 #[path = "gpu/graphs.rs"]
@@ -50,13 +57,12 @@ struct Gpu {
 }
 
 impl Gpu {
-    /// None (after saying why) on a machine without a GPU.
-    fn open() -> Option<Gpu> {
+    /// A Skip saying why on a machine without a GPU.
+    fn open() -> Result<Gpu, Skip> {
         let context = match Context::new() {
             Ok(context) => context,
             Err(error) if error.is_no_gpu() => {
-                eprintln!("skipped: no GPU ({}): {}", error.name(), error.message());
-                return None;
+                return Err(Skip(format!("no GPU ({}): {}", error.name(), error.message())));
             }
             Err(error) => panic!("{error}"),
         };
@@ -66,7 +72,7 @@ impl Gpu {
         let stream = Stream::new(&context).unwrap();
         let x = Buffer::from_slice(&context, &(0..N).map(|i| i as f32).collect::<Vec<_>>()).unwrap();
         let y = Buffer::from_slice(&context, &vec![1.0f32; N as usize]).unwrap();
-        Some(Gpu { context, module, saxpy, stream, x, y })
+        Ok(Gpu { context, module, saxpy, stream, x, y })
     }
 
     fn config(&self) -> LaunchConfig<'_> {
@@ -86,9 +92,8 @@ fn expect_y(gpu: &Gpu, want: impl Fn(f32) -> f32) {
     }
 }
 
-#[test]
-fn table_and_packed_launches_compute_saxpy() {
-    let Some(gpu) = Gpu::open() else { return };
+fn table_and_packed_launches_compute_saxpy() -> Outcome {
+    let gpu = Gpu::open()?;
     gpu.saxpy.launch(&gpu.config(), &[&2.0f32, &gpu.x, &gpu.y, &N]).unwrap();
     expect_y(&gpu, |i| 1.0 + 2.0 * i);
     let mut packed = PackedArgs::for_kernel(&gpu.saxpy).unwrap();
@@ -116,29 +121,29 @@ fn table_and_packed_launches_compute_saxpy() {
     expect_y(&gpu, |i| 1.0 + i);
     let counters = gpu.context.counters().unwrap();
     assert!(counters.launches >= 4 && counters.launches_packed >= 3, "{counters:?}");
+    Ok(())
 }
 
-#[test]
-fn synchronous_launch_without_a_stream_finishes_before_returning() {
-    let Some(gpu) = Gpu::open() else { return };
+fn synchronous_launch_without_a_stream_finishes_before_returning() -> Outcome {
+    let gpu = Gpu::open()?;
     let config = LaunchConfig::new().grid(N / 256).block(256);
     gpu.saxpy.launch(&config, &[&3.0f32, &gpu.x, &gpu.y, &N]).unwrap();
     assert_eq!(gpu.y.to_vec::<f32>().unwrap()[5], 16.0);
+    Ok(())
 }
 
-#[test]
-fn struct_arguments_pass_by_value() {
-    let Some(gpu) = Gpu::open() else { return };
+fn struct_arguments_pass_by_value() -> Outcome {
+    let gpu = Gpu::open()?;
     let affine = gpu.module.kernel("affine").unwrap();
     affine.launch(&gpu.config(), &[&Affine { a: 3.0, b: 0.5 }, &gpu.y, &N]).unwrap();
     expect_y(&gpu, |_| 3.5);
     let error = affine.launch(&gpu.config(), &[&1.0f32, &gpu.y, &N]).unwrap_err();
     assert_eq!(error.status(), Status::ArgumentSize, "{error}");
+    Ok(())
 }
 
-#[test]
-fn refused_launches_carry_status_and_message_and_run_nothing() {
-    let Some(gpu) = Gpu::open() else { return };
+fn refused_launches_carry_status_and_message_and_run_nothing() -> Outcome {
+    let gpu = Gpu::open()?;
     let args: [&dyn cuabi::KernelArg; 4] = [&2.0f32, &gpu.x, &gpu.y, &N];
     let error = gpu.saxpy.launch(&gpu.config().block((1024, 2, 1)), &args).unwrap_err();
     assert_eq!(error.status(), Status::LaunchBlock);
@@ -154,11 +159,11 @@ fn refused_launches_carry_status_and_message_and_run_nothing() {
     let error = gpu.saxpy.launch_packed_bytes(&gpu.config(), &[0u8; 20]).unwrap_err();
     assert_eq!(error.status(), Status::ArgumentSize, "{error}");
     expect_y(&gpu, |_| 1.0);
+    Ok(())
 }
 
-#[test]
-fn kernels_found_by_name_expression_and_their_facts() {
-    let Some(gpu) = Gpu::open() else { return };
+fn kernels_found_by_name_expression_and_their_facts() -> Outcome {
+    let gpu = Gpu::open()?;
     let scale = gpu.module.kernel("scale<float>").unwrap();
     scale.launch(&gpu.config(), &[&gpu.y, &0.5f32, &N]).unwrap();
     expect_y(&gpu, |_| 0.5);
@@ -177,11 +182,11 @@ fn kernels_found_by_name_expression_and_their_facts() {
     assert!(suggestion.block_threads > 0 && suggestion.min_grid_blocks > 0, "{suggestion:?}");
     assert!(!gpu.saxpy.native().unwrap().is_null());
     assert_ne!(gpu.module.info().unwrap().origin, cuabi::Origin::Image);
+    Ok(())
 }
 
-#[test]
-fn a_module_loaded_from_an_image_launches() {
-    let Some(gpu) = Gpu::open() else { return };
+fn a_module_loaded_from_an_image_launches() -> Outcome {
+    let gpu = Gpu::open()?;
     let image = gpu.module.image().unwrap();
     let loaded = Module::load_image(&gpu.context, &image).unwrap();
     assert_eq!(loaded.info().unwrap().origin, cuabi::Origin::Image);
@@ -189,11 +194,11 @@ fn a_module_loaded_from_an_image_launches() {
     expect_y(&gpu, |i| 1.0 + i);
     let error = Module::load_image(&gpu.context, b"not an image").unwrap_err();
     assert_eq!(error.status(), Status::InvalidImage, "{error}");
+    Ok(())
 }
 
-#[test]
-fn buffers_copy_fill_and_check_bounds() {
-    let Some(gpu) = Gpu::open() else { return };
+fn buffers_copy_fill_and_check_bounds() -> Outcome {
+    let gpu = Gpu::open()?;
     let bytes = N as usize * 4;
     let zeroed = Buffer::zeroed(&gpu.context, bytes).unwrap();
     assert_eq!(zeroed.size(), bytes);
@@ -227,11 +232,11 @@ fn buffers_copy_fill_and_check_bounds() {
     assert_eq!(two, [5.0, 5.0]);
     assert_eq!(alias.device_ptr(), zeroed.device_ptr().offset(4));
     assert_eq!(Buffer::new(&gpu.context, 0).unwrap_err().status(), Status::InvalidArgument);
+    Ok(())
 }
 
-#[test]
-fn events_time_and_order_streams() {
-    let Some(gpu) = Gpu::open() else { return };
+fn events_time_and_order_streams() -> Outcome {
+    let gpu = Gpu::open()?;
     let (start, end) = (Event::new(&gpu.context).unwrap(), Event::new(&gpu.context).unwrap());
     start.record(Some(&gpu.stream)).unwrap();
     gpu.saxpy.launch(&gpu.config(), &[&1.0f32, &gpu.x, &gpu.y, &N]).unwrap();
@@ -251,11 +256,11 @@ fn events_time_and_order_streams() {
     untimed.synchronize().unwrap();
     assert_eq!(start.elapsed_ms(&untimed).unwrap_err().status(), Status::InvalidArgument);
     assert!(!gpu.stream.native().unwrap().is_null() && !gpu.context.native().unwrap().is_null());
+    Ok(())
 }
 
-#[test]
-fn graphs_capture_replay_inventory_and_update() {
-    let Some(gpu) = Gpu::open() else { return };
+fn graphs_capture_replay_inventory_and_update() -> Outcome {
+    let gpu = Gpu::open()?;
     let config = gpu.config();
     let graph = gpu
         .stream
@@ -303,11 +308,11 @@ fn graphs_capture_replay_inventory_and_update() {
     let (cu_graph, cu_exec) = graph.native().unwrap();
     assert!(!cu_graph.is_null() && !cu_exec.is_null());
     assert!(gpu.context.counters().unwrap().graph_launches >= 3);
+    Ok(())
 }
 
-#[test]
-fn a_graph_keeps_retained_buffers_alive() {
-    let Some(gpu) = Gpu::open() else { return };
+fn a_graph_keeps_retained_buffers_alive() -> Outcome {
+    let gpu = Gpu::open()?;
     let target = Buffer::zeroed(&gpu.context, N as usize * 4).unwrap();
     let config = gpu.config();
     let graph = gpu
@@ -324,11 +329,11 @@ fn a_graph_keeps_retained_buffers_alive() {
     // The memory is still the graph's: wrapping it finds a live allocation with the replay's values.
     let view = unsafe { Buffer::wrap(&gpu.context, address, N as usize * 4) }.unwrap();
     assert_eq!(view.to_vec::<f32>().unwrap()[9], 9.0);
+    Ok(())
 }
 
-#[test]
-fn capture_scopes_abort_on_error_early_return_and_panic() {
-    let Some(gpu) = Gpu::open() else { return };
+fn capture_scopes_abort_on_error_early_return_and_panic() -> Outcome {
+    let gpu = Gpu::open()?;
     let config = gpu.config();
     let error = gpu
         .stream
@@ -359,11 +364,11 @@ fn capture_scopes_abort_on_error_early_return_and_panic() {
     assert_eq!(error.status(), Status::LaunchBlock);
     assert_eq!(capture.end(&GraphOptions::new()).unwrap_err().status(), Status::Capture);
     expect_y(&gpu, |_| 1.0);
+    Ok(())
 }
 
-#[test]
-fn whole_graph_updates_in_place_or_by_reinstantiating() {
-    let Some(gpu) = Gpu::open() else { return };
+fn whole_graph_updates_in_place_or_by_reinstantiating() -> Outcome {
+    let gpu = Gpu::open()?;
     let config = gpu.config();
     let capture = |launches: usize, a: f32| {
         let scope = gpu.stream.begin_capture(CaptureMode::ThreadLocal).unwrap();
@@ -384,11 +389,11 @@ fn whole_graph_updates_in_place_or_by_reinstantiating() {
     assert!(info.reinstantiated && !info.reason.is_empty(), "{info:?}");
     assert_eq!(graph.node_count().unwrap(), 3);
     assert!(gpu.context.counters().unwrap().graph_reinstantiations >= 1);
+    Ok(())
 }
 
-#[test]
-fn the_graph_cache_finds_graphs_by_key_and_capacity_class() {
-    let Some(gpu) = Gpu::open() else { return };
+fn the_graph_cache_finds_graphs_by_key_and_capacity_class() -> Outcome {
+    let gpu = Gpu::open()?;
     use cuabi::graph_cache;
     let key = format!("cuabi-rust-test-{}", std::process::id());
     assert!(graph_cache::lookup(&gpu.context, key.as_bytes(), 1000).unwrap().is_none());
@@ -410,11 +415,11 @@ fn the_graph_cache_finds_graphs_by_key_and_capacity_class() {
     graph_cache::clear(Some(&gpu.context)).unwrap();
     assert!(graph_cache::lookup(&gpu.context, key.as_bytes(), 1000).unwrap().is_none());
     graph_cache::set_capacity(256).unwrap();
+    Ok(())
 }
 
-#[test]
-fn threads_share_a_context_and_a_kernel() {
-    let Some(gpu) = Gpu::open() else { return };
+fn threads_share_a_context_and_a_kernel() -> Outcome {
+    let gpu = Gpu::open()?;
     std::thread::scope(|scope| {
         for _ in 0..4 {
             scope.spawn(|| {
@@ -430,11 +435,11 @@ fn threads_share_a_context_and_a_kernel() {
             });
         }
     });
+    Ok(())
 }
 
-#[test]
-fn handles_may_be_dropped_in_any_order() {
-    let Some(gpu) = Gpu::open() else { return };
+fn handles_may_be_dropped_in_any_order() -> Outcome {
+    let gpu = Gpu::open()?;
     let Gpu { context, module, saxpy, stream, x, y } = gpu;
     drop(context);
     drop(module);
@@ -446,4 +451,38 @@ fn handles_may_be_dropped_in_any_order() {
     let adopted = unsafe { Buffer::from_raw(raw) }.unwrap();
     assert_eq!(adopted.size(), size);
     drop((x, adopted, stream, saxpy));
+    Ok(())
+}
+
+fn main() {
+    std::process::exit(harness::run(harness::tests![
+        table_and_packed_launches_compute_saxpy,
+        synchronous_launch_without_a_stream_finishes_before_returning,
+        struct_arguments_pass_by_value,
+        refused_launches_carry_status_and_message_and_run_nothing,
+        kernels_found_by_name_expression_and_their_facts,
+        a_module_loaded_from_an_image_launches,
+        buffers_copy_fill_and_check_bounds,
+        events_time_and_order_streams,
+        graphs_capture_replay_inventory_and_update,
+        a_graph_keeps_retained_buffers_alive,
+        capture_scopes_abort_on_error_early_return_and_panic,
+        whole_graph_updates_in_place_or_by_reinstantiating,
+        the_graph_cache_finds_graphs_by_key_and_capacity_class,
+        threads_share_a_context_and_a_kernel,
+        handles_may_be_dropped_in_any_order,
+        graphs::device_to_device_memcpy_nodes_take_new_buffers,
+        graphs::host_to_device_memcpy_nodes_take_new_host_memory,
+        graphs::nodes_turn_off_and_back_on,
+        graphs::graphs_dump_as_dot_text_and_files,
+        launches::device_attributes_by_number_agree_with_device_info,
+        launches::launches_at_a_priority_run_and_clamp_out_of_range_priorities,
+        launches::programmatic_dependent_launches_wait_for_the_kernel_before_them,
+        launches::kernel_attributes_are_typed_and_checked,
+        launches::cluster_occupancy_and_non_portable_cluster_sizes,
+        memory::pinned_memory_is_zeroed_and_round_trips_through_stream_copies,
+        memory::write_combined_and_device_mapped_allocations,
+        memory::registered_memory_stays_borrowed_until_unregistered,
+        memory::module_globals_are_buffers_that_keep_the_module_alive,
+    ]));
 }

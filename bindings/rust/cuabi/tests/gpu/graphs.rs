@@ -1,6 +1,6 @@
 //! Graph memcpy updates, turning nodes off and on, and DOT dumps.
 
-use super::{expect_y, Gpu, N};
+use super::{expect_y, Gpu, Outcome, N};
 use cuabi::{
     Buffer, CaptureMode, DotOptions, Graph, GraphOptions, HostMemory, HostMemoryOptions, MemcpyEnd, NodeKind, Status,
 };
@@ -16,9 +16,8 @@ fn saxpy_then_fill(gpu: &Gpu) -> Graph {
         .unwrap()
 }
 
-#[test]
-fn device_to_device_memcpy_nodes_take_new_buffers() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn device_to_device_memcpy_nodes_take_new_buffers() -> Outcome {
+    let gpu = Gpu::open()?;
     let bytes = N as usize * 4;
     let ones = Buffer::from_slice(&gpu.context, &vec![1.0f32; N as usize]).unwrap();
     let twos = Buffer::from_slice(&gpu.context, &vec![2.0f32; N as usize]).unwrap();
@@ -58,11 +57,11 @@ fn device_to_device_memcpy_nodes_take_new_buffers() {
     graph.launch(Some(&gpu.stream)).unwrap();
     gpu.stream.synchronize().unwrap();
     assert!(target.to_vec::<f32>().unwrap().iter().all(|&value| value == 2.0), "refused updates change nothing");
+    Ok(())
 }
 
-#[test]
-fn host_to_device_memcpy_nodes_take_new_host_memory() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn host_to_device_memcpy_nodes_take_new_host_memory() -> Outcome {
+    let gpu = Gpu::open()?;
     let n = N as usize;
     let mut first = HostMemory::<f32>::new(&gpu.context, n, &HostMemoryOptions::new()).unwrap();
     let mut second = HostMemory::<f32>::new(&gpu.context, n, &HostMemoryOptions::new()).unwrap();
@@ -88,11 +87,11 @@ fn host_to_device_memcpy_nodes_take_new_host_memory() {
     let error = graph.update_memcpy(0, MemcpyEnd::buffer(&gpu.y, 0), MemcpyEnd::buffer(&target, 0), n * 4);
     assert_eq!(error.unwrap_err().status(), Status::InvalidArgument, "device to device for a host-to-device node");
     drop(graph);
+    Ok(())
 }
 
-#[test]
-fn nodes_turn_off_and_back_on() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn nodes_turn_off_and_back_on() -> Outcome {
+    let gpu = Gpu::open()?;
     let graph = saxpy_then_fill(&gpu);
     assert!(graph.node_enabled(0).unwrap() && graph.node_enabled(1).unwrap());
     graph.set_node_enabled(1, false).unwrap();
@@ -111,11 +110,11 @@ fn nodes_turn_off_and_back_on() {
     let error = graph.set_node_enabled(2, false).unwrap_err();
     assert_eq!(error.status(), Status::GraphNode);
     assert!(error.message().contains("Fix:"), "{error}");
+    Ok(())
 }
 
-#[test]
-fn graphs_dump_as_dot_text_and_files() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn graphs_dump_as_dot_text_and_files() -> Outcome {
+    let gpu = Gpu::open()?;
     let graph = saxpy_then_fill(&gpu);
     let text = graph.dot(&DotOptions::new()).unwrap();
     assert!(text.contains("digraph") && text.contains("saxpy"), "{text}");
@@ -133,4 +132,5 @@ fn graphs_dump_as_dot_text_and_files() {
     let error = graph.write_dot("graph\0.dot", &DotOptions::new()).unwrap_err();
     assert_eq!(error.status(), Status::InvalidArgument);
     assert!(error.message().contains("NUL"), "{error}");
+    Ok(())
 }

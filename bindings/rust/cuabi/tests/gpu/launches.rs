@@ -1,14 +1,13 @@
 //! Device attributes, launch priority, programmatic dependent launch, kernel attributes and
 //! cluster occupancy.
 
-use super::{expect_y, Gpu, N, SOURCE};
+use super::{expect_y, Gpu, Outcome, Skip, N, SOURCE};
 use cuabi::{
     CachePreference, Carveout, CompileOptions, DeviceAttribute, Kernel, KernelAttribute, LaunchConfig, Module, Status,
 };
 
-#[test]
-fn device_attributes_by_number_agree_with_device_info() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn device_attributes_by_number_agree_with_device_info() -> Outcome {
+    let gpu = Gpu::open()?;
     let info = gpu.context.device_info().unwrap();
     let attribute = |attribute| cuabi::device_attribute(info.ordinal, attribute).unwrap();
     assert_eq!(attribute(DeviceAttribute::MULTIPROCESSOR_COUNT), info.multiprocessor_count);
@@ -28,11 +27,11 @@ fn device_attributes_by_number_agree_with_device_info() {
     let error = cuabi::device_attribute(info.ordinal, DeviceAttribute(100_000)).unwrap_err();
     assert_eq!(error.status(), Status::InvalidArgument, "{error}");
     assert!(error.cu_result().is_some() && error.message().contains("Fix:"), "{error}");
+    Ok(())
 }
 
-#[test]
-fn launches_at_a_priority_run_and_clamp_out_of_range_priorities() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn launches_at_a_priority_run_and_clamp_out_of_range_priorities() -> Outcome {
+    let gpu = Gpu::open()?;
     let args: [&dyn cuabi::KernelArg; 4] = [&1.0f32, &gpu.x, &gpu.y, &N];
     for priority in [-1, 0, i32::MIN, i32::MAX] {
         gpu.saxpy.launch(&gpu.config().priority(priority), &args).unwrap();
@@ -44,6 +43,7 @@ fn launches_at_a_priority_run_and_clamp_out_of_range_priorities() {
     // Without a stream: the calling thread's per-thread stream, finished before returning.
     gpu.saxpy.launch(&LaunchConfig::new().grid(N / 256).block(256).priority(-1), &args).unwrap();
     expect_y(&gpu, |i| 1.0 + 6.0 * i);
+    Ok(())
 }
 
 const DEPENDENT: &str = "extern \"C\" __global__ void produce(float* y, unsigned n) {
@@ -58,13 +58,13 @@ extern \"C\" __global__ void consume(float* y, unsigned n) {
 }
 ";
 
-#[test]
-fn programmatic_dependent_launches_wait_for_the_kernel_before_them() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn programmatic_dependent_launches_wait_for_the_kernel_before_them() -> Outcome {
+    let gpu = Gpu::open()?;
     let (major, minor) = gpu.context.device_info().unwrap().compute_capability;
     if major < 9 {
-        eprintln!("skipped: programmatic dependent launch needs sm_90 or newer; the device is sm_{major}{minor}");
-        return;
+        return Err(Skip(format!(
+            "programmatic dependent launch needs sm_90 or newer; the device is sm_{major}{minor}"
+        )));
     }
     let module = Module::compile(&gpu.context, DEPENDENT, &CompileOptions::new()).unwrap();
     let (produce, consume) = (module.kernel("produce").unwrap(), module.kernel("consume").unwrap());
@@ -77,11 +77,11 @@ fn programmatic_dependent_launches_wait_for_the_kernel_before_them() {
     expect_y(&gpu, |_| 46.0);
     consume.launch(&dependent.clone().priority(-1), &[&gpu.y, &N]).unwrap();
     expect_y(&gpu, |_| 92.0);
+    Ok(())
 }
 
-#[test]
-fn kernel_attributes_are_typed_and_checked() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn kernel_attributes_are_typed_and_checked() -> Outcome {
+    let gpu = Gpu::open()?;
     for carveout in [Carveout::Percent(0), Carveout::Percent(50), Carveout::Percent(100), Carveout::NoPreference] {
         gpu.saxpy.set_attribute(KernelAttribute::SharedMemoryCarveout(carveout)).unwrap();
     }
@@ -93,6 +93,7 @@ fn kernel_attributes_are_typed_and_checked() {
     assert!(error.message().contains("101") && error.message().contains("Fix:"), "{error}");
     gpu.saxpy.launch(&gpu.config(), &[&1.0f32, &gpu.x, &gpu.y, &N]).unwrap();
     expect_y(&gpu, |i| 1.0 + i);
+    Ok(())
 }
 
 /// A saxpy of its own module (a distinct source), so that its attributes are this test's alone.
@@ -101,17 +102,15 @@ fn own_saxpy(gpu: &Gpu) -> Kernel {
     Module::compile(&gpu.context, &source, &CompileOptions::new()).unwrap().kernel("saxpy").unwrap()
 }
 
-#[test]
-fn cluster_occupancy_and_non_portable_cluster_sizes() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn cluster_occupancy_and_non_portable_cluster_sizes() -> Outcome {
+    let gpu = Gpu::open()?;
     let kernel = own_saxpy(&gpu);
     let shape = |cluster: u32| LaunchConfig::new().block(256).cluster(cluster);
     if !gpu.context.device_info().unwrap().cluster_launch {
         assert_eq!(kernel.max_active_clusters(&shape(2)).unwrap_err().status(), Status::LaunchCluster);
         let error = kernel.set_attribute(KernelAttribute::NonPortableClusterSize(true)).unwrap_err();
         assert_eq!(error.status(), Status::Unsupported, "{error}");
-        eprintln!("skipped the rest: the device has no thread block clusters");
-        return;
+        return Err(Skip("the device has no thread block clusters: only their refusal was checked".into()));
     }
     assert!(kernel.max_active_clusters(&shape(2)).unwrap() >= 1);
     assert!(kernel.max_active_clusters(&shape(8)).unwrap() >= 1);
@@ -129,4 +128,5 @@ fn cluster_occupancy_and_non_portable_cluster_sizes() {
     let error = kernel.launch(&wide, &[&1.0f32, &gpu.x, &gpu.y, &N]).unwrap_err();
     assert_eq!(error.status(), Status::LaunchCluster, "the next launch re-reads the limit: {error}");
     expect_y(&gpu, |i| 1.0 + i);
+    Ok(())
 }

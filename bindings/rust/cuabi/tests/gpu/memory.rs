@@ -1,12 +1,11 @@
 //! Pinned host memory (allocated and registered, stream copies, zero-copy kernels) and module
 //! globals as buffers.
 
-use super::{expect_y, Gpu, N};
+use super::{expect_y, Gpu, Outcome, N};
 use cuabi::{Buffer, CompileOptions, HostMemory, HostMemoryOptions, LaunchConfig, Module, Status};
 
-#[test]
-fn pinned_memory_is_zeroed_and_round_trips_through_stream_copies() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn pinned_memory_is_zeroed_and_round_trips_through_stream_copies() -> Outcome {
+    let gpu = Gpu::open()?;
     let n = N as usize;
     let mut up = HostMemory::<f32>::new(&gpu.context, n, &HostMemoryOptions::new()).unwrap();
     assert_eq!((up.len(), up.size()), (n, n * 4));
@@ -29,11 +28,11 @@ fn pinned_memory_is_zeroed_and_round_trips_through_stream_copies() {
     let error = up.device_ptr().unwrap_err();
     assert_eq!(error.status(), Status::Unsupported, "not device-mapped: {error}");
     assert!(!up.as_raw().is_null());
+    Ok(())
 }
 
-#[test]
-fn write_combined_and_device_mapped_allocations() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn write_combined_and_device_mapped_allocations() -> Outcome {
+    let gpu = Gpu::open()?;
     let mut combined = HostMemory::<u32>::new(&gpu.context, 1024, &HostMemoryOptions::new().write_combined()).unwrap();
     combined.copy_from_slice(&(0..1024).collect::<Vec<u32>>());
     let device = Buffer::from_slice(&gpu.context, &combined).unwrap();
@@ -47,11 +46,11 @@ fn write_combined_and_device_mapped_allocations() {
     gpu.saxpy.launch(&gpu.config(), &[&2.0f32, &gpu.x, &address, &N]).unwrap();
     gpu.stream.synchronize().unwrap();
     assert!(mapped.iter().enumerate().all(|(i, &value)| value == 1.0 + 2.0 * i as f32), "zero-copy writes");
+    Ok(())
 }
 
-#[test]
-fn registered_memory_stays_borrowed_until_unregistered() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn registered_memory_stays_borrowed_until_unregistered() -> Outcome {
+    let gpu = Gpu::open()?;
     let mut values = vec![1.0f32; N as usize];
     let start = values.as_ptr();
     {
@@ -79,6 +78,7 @@ fn registered_memory_stays_borrowed_until_unregistered() {
     let error = HostMemory::<u8>::new(&gpu.context, 0, &HostMemoryOptions::new()).unwrap_err();
     assert_eq!(error.status(), Status::InvalidArgument);
     assert!(error.message().contains("Fix:"), "{error}");
+    Ok(())
 }
 
 const GLOBALS: &str = "__device__ float bias;
@@ -91,9 +91,8 @@ extern \"C\" __global__ void apply(float* y, unsigned n) {
 extern \"C\" __global__ void set_bias(float value) { bias = value; }
 ";
 
-#[test]
-fn module_globals_are_buffers_that_keep_the_module_alive() {
-    let Some(gpu) = Gpu::open() else { return };
+pub(super) fn module_globals_are_buffers_that_keep_the_module_alive() -> Outcome {
+    let gpu = Gpu::open()?;
     let module = Module::compile(&gpu.context, GLOBALS, &CompileOptions::new()).unwrap();
     let gain = module.global("gain").unwrap();
     assert_eq!(gain.size(), 4);
@@ -121,4 +120,5 @@ fn module_globals_are_buffers_that_keep_the_module_alive() {
     assert!(error.message().contains("Fix:"), "{error}");
     drop(module);
     assert_eq!(table.to_vec::<f32>().unwrap(), [1.0, 3.0, 5.0, 7.0]);
+    Ok(())
 }
