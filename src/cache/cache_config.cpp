@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "cache/cache_dir.hpp"
+#include "cache/environment_values.hpp"
 #include "cache/kernel_cache.hpp"
 
 namespace cuabi {
@@ -33,6 +34,8 @@ bool parse_byte_size(const char* text, uint64_t* out) {
     return true;
 }
 
+}  // namespace
+
 void read_size(const char* name, uint64_t* value, std::string* warnings) {
     const char* text = secure_getenv(name);
     if (text == nullptr || *text == '\0') return;
@@ -53,8 +56,6 @@ void read_milliseconds(const char* name, uint32_t* value, std::string* warnings)
     }
     *warnings += format("%s='%s' is not a number of milliseconds; using %u. ", name, text, *value);
 }
-
-}  // namespace
 
 Config Config::from_environment() {
     Config config;
