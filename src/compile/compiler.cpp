@@ -8,6 +8,7 @@
 #include "compile/image.hpp"
 #include "compile/nvrtc_runner.hpp"
 #include "compile/request_memo.hpp"
+#include "compile/remote_lookup.hpp"
 #include "compile/single_flight.hpp"
 #include "device/context.hpp"
 
@@ -94,19 +95,40 @@ Status serve_without_nvrtc(const CompileRequest& request, cache::Key key, bool u
                 use_cache ? "" : " (CUABI_COMPILE_NO_CACHE)", what.c_str());
 }
 
-// Everything after a memory miss: the disk, NVRTC's facts and the final target, NVRTC itself.
+Status compile_locally(const CompileInput& input, CompileRequest request, cache::Key key, bool use_cache,
+                       int64_t deadline, Counters* counters, CompileOutcome* out);
+
+// Everything after a memory miss: the disk, the remote tier, then compile_locally().
 Status compile_miss(const CompileInput& input, CompileRequest request, cache::Key key, bool use_cache,
                     Counters* counters, CompileOutcome* out) {
     cache::KernelCache& kernel_cache = cache::KernelCache::instance();
-    if (use_cache)
+    const CompileOptions& options = *input.options;
+    int64_t deadline = compile_deadline(options.timeout_ms);
+    RemoteTurn remote;
+    if (use_cache) {
         if (auto hit = kernel_cache.find_on_disk(key, counters))
             return serve(std::move(hit), key, cache::Layer::Disk, request.target, out);
+        // Served like a disk hit: find_remote() has just written it to the local disk.
+        if (auto hit = find_remote(key, deadline, counters, &remote))
+            return serve(std::move(hit), key, cache::Layer::Disk, request.target, out);
+    }
 
+    Status status = compile_locally(input, request, key, use_cache, deadline, counters, out);
+    if (use_cache) {
+        bool compiled = status == CUABI_SUCCESS && out->layer == cache::Layer::None;
+        after_local_compile(key, compiled ? out->key : key, compiled ? out->image.get() : nullptr, remote);
+    }
+    return status;
+}
+
+// NVRTC's facts and the final target, NVRTC itself.
+Status compile_locally(const CompileInput& input, CompileRequest request, cache::Key key, bool use_cache,
+                       int64_t deadline, Counters* counters, CompileOutcome* out) {
+    cache::KernelCache& kernel_cache = cache::KernelCache::instance();
     const CompileOptions& options = *input.options;
     Isolation isolation = Isolation::Worker;
     Status status = choose_isolation(options.flags, &isolation);
     if (status != CUABI_SUCCESS) return status;
-    int64_t deadline = compile_deadline(options.timeout_ms);
     const NvrtcFacts* facts = nullptr;
     status = nvrtc_facts(isolation, deadline, &facts);
     if (status == CUABI_ERROR_NVRTC_NOT_FOUND) return serve_without_nvrtc(request, key, use_cache, counters, out);
