@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "cache/remote_tier.hpp"
@@ -31,6 +32,7 @@ struct RemoteConfig {
     uint32_t expiry_s = kDefaultRemoteExpirySeconds;
     uint64_t max_bytes = kDefaultRemoteMaxBytes;
     uint32_t backoff_ms = 1000;
+    std::string helper;    // the helper executable; empty: $CUABI_CACHE_REMOTE_HELPER, else beside the library
     std::string refused;   // why the remote cannot be used at all ("... Fix: ..."); empty when usable
     std::string warnings;  // malformed values that were ignored
 
@@ -41,6 +43,10 @@ struct RemoteConfig {
     // The helper's Configure text: "name=value" lines.
     std::string helper_settings() const;
 };
+
+// A tier of its own for `config` (RemoteTier::instance() is the process's, from the environment):
+// for tests and tools that talk to a remote the environment does not name.
+std::unique_ptr<RemoteTier> open_remote_tier(RemoteConfig config);
 
 }  // namespace cache
 }  // namespace cuabi

@@ -40,7 +40,8 @@ public:
     explicit RedisTier(RemoteConfig config) : config_(std::move(config)), breaker_(config_.backoff_ms), owner_(getpid()) {
         if (config_.refused.empty()) {
             std::string why;
-            helper_path_ = helper_executable(kHelperName, "CUABI_CACHE_REMOTE_HELPER", &why);
+            helper_path_ = config_.helper.empty() ? helper_executable(kHelperName, "CUABI_CACHE_REMOTE_HELPER", &why)
+                                                  : config_.helper;
             if (helper_path_.empty())
                 config_.refused = format("the remote cache %s is configured but its helper cannot be used: %s. Fix: "
                                          "install cuabi with hiredis and libsodium present (scripts/setup.sh; the "
@@ -48,6 +49,11 @@ public:
                                          "CUABI_CACHE_REMOTE_HELPER at it, or unset CUABI_CACHE_REMOTE",
                                          config_.endpoint.c_str(), why.c_str());
         }
+    }
+
+    // The helper ends when its socket closes; the process's own tier is never destroyed.
+    ~RedisTier() override {
+        if (running_ && owner_ == getpid()) stop_helper(helper_, false);
     }
 
     pid_t owner() const { return owner_; }
@@ -236,6 +242,14 @@ private:
     std::atomic<uint64_t> hits_{0}, misses_{0}, errors_{0}, refused_{0}, publishes_{0}, lease_waits_{0},
         lease_wait_hits_{0};
 };
+
+}  // namespace
+
+std::unique_ptr<RemoteTier> open_remote_tier(RemoteConfig config) {
+    return std::unique_ptr<RemoteTier>(new RedisTier(std::move(config)));
+}
+
+namespace {
 
 RemoteTier* from_environment() {
     RemoteConfig config;
