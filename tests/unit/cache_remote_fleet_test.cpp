@@ -48,6 +48,14 @@ protected:
     std::string directory_;
 };
 
+TEST_F(RemoteFleetTest, NodeThatSetsNoRemoteHasNoRemoteTier) {
+    Report report = Node({"5000", "1"}, {{"CUABI_CACHE_DIR", directory_ + "/plain"}, {"CUABI_CACHE_REMOTE", ""}}).finish();
+    EXPECT_EQ(number(report, "failures"), 0) << report["first_failure"];
+    EXPECT_EQ(report.count("remote_hits"), 0u) << "RemoteTier::instance() must be null: nothing started, nothing loaded";
+    Report with_remote = Node({"5000", "1"}, node_environment("remote", false)).finish();
+    EXPECT_EQ(number(with_remote, "remote_misses"), 1) << "the control: a node that sets one has it";
+}
+
 TEST_F(RemoteFleetTest, EightNodesStartingTogetherRunNvrtcOncePerKernel) {
     const std::string go = directory_ + "/go";
     std::vector<std::unique_ptr<Node>> nodes;
@@ -107,14 +115,14 @@ TEST_F(RemoteFleetTest, RedisKilledMidRunCompilesLocallyAndOpensTheBreaker) {
 }
 
 TEST_F(RemoteFleetTest, StoppedRedisBoundsEveryCompileAndTheBreakerClosesWhenItAnswersAgain) {
-    Report builder = Node({"4000", "10"}, node_environment("builder", true)).finish();
-    ASSERT_EQ(number(builder, "compiles"), 10);
+    Report builder = Node({"4000", "20"}, node_environment("builder", true)).finish();
+    ASSERT_EQ(number(builder, "compiles"), 20);
     auto environment = node_environment("gpu-node", false);
     environment.push_back({"CUABI_NVRTC_PATH", directory_ + "/no-nvrtc-here/libnvrtc.so"});
     environment.push_back({"CUABI_CACHE_REMOTE_TIMEOUT_MS", "50"});
-    environment.push_back({"CUABI_CACHE_REMOTE_BACKOFF_MS", "200"});
+    environment.push_back({"CUABI_CACHE_REMOTE_BACKOFF_MS", "100"});
     redis_.pause();  // SIGSTOP: accepts connections, never answers
-    Node node({"--pause-ms", "100", "4000", "10"}, environment);
+    Node node({"--pause-ms", "100", "4000", "20"}, environment);
     std::this_thread::sleep_for(std::chrono::milliseconds(1200));  // three timeouts open the breaker
     redis_.resume();
     Report report = node.finish();
@@ -123,7 +131,7 @@ TEST_F(RemoteFleetTest, StoppedRedisBoundsEveryCompileAndTheBreakerClosesWhenItA
     EXPECT_LE(std::atof(report["slowest_ms"].c_str()), 600.0) << report["origins"];
     EXPECT_GT(number(report, "failures"), 0) << "Redis was stopped for the first kernels";
     EXPECT_GT(number(report, "remote_hits"), 0) << "and answered again for the last: " << report["remote_reason"];
-    EXPECT_EQ(number(report, "failures") + number(report, "remote_hits"), 10);
+    EXPECT_EQ(number(report, "failures") + number(report, "remote_hits"), 20);
     EXPECT_GE(number(report, "remote_breaker_opens"), 1);
     EXPECT_EQ(number(report, "remote_breaker"), 0) << "closed again";
 }

@@ -11,6 +11,8 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
+#include <cstring>
 
 #include "cache/entry_format.hpp"
 #include "cache/remote_config.hpp"
@@ -327,6 +329,47 @@ TEST(RemoteTierConfig, KeyFileOthersCanReadIsRefused) {
     EXPECT_EQ(tier->fetch(node_key(1), &got), RemoteResult::Unavailable);
     EXPECT_NE(tier->stats().reason.find("chmod 600"), std::string::npos) << tier->stats().reason;
     std::system(("rm -rf '" + directory + "'").c_str());
+}
+
+}  // namespace
+
+namespace {
+
+// The libraries `ldd` lists that are not the C and C++ runtimes.
+std::vector<std::string> foreign_libraries(const std::string& ldd_output) {
+    const char* const runtimes[] = {"linux-vdso.so", "libstdc++.so", "libgcc_s.so", "libc.so", "libm.so",
+                                    "ld-linux-x86-64.so", "ld-linux-aarch64.so", "libdl.so", "libpthread.so", "librt.so"};
+    std::vector<std::string> foreign;
+    size_t at = 0;
+    while (at < ldd_output.size()) {
+        size_t end = ldd_output.find('\n', at);
+        if (end == std::string::npos) end = ldd_output.size();
+        std::string line = ldd_output.substr(at, end - at);
+        at = end + 1;
+        size_t start = line.find_first_not_of(" \t");
+        if (start == std::string::npos) continue;
+        std::string name = line.substr(start, line.find_first_of(" \t", start) - start);
+        name = name.substr(name.rfind('/') + 1);
+        bool runtime = false;
+        for (const char* allowed : runtimes) runtime |= name.compare(0, std::strlen(allowed), allowed) == 0;
+        if (!runtime) foreign.push_back(name);
+    }
+    return foreign;
+}
+
+TEST(RemoteTierIsolation, LibcuabiLinksOnlyTheCAndCxxRuntimes) {
+    std::string output;
+    FILE* pipe = popen(("ldd '" + std::string(CUABI_TEST_LIBRARY_PATH) + "' 2>&1").c_str(), "r");
+    ASSERT_NE(pipe, nullptr);
+    char line[512];
+    while (fgets(line, sizeof line, pipe) != nullptr) output += line;
+    ASSERT_EQ(pclose(pipe), 0) << output;
+    ASSERT_NE(output.find("libc.so"), std::string::npos) << output;
+    EXPECT_EQ(foreign_libraries(output), std::vector<std::string>()) << output;
+    // The check itself: the network and crypto libraries the helper uses would be caught.
+    EXPECT_EQ(foreign_libraries(output + "\tlibhiredis.so.0.14 => /lib/x86_64-linux-gnu/libhiredis.so.0.14 (0x1)\n"
+                                         "\tlibsodium.so.23 => /lib/x86_64-linux-gnu/libsodium.so.23 (0x2)\n"),
+              (std::vector<std::string>{"libhiredis.so.0.14", "libsodium.so.23"}));
 }
 
 }  // namespace
