@@ -9,7 +9,7 @@
 //   Configure  text: the settings, "name=value" lines (see RemoteSettings)      -> Ok | Unavailable
 //   Get        text: Redis key of the entry                                     -> Hit | Miss | Refused
 //   Poll       text: entry key "\n" lease key                                   -> Hit | Miss (lease gone) | Waiting | Refused
-//   Lease      text: lease key                                                  -> Won | Lost
+//   Lease      text: lease key "\n" entry key                                  -> Won | Lost (or an entry is there)
 //   Publish    text: entry key "\n" alias key "\n" lease key; payload: entry    -> Ok (stored) | Lost (one was there)
 //   Release    text: lease key                                                  -> Ok
 // Any request may also be answered Unavailable (Redis down, slow, refusing), text saying why.

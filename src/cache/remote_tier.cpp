@@ -67,7 +67,8 @@ public:
     RemoteLease take_lease(const Key& key) override {
         if (!config_.readwrite || key.nvrtc == kAnyNvrtc) return RemoteLease::Unavailable;
         Message reply;
-        if (!exchange(RemoteOp::Lease, redis_key("l", key, false), {}, &reply)) return RemoteLease::Unavailable;
+        if (!exchange(RemoteOp::Lease, redis_key("l", key, false) + "\n" + redis_key("e", key, false), {}, &reply))
+            return RemoteLease::Unavailable;
         if (reply.code == static_cast<uint32_t>(RemoteReply::Won)) return RemoteLease::Won;
         lease_waits_.fetch_add(1, std::memory_order_relaxed);
         return RemoteLease::Lost;

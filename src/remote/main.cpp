@@ -40,6 +40,11 @@ const char* const kGet =
     "if n > tonumber(ARGV[1]) then return redis.status_reply('oversize ' .. n) end "
     "if n > 0 then return redis.call('GET', KEYS[1]) end "
     "if KEYS[2] then return redis.call('EXISTS', KEYS[2]) end return false";
+// A lease is only taken while there is no entry: a node whose lookup missed just before another
+// published must not compile again. An entry present counts as a lost lease (the wait finds it).
+const char* const kLease =
+    "if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end "
+    "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end return 0";
 // First writer wins, under the exact key and the any-NVRTC alias; then this process's lease goes.
 const char* const kPublish =
     "local stored = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) "
@@ -112,7 +117,7 @@ public:
         switch (static_cast<RemoteOp>(request.code)) {
         case RemoteOp::Get: return get(line(request.text, 0), std::string());
         case RemoteOp::Poll: return get(line(request.text, 0), line(request.text, 1));
-        case RemoteOp::Lease: return lease(request.text);
+        case RemoteOp::Lease: return lease(line(request.text, 0), line(request.text, 1));
         case RemoteOp::Publish: return publish(request);
         case RemoteOp::Release: return release(request.text);
         default: return reply(RemoteReply::Unavailable, "the helper got an unknown request " + std::to_string(request.code));
@@ -154,13 +159,12 @@ private:
         }
     }
 
-    Message lease(const std::string& key) {
+    Message lease(const std::string& key, const std::string& entry_key) {
         std::string why;
         cuabi::remote::Reply got =
-            link_.command({"SET", key, token_, "NX", "PX", std::to_string(settings_.lease_ms)}, &why);
+            link_.command({"EVAL", kLease, "2", key, entry_key, token_, std::to_string(settings_.lease_ms)}, &why);
         if (got == nullptr) return reply(RemoteReply::Unavailable, why);
-        if (got->type == REDIS_REPLY_STATUS) return reply(RemoteReply::Won);
-        if (got->type == REDIS_REPLY_NIL) return reply(RemoteReply::Lost);
+        if (got->type == REDIS_REPLY_INTEGER) return reply(got->integer == 1 ? RemoteReply::Won : RemoteReply::Lost);
         return unavailable_or_refused(got, key);
     }
 

@@ -152,6 +152,7 @@ TEST_P(RemoteTierTest, OneLeaseHolderTheOthersWaitForItsEntry) {
                                             ":" + key.nvrtc_hex()}),
               ":0")
         << "publishing drops the winner's lease";
+    EXPECT_EQ(second->take_lease(key), RemoteLease::Lost) << "no lease while the entry is there: it would compile again";
 
     // A winner whose compile failed releases its lease: a waiter stops waiting at once.
     Key failed = node_key(4);
