@@ -61,6 +61,26 @@ TEST_F(RemoteFleetTest, NodeThatSetsNoRemoteHasNoRemoteTier) {
     EXPECT_EQ(number(with_remote, "remote_misses"), 1) << "the control: a node that sets one has it";
 }
 
+TEST_F(RemoteFleetTest, MissingHelperIsReportedAndCompilesGoOnLocally) {
+    auto environment = node_environment("no-helper", true);
+    environment.push_back({"CUABI_CACHE_REMOTE_HELPER", directory_ + "/not-installed/cuabi-cache-remote"});
+    Report report = Node({"5100", "2"}, environment).finish();
+    EXPECT_EQ(number(report, "failures"), 0) << report["first_failure"];
+    EXPECT_EQ(number(report, "compiles"), 2);
+    EXPECT_EQ(number(report, "remote_hits"), 0);
+    EXPECT_NE(report["remote_reason"].find("its helper cannot be used"), std::string::npos) << report["remote_reason"];
+    EXPECT_NE(report["remote_reason"].find("does not exist. Fix: "), std::string::npos) << report["remote_reason"];
+}
+
+TEST_F(RemoteFleetTest, TlsUrlIsRefusedWithAFixAndCompilesGoOnLocally) {
+    auto environment = node_environment("tls", true);
+    environment[1].second = "rediss://127.0.0.1:" + std::to_string(redis_.port());
+    Report report = Node({"5200", "1"}, environment).finish();
+    EXPECT_EQ(number(report, "failures"), 0) << report["first_failure"];
+    EXPECT_EQ(number(report, "remote_errors"), 3) << "the fetch, the lease and the publish, all skipped";
+    EXPECT_NE(report["remote_reason"].find("asks for TLS"), std::string::npos) << report["remote_reason"];
+}
+
 TEST_F(RemoteFleetTest, EightNodesStartingTogetherRunNvrtcOncePerKernel) {
     const std::string go = directory_ + "/go";
     std::vector<std::unique_ptr<Node>> nodes;
