@@ -130,6 +130,7 @@ private:
     void note(const std::string& why) {
         std::lock_guard<std::mutex> lock(reason_mutex_);
         reason_ = why;
+        problem_noted_.store(!why.empty(), std::memory_order_relaxed);
     }
 
     // The reply to one request, or false (Unavailable, counted): the breaker is open, the helper
@@ -166,6 +167,7 @@ private:
         }
         if (answered && reply->code != static_cast<uint32_t>(RemoteReply::Unavailable)) {
             breaker_.succeeded();
+            if (problem_noted_.load(std::memory_order_relaxed)) note("");  // healthy again
             return true;
         }
         if (answered) why = reply->text;
@@ -240,6 +242,7 @@ private:
     bool running_ = false;
     std::mutex reason_mutex_;
     std::string reason_, first_refusal_;
+    std::atomic<bool> problem_noted_{false};  // reason_ is set: the next success clears it
     std::atomic<uint64_t> hits_{0}, misses_{0}, errors_{0}, refused_{0}, publishes_{0}, lease_waits_{0},
         lease_wait_hits_{0};
 };

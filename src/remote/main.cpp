@@ -9,6 +9,7 @@
 // until its socket closes. It dies with its parent and keeps no descriptor of the parent's but
 // its socket.
 #include <dirent.h>
+#include <signal.h>
 #include <sodium.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -214,6 +215,7 @@ int main(int argc, char** argv) {
     if (parent <= 0) return 2;
     if (getppid() != parent) return 3;  // the parent died before this helper started
     close_inherited_descriptors();
+    signal(SIGPIPE, SIG_IGN);  // a Redis that hung up is a failed command, not the helper's death
 
     Message configure;
     if (cuabi::remote::receive_message(kSocket, &configure, cuabi::remote::kNoDeadline) != cuabi::remote::Io::Ok ||

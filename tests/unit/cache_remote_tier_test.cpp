@@ -270,6 +270,7 @@ TEST_P(RemoteTierTest, StoppedRedisCostsTimeoutsThenTheBreakerSkipsIt) {
     std::this_thread::sleep_for(std::chrono::milliseconds(350));  // past the back-off: one probe goes
     EXPECT_EQ(tier->fetch(node_key(30), &got), RemoteResult::Hit) << tier->stats().reason;
     EXPECT_EQ(tier->stats().breaker, RemoteBreaker::Closed);
+    EXPECT_EQ(tier->stats().reason, "") << "healthy again";
 
     redis_.stop();  // killed: refused connections fail fast, and the breaker opens again
     for (int i = 0; i < 5; ++i) EXPECT_EQ(tier->fetch(node_key(30), &got), RemoteResult::Unavailable);
