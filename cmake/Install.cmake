@@ -6,6 +6,7 @@
 #   include/cuabi/cuabi.h
 #   lib/libcuabi.so -> libcuabi.so.1 -> libcuabi.so.<PROJECT_VERSION>
 #   lib/cuabi/cuabi-compile-worker                       (src/worker/CMakeLists.txt)
+#   lib/cuabi/cuabi-cache-remote                         (src/remote/CMakeLists.txt, with hiredis and libsodium)
 #   lib/cmake/cuabi/cuabiConfig.cmake, cuabiConfigVersion.cmake, cuabiTargets*.cmake
 #   lib/pkgconfig/cuabi.pc
 #   bin/cuabi

@@ -18,6 +18,9 @@ declare -A wanted=(
   [python3]=/usr/bin/python3
   [bindgen]=/usr/bin/bindgen
   [golang-go]=/usr/bin/go
+  [libhiredis-dev]=/usr/include/hiredis/hiredis.h
+  [libsodium-dev]=/usr/include/sodium.h
+  [redis-server]=/usr/bin/redis-server
 )
 declare -A purpose=(
   [cmake]="the build" [ninja-build]="the build" [g++]="the build" [clang]="header checks, fuzzing"
@@ -25,6 +28,8 @@ declare -A purpose=(
   [abigail-tools]="the ABI check" [python3]="the ABI, packaging and generators tests"
   [bindgen]="Rust bindings, generators test" [golang-go]="Go bindings, generators test (cgo)"
   [cargo]="Rust bindings, generators test"
+  [libhiredis-dev]="the remote cache helper (cuabi-cache-remote)" [libsodium-dev]="the remote cache helper's signatures"
+  [redis-server]="the remote cache tests and bench"
 )
 
 missing=()
@@ -45,7 +50,7 @@ if ((${#missing[@]})); then
     echo "setup: tests that need them will say so." >&2
   fi
 else
-  echo "setup: Debian packages present (build, tests, bindgen, go, cargo)"
+  echo "setup: Debian packages present (build, tests, bindgen, go, cargo, hiredis, libsodium, redis-server)"
 fi
 
 # Python packages, pinned, for the python3 on PATH.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cache/cache_dir.hpp"
+#include "cache/environment_values.hpp"
 #include "cache/kernel_cache.hpp"
 
 namespace cuabi {
@@ -35,6 +36,8 @@ bool parse_byte_size(const char* text, uint64_t* out) {
     return true;
 }
 
+}  // namespace
+
 void read_size(const char* name, uint64_t* value, std::string* warnings) {
     const char* text = secure_getenv(name);
     if (text == nullptr || *text == '\0') return;
@@ -55,6 +58,8 @@ void read_milliseconds(const char* name, uint32_t* value, std::string* warnings)
     }
     *warnings += format("%s='%s' is not a number of milliseconds; using %u. ", name, text, *value);
 }
+
+namespace {
 
 // CUABI_CACHE_READONLY_DIRS: ':'-separated, empty parts skipped (as in PATH-like lists).
 std::vector<std::string> read_layer_list(const char* name) {

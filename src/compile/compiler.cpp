@@ -8,6 +8,7 @@
 #include "compile/image.hpp"
 #include "compile/nvrtc_runner.hpp"
 #include "compile/request_memo.hpp"
+#include "compile/remote_lookup.hpp"
 #include "compile/single_flight.hpp"
 #include "device/context.hpp"
 
@@ -94,20 +95,34 @@ Status serve_without_nvrtc(const CompileRequest& request, cache::Key key, bool u
                 use_cache ? "" : " (CUABI_COMPILE_NO_CACHE)", what.c_str());
 }
 
-// Everything after a memory miss: the tiers below memory (disk, read-only layers), NVRTC's facts
-// and the final target, NVRTC itself.
+Status compile_locally(const CompileInput& input, CompileRequest request, cache::Key key, bool use_cache,
+                       Isolation isolation, const Deadline& deadline, Counters* counters, CompileOutcome* out);
+
+// Everything after a memory miss: the tiers below memory (disk, read-only layers), the remote
+// tier, then compile_locally(), whose result the remote tier may publish.
 Status compile_miss(const CompileInput& input, CompileRequest request, cache::Key key, bool use_cache,
                     Isolation isolation, const Deadline& deadline, Counters* counters, CompileOutcome* out) {
-    cache::KernelCache& kernel_cache = cache::KernelCache::instance();
+    RemoteTurn remote;
     if (use_cache) {
         cache::Layer layer = cache::Layer::None;
-        if (auto hit = kernel_cache.find_below_memory(key, counters, &layer))
+        if (auto hit = cache::KernelCache::instance().find_below_memory(key, counters, &layer))
             return serve(std::move(hit), key, layer, request.target, out);
-        // REMOTE TIER CALL SITE (cache/remote_tier.hpp): fetch(key) here -- a hit, marked
-        // untrusted, is stored locally and served; on a miss take_lease(key), and a lost lease
-        // waits (wait_for) for the winner's entry before compiling here.
+        // Served like a disk hit: find_remote() has just written it to the local disk.
+        if (auto hit = find_remote(key, deadline.at_ms, counters, &remote))
+            return serve(std::move(hit), key, cache::Layer::Disk, request.target, out);
     }
+    Status status = compile_locally(input, request, key, use_cache, isolation, deadline, counters, out);
+    if (use_cache) {
+        bool compiled = status == CUABI_SUCCESS && out->layer == cache::Layer::None;
+        after_local_compile(key, compiled ? out->key : key, compiled ? out->image.get() : nullptr, remote);
+    }
+    return status;
+}
 
+// NVRTC's facts and the final target, NVRTC itself.
+Status compile_locally(const CompileInput& input, CompileRequest request, cache::Key key, bool use_cache,
+                       Isolation isolation, const Deadline& deadline, Counters* counters, CompileOutcome* out) {
+    cache::KernelCache& kernel_cache = cache::KernelCache::instance();
     const CompileOptions& options = *input.options;
     const NvrtcFacts* facts = nullptr;
     Status status = nvrtc_facts(isolation, deadline, &facts);
@@ -144,7 +159,7 @@ Status compile_miss(const CompileInput& input, CompileRequest request, cache::Ke
         return status;
     }
     std::shared_ptr<const cache::CachedImage> stored = std::move(image);
-    if (use_cache) kernel_cache.store(key, stored, counters);  // REMOTE TIER: publish(key, *stored) after this
+    if (use_cache) kernel_cache.store(key, stored, counters);
     return serve(std::move(stored), key, cache::Layer::None, target, out);
 }
 
