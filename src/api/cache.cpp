@@ -1,4 +1,7 @@
 // Entry points of the "Cache" group of cuabi.h: argument checks, then the kernel cache.
+#include <limits.h>
+#include <string.h>
+
 #include <string>
 
 #include "api/arguments.hpp"
@@ -27,6 +30,15 @@ Status report(Status status, uint64_t first, uint64_t* out_first, uint64_t secon
     if (out_first != nullptr) *out_first = first;
     if (out_second != nullptr) *out_second = second;
     return CUABI_SUCCESS;
+}
+
+// A file path the caller names, or a pattern of paths: no longer than a path can be, so that it
+// is quoted whole in messages (bounded) and never walked in megabytes.
+Status require_path(const char* text, const char* name) {
+    if (Status status = require_pointer(text, name)) return status;
+    if (strnlen(text, PATH_MAX + 1) <= PATH_MAX) return CUABI_SUCCESS;
+    return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a path of at most PATH_MAX bytes",
+                "%s is longer than any path (PATH_MAX, %d bytes): %s", name, PATH_MAX, bounded(text).c_str());
 }
 
 }  // namespace
@@ -122,8 +134,7 @@ CUABI_API cuabi_status cuabi_cache_verify(uint64_t* out_checked_entries, uint64_
 
 CUABI_API cuabi_status cuabi_cache_add_readonly_layer(const char* path) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    Status status = require_pointer(path, "path");
-    if (status != CUABI_SUCCESS) return status;
+    if (Status status = require_path(path, "path")) return status;
     return cache::KernelCache::instance().add_readonly_layer(path);
 } catch (...) {
     return guard::failed(__func__);
@@ -132,7 +143,8 @@ CUABI_API cuabi_status cuabi_cache_add_readonly_layer(const char* path) try {
 CUABI_API cuabi_status cuabi_cache_export(const char* path, const char* match, uint64_t* out_entries,
                                           uint64_t* out_bytes) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    Status status = require_pointer(path, "path");
+    Status status = require_path(path, "path");
+    if (status == CUABI_SUCCESS && match != nullptr) status = require_path(match, "match");
     if (status != CUABI_SUCCESS) return status;
     cache::Transfer transfer;
     status = cache::KernelCache::instance().export_bundle(path, match, &transfer);
@@ -143,7 +155,7 @@ CUABI_API cuabi_status cuabi_cache_export(const char* path, const char* match, u
 
 CUABI_API cuabi_status cuabi_cache_import(const char* path, uint64_t* out_imported, uint64_t* out_refused) try {
     if (Status forked = fork_state::enter(__func__)) return forked;
-    Status status = require_pointer(path, "path");
+    Status status = require_path(path, "path");
     if (status != CUABI_SUCCESS) return status;
     cache::Transfer transfer;
     status = cache::KernelCache::instance().import_bundle(path, &transfer);

@@ -76,6 +76,8 @@ def check_install_list(readme, prefix, layout, with_cli):
     for name, chain in named_paths(paragraph, layout):
         if name.startswith(layout.bindir + "/") and not with_cli:
             continue  # the tool is installed only when it is built (CUABI_BUILD_CLI)
+        if os.path.basename(name) == "cuabi-cache-remote" and not os.path.lexists(os.path.join(prefix, name)):
+            continue  # the remote cache's client is built only where hiredis and libsodium are
         directory = os.path.dirname(name.rstrip("/"))
         for link, target in zip([os.path.basename(name)] + chain, chain):
             path = os.path.join(prefix, directory, link)

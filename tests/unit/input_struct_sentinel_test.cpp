@@ -81,6 +81,10 @@ const std::map<std::string, Observation>& observations() {
          {refusal(cuabi_context_options_init, [](auto* o) { o->reserved = 3; },
                   create_context, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_context_options.reserved is 3"),
           nullptr}},
+        {"cuabi_context_options.image_verification",
+         {refusal(cuabi_context_options_init, [](auto* o) { o->image_verification = 77; },
+                  create_context, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_context_options.image_verification is 77"),
+          nullptr}},
         {"cuabi_stream_options.struct_size", {nullptr, "struct_size_test.cpp"}},
         {"cuabi_stream_options.flags",
          {refusal(cuabi_stream_options_init, [](auto* o) { o->flags = 0x40; },
@@ -153,6 +157,7 @@ const std::set<std::string> kInputStructs = {"cuabi_context_options", "cuabi_str
 // Covered elsewhere or written by cuabi, not read.
 const std::set<std::string> kOtherStructs = {
     "cuabi_compile_options" /* options_sentinel_test.cpp */, "cuabi_kernel_arg" /* no struct_size */,
+    "cuabi_launch_item" /* no struct_size; launch_batch_test.cpp reads each field */,
     "cuabi_device_info", "cuabi_counters", "cuabi_module_info", "cuabi_kernel_attributes", "cuabi_graph_node_info",
     "cuabi_graph_update_info", "cuabi_graph_cache_stats", "cuabi_cache_stats", "cuabi_driver_jit_cache_info"};
 
