@@ -9,6 +9,7 @@
 // Seeded and reproducible: $CUABI_MUTATION_SEED (default 25) and $CUABI_MUTANTS (default 2400).
 // With $CUABI_MUTANT_DIR set, the mutants that crashed or hung the verifier are written there, to
 // keep as regression inputs in tests/fuzz/corpus.
+#include <dirent.h>
 #include <elf.h>
 #include <stdlib.h>
 
@@ -261,3 +262,33 @@ TEST_F(ImageMutation, SoundImagesLoadUnderEveryPolicy) {
 }
 
 }  // namespace
+
+// The mutants that crashed the driver's loader on the H100 (kept in tests/fuzz/corpus as
+// driver_crash_<seed>_<mutant>) are refused again, each with a status and a Fix, and the host
+// lives on to load a sound image afterwards.
+TEST_F(ImageMutation, MutantsThatCrashedTheDriverBeforeAreRefused) {
+    setenv("CUABI_IMAGE_VERIFY_TIMEOUT_MS", "5000", 1);
+    std::vector<std::string> names;
+    if (DIR* dir = opendir(CUABI_TEST_IMAGE_DIR)) {
+        while (dirent* entry = readdir(dir))
+            if (std::strncmp(entry->d_name, "driver_crash_", 13) == 0) names.push_back(entry->d_name);
+        closedir(dir);
+    }
+    ASSERT_FALSE(names.empty()) << "no driver_crash_* inputs in " << CUABI_TEST_IMAGE_DIR;
+    for (const std::string& name : names) {
+        SCOPED_TRACE(name);
+        const auto bytes = test_support::seed_image(name.c_str());
+        ASSERT_FALSE(bytes.empty());
+        cuabi_module* module = nullptr;
+        const cuabi_status status = cuabi_module_load_image(context, bytes.data(), bytes.size(), &module);
+        if (status == CUABI_SUCCESS) {
+            cuabi_module_destroy(module);  // a later driver may load it; the host survived either way
+            continue;
+        }
+        EXPECT_NE(std::string(cuabi_last_error_message()).find("Fix: "), std::string::npos) << cuabi_last_error_message();
+    }
+    Original original = nvrtc_cubin("small CUBIN", many_kernels(1), 1);
+    cuabi_module* module = nullptr;
+    ASSERT_OK(cuabi_module_load_image(context, original.bytes.data(), original.bytes.size(), &module));
+    cuabi_module_destroy(module);
+}
