@@ -44,6 +44,21 @@ type CacheStats struct {
 	ReadOnlyMisses  uint64
 	ReadOnlyRefused uint64
 	ReadOnlyCopies  uint64
+	// The remote tier (since 1.2; zero from an older library): CUABI_CACHE_REMOTE is set; the
+	// breaker skips the remote after failures in a row; verified entries served, keys it did not
+	// have, failed or skipped operations, values refused by verification, entries published
+	// first, compiles another node held (and of those, waits that ended with its entry), times
+	// the breaker opened.
+	RemoteConfigured    bool
+	RemoteBreakerOpen   bool
+	RemoteHits          uint64
+	RemoteMisses        uint64
+	RemoteErrors        uint64
+	RemoteRefused       uint64
+	RemotePublishes     uint64
+	RemoteLeaseWaits    uint64
+	RemoteLeaseWaitHits uint64
+	RemoteBreakerOpens  uint64
 }
 
 // ReadCacheStats reads the kernel cache's statistics (it lists the cache directory).
@@ -67,7 +82,12 @@ func ReadCacheStats() (CacheStats, error) {
 		CompilesJoined: uint64(s.compiles_joined),
 		ReadOnlyLayers: uint64(s.readonly_layers), ReadOnlyHits: uint64(s.readonly_hits),
 		ReadOnlyMisses: uint64(s.readonly_misses), ReadOnlyRefused: uint64(s.readonly_refused),
-		ReadOnlyCopies: uint64(s.readonly_copies),
+		ReadOnlyCopies:   uint64(s.readonly_copies),
+		RemoteConfigured: s.remote_configured != 0, RemoteBreakerOpen: s.remote_breaker_open != 0,
+		RemoteHits: uint64(s.remote_hits), RemoteMisses: uint64(s.remote_misses), RemoteErrors: uint64(s.remote_errors),
+		RemoteRefused: uint64(s.remote_refused), RemotePublishes: uint64(s.remote_publishes),
+		RemoteLeaseWaits: uint64(s.remote_lease_waits), RemoteLeaseWaitHits: uint64(s.remote_lease_wait_hits),
+		RemoteBreakerOpens: uint64(s.remote_breaker_opens),
 	}, nil
 }
 

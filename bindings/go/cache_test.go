@@ -2,8 +2,11 @@ package cuabi
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -128,5 +131,42 @@ func TestCacheBundleExportLayerAndImport(t *testing.T) {
 	}
 	if err := AddReadOnlyCacheLayer("relative/path"); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("AddReadOnlyCacheLayer(relative) = %v, want ErrInvalidArgument", err)
+	}
+}
+
+// remoteChildEnv marks the child process of TestRemoteTierStats: the remote tier is configured
+// once per process, from the environment it starts with.
+const remoteChildEnv = "CUABI_GO_TEST_REMOTE_CHILD"
+
+func TestRemoteTierStats(t *testing.T) {
+	if os.Getenv(remoteChildEnv) != "" {
+		t.Skip("the child runs TestRemoteTierStatsChild only")
+	}
+	stats, err := ReadCacheStats()
+	must(t, err)
+	if stats.RemoteConfigured || stats.RemoteBreakerOpen || stats.RemoteHits != 0 || stats.RemoteErrors != 0 {
+		t.Errorf("no CUABI_CACHE_REMOTE, yet ReadCacheStats = %+v", stats)
+	}
+	child := exec.Command(os.Args[0], "-test.run=^TestRemoteTierStatsChild$", "-test.v")
+	child.Env = append(os.Environ(), remoteChildEnv+"=1", "CUABI_CACHE_REMOTE=rediss://127.0.0.1:1")
+	output, err := child.CombinedOutput()
+	if err != nil || !strings.Contains(string(output), "--- PASS: TestRemoteTierStatsChild") {
+		t.Errorf("the child with a remote failed (%v):\n%s", err, output)
+	}
+}
+
+// A remote whose every operation is skipped (TLS is refused at configuration, no network needed):
+// the compile goes on locally and the statistics say so.
+func TestRemoteTierStatsChild(t *testing.T) {
+	if os.Getenv(remoteChildEnv) == "" {
+		t.Skip("run by TestRemoteTierStats in a child process")
+	}
+	m, err := CompileOffline(testSource, &CompileOptions{Target: "sm_90", Defines: []string{fmt.Sprintf("REMOTE_CHILD=%d", os.Getpid())}})
+	must(t, err)
+	m.Close()
+	stats, err := ReadCacheStats()
+	must(t, err)
+	if !stats.RemoteConfigured || stats.RemoteErrors == 0 || stats.RemoteHits != 0 || stats.RemotePublishes != 0 {
+		t.Errorf("ReadCacheStats with a refused remote = %+v", stats)
 	}
 }

@@ -1515,10 +1515,24 @@ typedef struct cuabi_cache_stats {
     CUABI_SINCE(1.2) uint64_t readonly_misses;         /* lookups no read-only layer had (counted only with layers) */
     CUABI_SINCE(1.2) uint64_t readonly_refused;        /* damaged, foreign or linked entries found there and refused */
     CUABI_SINCE(1.2) uint64_t readonly_copies;         /* hits handed to the disk (CUABI_CACHE_READONLY_COPY=1) */
+    /* Since 1.2: the remote tier (CUABI_CACHE_REMOTE), searched after the read-only layers. A
+     * remote problem is never an error to the caller: it shows here and the kernel compiles locally. */
+    CUABI_SINCE(1.2) uint32_t remote_configured;       /* boolean: CUABI_CACHE_REMOTE is set (a refused setting too) */
+    CUABI_SINCE(1.2) uint32_t remote_breaker_open;     /* boolean: after failures in a row the remote is skipped
+                                                          until a probe after the back-off succeeds */
+    CUABI_SINCE(1.2) uint64_t remote_hits;             /* verified entries served by the remote */
+    CUABI_SINCE(1.2) uint64_t remote_misses;           /* keys the remote did not have */
+    CUABI_SINCE(1.2) uint64_t remote_errors;           /* operations that failed (timeout, connection, helper) or
+                                                          that the open breaker skipped */
+    CUABI_SINCE(1.2) uint64_t remote_refused;          /* values that failed verification (forged, damaged, oversized) */
+    CUABI_SINCE(1.2) uint64_t remote_publishes;        /* entries this process stored there first */
+    CUABI_SINCE(1.2) uint64_t remote_lease_waits;      /* compiles another node held, so this process waited */
+    CUABI_SINCE(1.2) uint64_t remote_lease_wait_hits;  /* of those, the waits that ended with the other's entry */
+    CUABI_SINCE(1.2) uint64_t remote_breaker_opens;    /* times the breaker opened */
 } cuabi_cache_stats;
 #define CUABI_CACHE_STATS_INIT \
     {sizeof(cuabi_cache_stats), 0u, 0u, 0, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, \
-     0u, 0u, 0u, 0u, 0u}
+     0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u, 0u}
 
 /* Who chose a CUDA driver JIT cache setting (cuabi_driver_jit_cache_info). */
 typedef int32_t cuabi_setting_source CUABI_ENUM_FAMILY("CUABI_SETTING_") CUABI_SINCE(1.2);

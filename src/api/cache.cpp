@@ -10,6 +10,7 @@
 #include "api/versioned_struct.hpp"
 #include "cache/driver_jit_cache.hpp"
 #include "cache/kernel_cache.hpp"
+#include "cache/remote_tier.hpp"
 #include "compile/compiler.hpp"
 #include "core/fork.hpp"
 #include "cuabi/cuabi.h"
@@ -82,6 +83,19 @@ CUABI_API cuabi_status cuabi_cache_get_stats(cuabi_cache_stats* out_stats) try {
     out.readonly_misses = s.readonly_misses;
     out.readonly_refused = s.readonly_refused;
     out.readonly_copies = s.readonly_copies;
+    if (cache::RemoteTier* remote = cache::RemoteTier::instance()) {
+        cache::RemoteStats r = remote->stats();
+        out.remote_configured = 1;
+        out.remote_breaker_open = r.breaker != cache::RemoteBreaker::Closed;
+        out.remote_hits = r.hits;
+        out.remote_misses = r.misses;
+        out.remote_errors = r.errors;
+        out.remote_refused = r.refused;
+        out.remote_publishes = r.publishes;
+        out.remote_lease_waits = r.lease_waits;
+        out.remote_lease_wait_hits = r.lease_wait_hits;
+        out.remote_breaker_opens = r.breaker_opens;
+    }
     CompileStats compiles = compile_stats();
     out.nvrtc_state = compiles.nvrtc_state;
     out.compiles = compiles.compiles;

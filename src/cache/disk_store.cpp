@@ -261,7 +261,8 @@ Problem DiskStore::locked_scan(DirectoryLock& lock, int kernels_fd, std::vector<
     return problem;
 }
 
-Problem DiskStore::write(const Key& key, const CachedImage& image, StoreReport* report) {
+Problem DiskStore::write(const Key& key, const CachedImage& image, StoreReport* report, Durability durability) {
+    const bool synced = durability == Durability::Synced;
     *report = StoreReport{};
     std::vector<uint8_t> bytes = encode_entry(key, image);
     Problem problem;
@@ -283,7 +284,7 @@ Problem DiskStore::write(const Key& key, const CachedImage& image, StoreReport* 
     }
     if (!fd.ok()) return io_problem("creating the cache entry", shard_path + "/" + temp, errno);
     flock(fd.get(), LOCK_EX | LOCK_NB);
-    if (!write_all(fd.get(), bytes.data(), bytes.size()) || fsync(fd.get()) != 0) {
+    if (!write_all(fd.get(), bytes.data(), bytes.size()) || (synced && fsync(fd.get()) != 0)) {
         int write_errno = errno;
         unlinkat(shard.get(), temp.c_str(), 0);
         return io_problem("writing the cache entry", shard_path + "/" + temp, write_errno);
@@ -336,7 +337,7 @@ Problem DiskStore::write(const Key& key, const CachedImage& image, StoreReport* 
     sweep_shard(shard.get(), shard_text, &swept);  // dead writers' temps of this shard
     report->temps_removed = removal.temps_removed + swept.temps;
     report->strays_removed = removal.removed_entries + swept.strays;
-    fsync(shard.get());  // durability only: an entry lost in a crash is a miss, never a wrong answer
+    if (synced) fsync(shard.get());  // durability only: an entry lost in a crash is a miss, never a wrong answer
     return Problem{};
 }
 

@@ -4,7 +4,7 @@
 //
 // Publish: write a temp file in the entry's own shard directory (flocked by its writer), fsync
 // it, then under the directory lock make room below the cap, rename() it over the final name and
-// write the ledger; finally fsync the shard directory. Readers open the final name without
+// write the ledger; finally fsync the shard directory (both fsyncs skipped for Durability::Unsynced). Readers open the final name without
 // locking and without following links: they see a whole old entry or a whole new one, never a
 // partial file. A hit stamps the file's mtime, which is the LRU clock for eviction. Every entry
 // read is checked -- a regular file of the effective user, of sane size (checked before anything
@@ -37,6 +37,14 @@ struct Removal {
     uint64_t temps_removed = 0;    // temp files of writers that died
 };
 
+// How a publish reaches the disk. Synced: the temp file is fsynced before the rename and the shard
+// directory after it, so that a crash loses no entry that cost a compile (80 ms to seconds of
+// NVRTC, far above the two fsyncs). Unsynced: neither, for entries that are cheap to get again
+// (a remote hit: a fetch of well under 1 ms, where the fsyncs cost ~10 ms): after a crash such an
+// entry may be missing or torn; a torn one fails its size or checksum check when read, is removed
+// as corrupt, and the lookup goes on to the remote, which serves it again.
+enum class Durability { Synced, Unsynced };
+
 // What a publish did besides publishing.
 struct StoreReport {
     uint64_t evicted = 0;
@@ -58,7 +66,8 @@ public:
     Read read(const Key& key, CachedImage* out, std::string* why);
 
     // Publishes the entry. A lock held past the deadline is CUABI_ERROR_TIMEOUT.
-    Problem write(const Key& key, const CachedImage& image, StoreReport* report);
+    Problem write(const Key& key, const CachedImage& image, StoreReport* report,
+                  Durability durability = Durability::Synced);
 
     Problem usage(uint64_t* out_entries, uint64_t* out_bytes);
     Problem prune(uint64_t max_bytes, Removal* out);

@@ -154,7 +154,8 @@ std::shared_ptr<const CachedImage> KernelCache::find_below_memory(const Key& key
     return found;
 }
 
-void KernelCache::store(const Key& key, std::shared_ptr<const CachedImage> image, Counters* counters) {
+void KernelCache::store(const Key& key, std::shared_ptr<const CachedImage> image, Counters* counters,
+                        Durability durability) {
     if (image == nullptr) return;
     add(memory_evictions_, memory_.insert(key, image));
     DiskStore* store = disk();
@@ -164,7 +165,7 @@ void KernelCache::store(const Key& key, std::shared_ptr<const CachedImage> image
     StoreReport report;
     Problem problem;
     try {
-        problem = store->write(key, *image, &report);
+        problem = store->write(key, *image, &report, durability);
     } catch (const std::bad_alloc&) {
         problem.status = CUABI_ERROR_OUT_OF_HOST_MEMORY;
         problem.what = format("encoding a %zu-byte image for the disk cache ran out of memory", image->image.size());

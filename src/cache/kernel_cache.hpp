@@ -111,7 +111,9 @@ public:
     // Stores `image` in memory and, when the disk layer is writable, on disk. Never fails: a disk
     // failure is counted and pauses disk writes (see the file comment; reason in
     // degradation_reason()). Bumps counters->disk_cache_evictions for entries it evicted.
-    void store(const Key& key, std::shared_ptr<const CachedImage> image, Counters* counters);
+    // Durability::Unsynced only for entries that are cheap to get again (disk_store.hpp).
+    void store(const Key& key, std::shared_ptr<const CachedImage> image, Counters* counters,
+               Durability durability = Durability::Synced);
 
     // Process counters plus the directory's current entries and bytes (scans the directory).
     Stats stats();

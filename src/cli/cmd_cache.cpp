@@ -66,6 +66,15 @@ int show_stats() {
     std::printf("tier read-only   %llu layers: %llu hits, %llu misses, %llu refused, %llu copied to disk\n",
                 u(s.readonly_layers), u(s.readonly_hits), u(s.readonly_misses), u(s.readonly_refused),
                 u(s.readonly_copies));
+    if (!s.remote_configured) {
+        std::printf("tier remote      not configured (CUABI_CACHE_REMOTE unset)\n");
+    } else {
+        std::printf("tier remote      breaker %s (opened %llu times): %llu hits, %llu misses, %llu errors, %llu refused, "
+                    "%llu published, %llu lease waits (%llu served by the other node)\n",
+                    s.remote_breaker_open ? "open" : "closed", u(s.remote_breaker_opens), u(s.remote_hits),
+                    u(s.remote_misses), u(s.remote_errors), u(s.remote_refused), u(s.remote_publishes),
+                    u(s.remote_lease_waits), u(s.remote_lease_wait_hits));
+    }
     std::printf("compiles         %llu NVRTC runs\n", u(s.compiles));
     std::printf("nvrtc            %s\n", s.nvrtc_state == CUABI_NVRTC_STATE_UNAVAILABLE
                                               ? "unavailable: cached entries of any NVRTC are served, misses fail"

@@ -202,6 +202,13 @@ const char* disk_tier(const cuabi_cache_stats& stats) {
     return !stats.disk_enabled ? "off" : stats.disk_writable ? "read-write" : "read-only";
 }
 
+// The remote tier's health, for the tiers line: it comes after the read-only layers.
+const char* remote_tier(const cuabi_cache_stats& stats) {
+    return !stats.remote_configured      ? "no remote"
+           : stats.remote_breaker_open ? "remote (breaker open: skipped after failures)"
+                                         : "remote (breaker closed)";
+}
+
 void print_compiler_and_caches_text(const Facts& facts) {
     if (facts.nvrtc_status != CUABI_SUCCESS) {
         std::printf("nvrtc                not usable (%s)\n  %s\n", cuabi_status_name(facts.nvrtc_status),
@@ -223,8 +230,8 @@ void print_compiler_and_caches_text(const Facts& facts) {
     std::printf("kernel cache         %s\n",
                 facts.cache_directory.empty() ? "(no location)" : facts.cache_directory.c_str());
     if (!facts.cache_degradation.empty()) std::printf("  memory only: %s\n", facts.cache_degradation.c_str());
-    std::printf("  tiers              memory, disk (%s), %llu read-only layers, NVRTC\n", disk_tier(facts.cache_stats),
-                static_cast<unsigned long long>(facts.cache_stats.readonly_layers));
+    std::printf("  tiers              memory, disk (%s), %llu read-only layers, %s, NVRTC\n", disk_tier(facts.cache_stats),
+                static_cast<unsigned long long>(facts.cache_stats.readonly_layers), remote_tier(facts.cache_stats));
     if (facts.jit_status == CUABI_SUCCESS) {
         if (!facts.jit.enabled) {
             std::printf("driver JIT cache     disabled (CUDA_CACHE_DISABLE=1)\n");
@@ -332,6 +339,8 @@ void print_json(const Facts& facts) {
     json.begin_object("tiers");
     json.string("disk", disk_tier(facts.cache_stats));
     json.unsigned_number("readonly_layers", facts.cache_stats.readonly_layers);
+    json.boolean("remote_configured", facts.cache_stats.remote_configured != 0);
+    json.boolean("remote_breaker_open", facts.cache_stats.remote_breaker_open != 0);
     json.end_object();
     if (facts.jit_status == CUABI_SUCCESS) {
         json.begin_object("driver_jit");

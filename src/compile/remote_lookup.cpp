@@ -22,7 +22,9 @@ std::shared_ptr<const cache::CachedImage> keep(const cache::Key& key, cache::Cac
     // untrusted-image rule, here and when later processes find it on the local disk.
     found.untrusted = true;
     auto image = std::make_shared<const cache::CachedImage>(std::move(found));
-    cache::KernelCache::instance().store(key, image, counters);
+    // Unsynced: the remote holds it, so a crash that tears the local copy costs one fetch, not
+    // the two fsyncs on every warm-up (cache.md, "Remote tier").
+    cache::KernelCache::instance().store(key, image, counters, cache::Durability::Unsynced);
     return image;
 }
 

@@ -106,12 +106,21 @@ TEST_F(CacheFleetCli, InfoShowsTheTiersInLookupOrder) {
     std::vector<std::pair<std::string, std::string>> layer = {{"CUABI_CACHE_DIR", path("node-info")},
                                                               {"CUABI_CACHE_READONLY_DIRS", path("fleet.bundle")}};
     test_support::ChildResult text = run("info", layer);
-    EXPECT_NE(text.output.find("tiers              memory, disk (read-write), 1 read-only layers, NVRTC"),
+    EXPECT_NE(text.output.find("tiers              memory, disk (read-write), 1 read-only layers, no remote, NVRTC"),
               std::string::npos)
         << text.output;
     test_support::ChildResult json = run("info --json", layer);
-    EXPECT_NE(json.output.find("\"tiers\":{\"disk\":\"read-write\",\"readonly_layers\":1}"), std::string::npos)
+    EXPECT_NE(json.output.find("\"tiers\":{\"disk\":\"read-write\",\"readonly_layers\":1,\"remote_configured\":false,"
+                                 "\"remote_breaker_open\":false}"), std::string::npos)
         << json.output;
+    // A remote set (TLS is refused, so nothing is started or reached): shown after the layers.
+    layer.push_back({"CUABI_CACHE_REMOTE", "rediss://127.0.0.1:1"});
+    test_support::ChildResult remote = run("info", layer);
+    EXPECT_NE(remote.output.find("1 read-only layers, remote (breaker closed), NVRTC"), std::string::npos)
+        << remote.output;
+    test_support::ChildResult stats = run("cache stats", layer);
+    EXPECT_NE(stats.output.find("tier remote      breaker closed (opened 0 times): 0 hits"), std::string::npos)
+        << stats.output;
 }
 
 TEST_F(CacheFleetCli, ImportedBundleServesANodeFromItsOwnDisk) {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -57,8 +58,12 @@ TEST_F(RemoteFleetTest, NodeThatSetsNoRemoteHasNoRemoteTier) {
     Report report = Node({"5000", "1"}, {{"CUABI_CACHE_DIR", directory_ + "/plain"}, {"CUABI_CACHE_REMOTE", ""}}).finish();
     EXPECT_EQ(number(report, "failures"), 0) << report["first_failure"];
     EXPECT_EQ(report.count("remote_hits"), 0u) << "RemoteTier::instance() must be null: nothing started, nothing loaded";
+    EXPECT_EQ(number(report, "api_remote_configured"), 0);
     Report with_remote = Node({"5000", "1"}, node_environment("remote", false)).finish();
     EXPECT_EQ(number(with_remote, "remote_misses"), 1) << "the control: a node that sets one has it";
+    EXPECT_EQ(number(with_remote, "api_remote_configured"), 1);
+    EXPECT_EQ(number(with_remote, "api_remote_misses"), 1) << "cuabi_cache_get_stats reports the tier's counts";
+    EXPECT_EQ(number(with_remote, "api_remote_breaker_open"), 0);
 }
 
 TEST_F(RemoteFleetTest, MissingHelperIsReportedAndCompilesGoOnLocally) {
@@ -111,6 +116,8 @@ TEST_F(RemoteFleetTest, NodeWithoutNvrtcIsServedFromRedisThenFromItsOwnDisk) {
     EXPECT_EQ(number(first, "failures"), 0) << first["first_failure"];
     EXPECT_EQ(number(first, "compiles"), 0);
     EXPECT_EQ(number(first, "remote_hits"), 5) << first["remote_reason"];
+    EXPECT_EQ(number(first, "api_remote_hits"), 5) << "cuabi_cache_get_stats reports the remote hits";
+    EXPECT_EQ(number(first, "api_remote_errors"), 0);
 
     redis_.stop();
     Report second = Node({"2000", "5"}, without_nvrtc).finish();
@@ -137,6 +144,36 @@ TEST_F(RemoteFleetTest, RedisKilledMidRunCompilesLocallyAndOpensTheBreaker) {
     EXPECT_GT(number(report, "remote_publishes"), 0) << "Redis was used before it died";
     EXPECT_EQ(number(report, "remote_breaker_opens"), 1);
     EXPECT_EQ(number(report, "remote_breaker"), 1) << "open (back-off 60 s)";
+    // The same through cuabi_cache_get_stats.
+    EXPECT_EQ(number(report, "api_remote_publishes"), number(report, "remote_publishes"));
+    EXPECT_GT(number(report, "api_remote_errors"), 0) << "Redis died: operations failed, then the breaker skipped them";
+    EXPECT_EQ(number(report, "api_remote_breaker_open"), 1);
+    EXPECT_EQ(number(report, "api_remote_breaker_opens"), 1);
+}
+
+// Entries fetched from the remote are written locally without fsync (cache.md, "Remote tier"):
+// one a crash tore is refused by its checks and served by the remote again, never loaded.
+TEST_F(RemoteFleetTest, TornLocalCopyOfARemoteEntryIsRefusedAndFetchedAgain) {
+    Report builder = Node({"6000", "3"}, node_environment("builder", true)).finish();
+    ASSERT_EQ(number(builder, "compiles"), 3);
+    auto without_nvrtc = node_environment("gpu-node", false);
+    without_nvrtc.push_back({"CUABI_NVRTC_PATH", directory_ + "/no-nvrtc-here/libnvrtc.so"});
+    Report first = Node({"6000", "3"}, without_nvrtc).finish();
+    ASSERT_EQ(number(first, "remote_hits"), 3) << first["remote_reason"];
+
+    int torn = 0;
+    for (const auto& file : std::filesystem::recursive_directory_iterator(directory_ + "/gpu-node/kernels")) {
+        if (file.path().extension() != ".cuabi") continue;
+        std::filesystem::resize_file(file.path(), std::filesystem::file_size(file.path()) / 2);
+        ++torn;
+    }
+    ASSERT_EQ(torn, 3);
+    Report second = Node({"6000", "3"}, without_nvrtc).finish();
+    EXPECT_EQ(number(second, "failures"), 0) << second["first_failure"];
+    EXPECT_EQ(number(second, "compiles"), 0);
+    EXPECT_EQ(number(second, "disk_hits"), 0);
+    EXPECT_EQ(number(second, "disk_corrupt_recovered"), 3);
+    EXPECT_EQ(number(second, "api_remote_hits"), 3) << second["remote_reason"];
 }
 
 TEST_F(RemoteFleetTest, StoppedRedisBoundsEveryCompileAndTheBreakerClosesWhenItAnswersAgain) {

@@ -495,6 +495,16 @@ typedef struct cuabi_cache_stats {
     uint64_t readonly_misses;
     uint64_t readonly_refused;
     uint64_t readonly_copies;
+    uint32_t remote_configured;
+    uint32_t remote_breaker_open;
+    uint64_t remote_hits;
+    uint64_t remote_misses;
+    uint64_t remote_errors;
+    uint64_t remote_refused;
+    uint64_t remote_publishes;
+    uint64_t remote_lease_waits;
+    uint64_t remote_lease_wait_hits;
+    uint64_t remote_breaker_opens;
 } cuabi_cache_stats;
 typedef int32_t cuabi_setting_source ;
 #define CUABI_SETTING_DRIVER_DEFAULT 0

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import gc
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -69,6 +74,31 @@ def test_cache_stats_have_every_field() -> None:
     for field in ("memory_hits", "memory_misses", "disk_hits", "disk_misses", "compiles"):
         assert isinstance(stats[field], int)
     assert cuabi.cache.directory()
+
+
+# A process whose remote's every operation is skipped (TLS is refused at configuration, no
+# network needed) compiles locally and says so; the remote tier is configured once per process,
+# from the environment it starts with, hence the child.
+REMOTE_CHILD = """
+import json, os, cuabi
+from conformance import SOURCE
+cuabi.compile(SOURCE, target="sm_90", defines=[f"PY_REMOTE_CHILD={os.getpid()}"]).close()
+print(json.dumps(cuabi.cache.stats()))
+"""
+
+
+def test_cache_stats_show_the_remote_tier() -> None:
+    stats = cuabi.cache.stats()
+    assert (stats["remote_configured"], stats["remote_breaker_open"], stats["remote_errors"]) == (0, 0, 0)
+    package = Path(__file__).resolve().parents[1]
+    environment = dict(os.environ, CUABI_CACHE_REMOTE="rediss://127.0.0.1:1",
+                       PYTHONPATH=os.pathsep.join([str(package), os.environ.get("PYTHONPATH", "")]))
+    child = subprocess.run([sys.executable, "-c", REMOTE_CHILD], env=environment, capture_output=True, text=True,
+                           timeout=120, check=False)
+    assert child.returncode == 0, child.stderr
+    remote = json.loads(child.stdout.splitlines()[-1])
+    assert remote["remote_configured"] == 1 and remote["remote_errors"] >= 1, remote
+    assert remote["remote_hits"] == 0 and remote["remote_publishes"] == 0 and remote["remote_breaker_open"] == 0, remote
 
 
 def test_a_nul_inside_a_compile_input_is_refused() -> None:

@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "77aa7a7088f4ee42c1d0b18fefd2acf5a66fe4db1c57c23c3284c2ebe3a4bbc4";
+pub const cuabi_header_digest = "148775530c2e60d06548fa5257362bdfbb03a20ea1cc759503eec10a460ce87b";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -290,6 +290,16 @@ pub const struct_cuabi_cache_stats = extern struct {
     readonly_misses: u64 = 0,
     readonly_refused: u64 = 0,
     readonly_copies: u64 = 0,
+    remote_configured: u32 = 0,
+    remote_breaker_open: u32 = 0,
+    remote_hits: u64 = 0,
+    remote_misses: u64 = 0,
+    remote_errors: u64 = 0,
+    remote_refused: u64 = 0,
+    remote_publishes: u64 = 0,
+    remote_lease_waits: u64 = 0,
+    remote_lease_wait_hits: u64 = 0,
+    remote_breaker_opens: u64 = 0,
 };
 pub const cuabi_cache_stats = struct_cuabi_cache_stats;
 pub const cuabi_setting_source = i32;

@@ -156,6 +156,10 @@ pub const GraphCacheStats = types.GraphCacheStats;
 pub const ModuleInfo = types.ModuleInfo;
 /// The kernel cache's statistics.
 pub const CacheStats = types.CacheStats;
+/// The read-only tier's counts (`CacheStats.readOnly`).
+pub const ReadOnlyTier = types.ReadOnlyTier;
+/// The remote tier's state and counts (`CacheStats.remote`).
+pub const RemoteTier = types.RemoteTier;
 /// The driver JIT cache settings.
 pub const DriverJitCacheInfo = types.DriverJitCacheInfo;
 

@@ -581,6 +581,67 @@ pub const CacheStats = struct {
     pub fn nvrtcState(self: CacheStats) NvrtcState {
         return @fromBackingInt(self.raw.nvrtc_state);
     }
+
+    /// The read-only tier (since 1.2; zero from an older library, whose struct is shorter): layers
+    /// open, lookups they served and missed, entries refused there, hits copied to disk.
+    pub fn readOnly(self: CacheStats) ReadOnlyTier {
+        return .{
+            .layers = self.raw.readonly_layers,
+            .hits = self.raw.readonly_hits,
+            .misses = self.raw.readonly_misses,
+            .refused = self.raw.readonly_refused,
+            .copies = self.raw.readonly_copies,
+        };
+    }
+
+    /// The remote tier (since 1.2; zero from an older library, whose struct is shorter).
+    pub fn remote(self: CacheStats) RemoteTier {
+        return .{
+            .configured = self.raw.remote_configured != 0,
+            .breaker_open = self.raw.remote_breaker_open != 0,
+            .hits = self.raw.remote_hits,
+            .misses = self.raw.remote_misses,
+            .errors = self.raw.remote_errors,
+            .refused = self.raw.remote_refused,
+            .publishes = self.raw.remote_publishes,
+            .lease_waits = self.raw.remote_lease_waits,
+            .lease_wait_hits = self.raw.remote_lease_wait_hits,
+            .breaker_opens = self.raw.remote_breaker_opens,
+        };
+    }
+};
+
+/// The read-only tier's counts (`CacheStats.readOnly`).
+pub const ReadOnlyTier = struct {
+    layers: u64,
+    hits: u64,
+    misses: u64,
+    refused: u64,
+    copies: u64,
+};
+
+/// The remote tier's state and counts (`CacheStats.remote`; the header's cuabi_cache_stats.remote_*).
+pub const RemoteTier = struct {
+    /// CUABI_CACHE_REMOTE is set (a refused setting too).
+    configured: bool,
+    /// After failures in a row the remote is skipped until a probe succeeds.
+    breaker_open: bool,
+    /// Verified entries served by the remote.
+    hits: u64,
+    /// Keys the remote did not have.
+    misses: u64,
+    /// Operations that failed (timeout, connection, helper) or that the open breaker skipped.
+    errors: u64,
+    /// Values that failed verification (forged, damaged, oversized).
+    refused: u64,
+    /// Entries this process stored there first.
+    publishes: u64,
+    /// Compiles another node held, so this process waited.
+    lease_waits: u64,
+    /// Of those, the waits that ended with the other node's entry.
+    lease_wait_hits: u64,
+    /// Times the breaker opened.
+    breaker_opens: u64,
 };
 
 /// The CUDA driver's JIT cache settings in effect in this process.

@@ -253,6 +253,17 @@ test "the kernel cache reports its directory, statistics and what it swept" {
     try testing.expect(jit_path.len > 0);
 }
 
+test "cache: the remote tier's statistics, without CUABI_CACHE_REMOTE" {
+    const lib = try support.library();
+    const module = try check(lib.compileOffline(support.source, .{ .target = "sm_90", .defines = &.{"ZIG_REMOTE=1"} }));
+    module.deinit();
+    const stats = try check(lib.cache().stats());
+    const remote = stats.remote();
+    // The tests run without a remote: nothing configured, nothing counted, the breaker closed.
+    try testing.expect(!remote.configured and !remote.breaker_open);
+    try testing.expectEqual(@as(u64, 0), remote.hits + remote.misses + remote.errors + remote.publishes);
+}
+
 test "cache: a bundle exported, added as a read-only layer and imported" {
     const lib = try support.library();
     const module = try check(lib.compileOffline(support.source, .{ .target = "sm_90", .defines = &.{"ZIG_BUNDLE=1"} }));

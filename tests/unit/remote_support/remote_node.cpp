@@ -7,7 +7,8 @@
 // Compiles kernels FIRST..FIRST+COUNT-1 (small, distinct sources, offline for sm_90) in order,
 // pausing N ms between them; with --go, first waits (up to 30 s) for FILE to exist, so that many
 // nodes start at once. Prints failures, NVRTC runs (compiles), the slowest compile, the mean time
-// per kernel, each kernel's module origin, and the remote tier's stats.
+// per kernel, each kernel's module origin, the public cache statistics of the remote tier
+// (api_remote_*) and the tier's own stats (remote_*).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -82,7 +83,17 @@ int main(int argc, char** argv) {
     std::printf("failures=%d\nfirst_failure=%s\ncompiles=%llu\nslowest_ms=%.3f\nmean_ms=%.4f\norigins=%s\n", failures,
                 first_failure.c_str(), (unsigned long long)stats.compiles, slowest_ms, count ? total_ms / count : 0.0,
                 origins.c_str());
-    std::printf("disk_hits=%llu\n", (unsigned long long)stats.disk_hits);
+    std::printf("disk_hits=%llu\ndisk_corrupt_recovered=%llu\n", (unsigned long long)stats.disk_hits,
+                (unsigned long long)stats.disk_corrupt_recovered);
+    // The public statistics, which must agree with the tier's own (below).
+    std::printf("api_remote_configured=%u\napi_remote_breaker_open=%u\napi_remote_hits=%llu\napi_remote_misses=%llu\n"
+                "api_remote_errors=%llu\napi_remote_refused=%llu\napi_remote_publishes=%llu\napi_remote_lease_waits=%llu\n"
+                "api_remote_lease_wait_hits=%llu\napi_remote_breaker_opens=%llu\n",
+                stats.remote_configured, stats.remote_breaker_open, (unsigned long long)stats.remote_hits,
+                (unsigned long long)stats.remote_misses, (unsigned long long)stats.remote_errors,
+                (unsigned long long)stats.remote_refused, (unsigned long long)stats.remote_publishes,
+                (unsigned long long)stats.remote_lease_waits, (unsigned long long)stats.remote_lease_wait_hits,
+                (unsigned long long)stats.remote_breaker_opens);
     if (cuabi::cache::RemoteTier* remote = cuabi::cache::RemoteTier::instance()) {
         cuabi::cache::RemoteStats r = remote->stats();
         std::printf("remote_hits=%llu\nremote_misses=%llu\nremote_errors=%llu\nremote_refused=%llu\nremote_publishes=%llu\n"

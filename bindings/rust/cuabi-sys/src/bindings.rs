@@ -3658,12 +3658,32 @@ pub struct cuabi_cache_stats {
     pub readonly_refused: u64,
     /// hits handed to the disk (CUABI_CACHE_READONLY_COPY=1)
     pub readonly_copies: u64,
+    /// boolean: CUABI_CACHE_REMOTE is set (a refused setting too)
+    pub remote_configured: u32,
+    /// boolean: after failures in a row the remote is skipped until a probe after the back-off succeeds
+    pub remote_breaker_open: u32,
+    /// verified entries served by the remote
+    pub remote_hits: u64,
+    /// keys the remote did not have
+    pub remote_misses: u64,
+    /// operations that failed (timeout, connection, helper) or that the open breaker skipped
+    pub remote_errors: u64,
+    /// values that failed verification (forged, damaged, oversized)
+    pub remote_refused: u64,
+    /// entries this process stored there first
+    pub remote_publishes: u64,
+    /// compiles another node held, so this process waited
+    pub remote_lease_waits: u64,
+    /// of those, the waits that ended with the other's entry
+    pub remote_lease_wait_hits: u64,
+    /// times the breaker opened
+    pub remote_breaker_opens: u64,
 }
 #[test]
 fn bindgen_test_layout_cuabi_cache_stats() {
     assert_eq!(
         ::std::mem::size_of::<cuabi_cache_stats>(),
-        208usize,
+        280usize,
         concat!("Size of: ", stringify!(cuabi_cache_stats))
     );
     assert_eq!(
@@ -4147,6 +4167,176 @@ fn bindgen_test_layout_cuabi_cache_stats() {
         );
     }
     test_field_readonly_copies();
+    fn test_field_remote_configured() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).remote_configured) as usize - ptr as usize
+            },
+            208usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(remote_configured)
+            )
+        );
+    }
+    test_field_remote_configured();
+    fn test_field_remote_breaker_open() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).remote_breaker_open) as usize - ptr as usize
+            },
+            212usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(remote_breaker_open)
+            )
+        );
+    }
+    test_field_remote_breaker_open();
+    fn test_field_remote_hits() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).remote_hits) as usize - ptr as usize
+            },
+            216usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(remote_hits)
+            )
+        );
+    }
+    test_field_remote_hits();
+    fn test_field_remote_misses() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).remote_misses) as usize - ptr as usize
+            },
+            224usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(remote_misses)
+            )
+        );
+    }
+    test_field_remote_misses();
+    fn test_field_remote_errors() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).remote_errors) as usize - ptr as usize
+            },
+            232usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(remote_errors)
+            )
+        );
+    }
+    test_field_remote_errors();
+    fn test_field_remote_refused() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).remote_refused) as usize - ptr as usize
+            },
+            240usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(remote_refused)
+            )
+        );
+    }
+    test_field_remote_refused();
+    fn test_field_remote_publishes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).remote_publishes) as usize - ptr as usize
+            },
+            248usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(remote_publishes)
+            )
+        );
+    }
+    test_field_remote_publishes();
+    fn test_field_remote_lease_waits() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).remote_lease_waits) as usize - ptr as usize
+            },
+            256usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(remote_lease_waits)
+            )
+        );
+    }
+    test_field_remote_lease_waits();
+    fn test_field_remote_lease_wait_hits() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).remote_lease_wait_hits) as usize - ptr as usize
+            },
+            264usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(remote_lease_wait_hits)
+            )
+        );
+    }
+    test_field_remote_lease_wait_hits();
+    fn test_field_remote_breaker_opens() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_cache_stats>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).remote_breaker_opens) as usize - ptr as usize
+            },
+            272usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_cache_stats),
+                "::",
+                stringify!(remote_breaker_opens)
+            )
+        );
+    }
+    test_field_remote_breaker_opens();
 }
 /// The CUDA driver's JIT cache settings in effect in this process. An output struct:
 /// cuabi_driver_jit_cache_info_init().

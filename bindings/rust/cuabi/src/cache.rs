@@ -70,6 +70,26 @@ pub struct CacheStats {
     pub readonly_refused: u64,
     /// Read-only hits handed to the disk (`CUABI_CACHE_READONLY_COPY=1`).
     pub readonly_copies: u64,
+    /// `CUABI_CACHE_REMOTE` is set (since 1.2; false from an older library).
+    pub remote_configured: bool,
+    /// After failures in a row the remote is skipped until a probe succeeds.
+    pub remote_breaker_open: bool,
+    /// Verified entries served by the remote.
+    pub remote_hits: u64,
+    /// Keys the remote did not have.
+    pub remote_misses: u64,
+    /// Operations that failed (timeout, connection, helper) or that the open breaker skipped.
+    pub remote_errors: u64,
+    /// Values that failed verification (forged, damaged, oversized).
+    pub remote_refused: u64,
+    /// Entries this process stored there first.
+    pub remote_publishes: u64,
+    /// Compiles another node held, so this process waited.
+    pub remote_lease_waits: u64,
+    /// Of those, the waits that ended with the other node's entry.
+    pub remote_lease_wait_hits: u64,
+    /// Times the breaker opened.
+    pub remote_breaker_opens: u64,
 }
 
 /// The kernel cache's statistics (costs a scan of the cache directory).
@@ -109,6 +129,16 @@ pub fn stats() -> Result<CacheStats> {
         readonly_misses: raw.readonly_misses,
         readonly_refused: raw.readonly_refused,
         readonly_copies: raw.readonly_copies,
+        remote_configured: raw.remote_configured != 0,
+        remote_breaker_open: raw.remote_breaker_open != 0,
+        remote_hits: raw.remote_hits,
+        remote_misses: raw.remote_misses,
+        remote_errors: raw.remote_errors,
+        remote_refused: raw.remote_refused,
+        remote_publishes: raw.remote_publishes,
+        remote_lease_waits: raw.remote_lease_waits,
+        remote_lease_wait_hits: raw.remote_lease_wait_hits,
+        remote_breaker_opens: raw.remote_breaker_opens,
     })
 }
 

@@ -225,6 +225,42 @@ fn cache_statistics_and_maintenance() {
     assert!(!cuabi::cache::driver_jit_path().unwrap().as_os_str().is_empty());
 }
 
+// Marks the child process of `remote_tier_statistics`: the remote tier is configured once per
+// process, from the environment it starts with.
+const REMOTE_CHILD: &str = "CUABI_RUST_TEST_REMOTE_CHILD";
+
+#[test]
+fn remote_tier_statistics() {
+    if std::env::var_os(REMOTE_CHILD).is_some() {
+        return; // the child runs remote_tier_statistics_child only
+    }
+    let stats = cuabi::cache::stats().unwrap();
+    assert!(!stats.remote_configured && !stats.remote_breaker_open, "{stats:?}");
+    assert_eq!((stats.remote_hits, stats.remote_errors), (0, 0), "{stats:?}");
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["remote_tier_statistics_child", "--exact", "--nocapture"])
+        .env(REMOTE_CHILD, "1")
+        .env("CUABI_CACHE_REMOTE", "rediss://127.0.0.1:1")
+        .output()
+        .unwrap();
+    let output = String::from_utf8_lossy(&child.stdout).into_owned() + &String::from_utf8_lossy(&child.stderr);
+    assert!(child.status.success() && output.contains("1 passed"), "the child with a remote failed:\n{output}");
+}
+
+// A remote whose every operation is skipped (TLS is refused at configuration, no network needed):
+// the compile goes on locally and the statistics say so.
+#[test]
+fn remote_tier_statistics_child() {
+    if std::env::var_os(REMOTE_CHILD).is_none() {
+        return; // run by remote_tier_statistics in a child process
+    }
+    let options = offline_options().define(&format!("RUST_REMOTE_CHILD={}", std::process::id()));
+    Module::compile_offline(SOURCE, &options).unwrap();
+    let stats = cuabi::cache::stats().unwrap();
+    assert!(stats.remote_configured && !stats.remote_breaker_open, "{stats:?}");
+    assert!(stats.remote_errors >= 1 && stats.remote_hits == 0 && stats.remote_publishes == 0, "{stats:?}");
+}
+
 #[test]
 fn cache_bundle_export_readonly_layer_and_import() {
     let options = offline_options().define("RUST_BUNDLE=1");
