@@ -20,9 +20,10 @@ namespace cuabi {
 bool spawn_child(const std::string& path, const std::vector<std::string>& arguments, ChildProcess* out,
                  std::string* why) {
     const std::string parent = std::to_string(getpid());
-    std::vector<char*> argv = {const_cast<char*>(path.c_str()), const_cast<char*>("--parent"),
-                               const_cast<char*>(parent.c_str())};
+    std::vector<char*> argv = {const_cast<char*>(path.c_str())};
     for (const std::string& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+    argv.push_back(const_cast<char*>("--parent"));
+    argv.push_back(const_cast<char*>(parent.c_str()));
     argv.push_back(nullptr);
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {

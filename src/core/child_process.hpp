@@ -1,7 +1,7 @@
 // cuabi's helper processes (the compile worker, the image verifier, the remote cache helper):
 // started and ended the same way, each talking to cuabi over a private socket pair.
 //
-// Started with posix_spawn from an absolute path as "<path> --parent <pid> <arguments...>" (so
+// Started with posix_spawn from an absolute path as "<path> <arguments...> --parent <pid>" (so
 // that it can tell it outlived its parent before it started; core/helper_side.hpp), its socket on
 // descriptor kChildSocket, /dev/null as its standard streams (it must not keep the caller's
 // pipes open past the caller), an empty signal mask and default dispositions (the caller may
@@ -31,7 +31,7 @@ struct ChildEnding {
     int status = 0;
 };
 
-// Starts `path` (absolute) with "--parent <this pid>" and then `arguments`. False with *why.
+// Starts `path` (absolute) with `arguments`, then "--parent <this pid>". False with *why.
 bool spawn_child(const std::string& path, const std::vector<std::string>& arguments, ChildProcess* out,
                  std::string* why);
 

@@ -2,7 +2,7 @@
 // program that uses cuabi a status, not its life (compile/compile_worker.hpp starts and talks to
 // it). Not meant to be run by hand:
 //
-//   cuabi-compile-worker --parent <pid> --nvrtc <libnvrtc path>     socket on descriptor 3
+//   cuabi-compile-worker --nvrtc <libnvrtc path> --parent <pid>     socket on descriptor 3
 //
 // It loads that NVRTC, says so (a Hello frame), then compiles one job per frame until its socket
 // closes. It ends itself when its parent is gone or a job runs past its budget, also in the middle

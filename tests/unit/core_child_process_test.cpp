@@ -44,13 +44,13 @@ ChildHealth health_after_a_change(ChildProcess* child, ChildEnding* ending) {
     return health;
 }
 
-TEST(ChildProcess, StartedWithItsParentFirstThenTheCallersArguments) {
+TEST(ChildProcess, StartedWithTheCallersArgumentsThenItsParent) {
     ChildProcess child = start_idle_helper();
     std::ifstream file("/proc/" + std::to_string(child.pid) + "/cmdline");
     std::string cmdline((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
     const std::string expected =
-        std::string(CUABI_TEST_STAND_IN_VERIFIER) + '\0' + "--parent" + '\0' + std::to_string(getpid()) + '\0' +
-        "--extra" + '\0' + "word" + '\0';
+        std::string(CUABI_TEST_STAND_IN_VERIFIER) + '\0' + "--extra" + '\0' + "word" + '\0' + "--parent" + '\0' +
+        std::to_string(getpid()) + '\0';
     EXPECT_EQ(cmdline, expected);
     ChildEnding ending;
     EXPECT_EQ(cuabi::check_idle_child(&child, &ending), ChildHealth::Ready);
