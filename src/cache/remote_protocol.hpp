@@ -1,5 +1,6 @@
 // What libcuabi and its remote-cache helper (cuabi-cache-remote, src/remote/) say to each other
-// over their socket pair. Both sides build this file; the helper links nothing else of cuabi's.
+// over their socket pair. Both sides build this file and core/frame_io.cpp; the helper links nothing
+// else of cuabi's.
 //
 // A message is a 24-byte head -- u32 code, u32 reserved (0), u64 text length, u64 payload length,
 // little-endian -- then the text, then the payload. cuabi sends requests (code: RemoteOp) and the
@@ -23,6 +24,8 @@
 #include <string>
 #include <vector>
 
+#include "core/frame_io.hpp"
+
 namespace cuabi {
 namespace remote {
 
@@ -38,12 +41,10 @@ struct Message {
     std::vector<uint8_t> payload;
 };
 
-// `deadline_ms` is CLOCK_MONOTONIC milliseconds, or kNoDeadline. Sending never raises SIGPIPE.
-constexpr int64_t kNoDeadline = -1;
-enum class Io { Ok, Closed, TimedOut, Failed };
-Io send_message(int fd, const Message& message, int64_t deadline_ms);
-Io receive_message(int fd, Message* out, int64_t deadline_ms);
-int64_t monotonic_ms();
+// With core/frame_io.hpp's deadlines and results: a message too large to send or announced too
+// large is Io::Failed.
+frames::Io send_message(int fd, const Message& message, int64_t deadline_ms);
+frames::Io receive_message(int fd, Message* out, int64_t deadline_ms);
 
 }  // namespace remote
 }  // namespace cuabi

@@ -14,7 +14,8 @@
 #include "cache/remote_config.hpp"
 #include "cache/remote_protocol.hpp"
 #include "core/error.hpp"
-#include "core/helper_process.hpp"
+#include "core/child_process.hpp"
+#include "core/helper_executable.hpp"
 
 namespace cuabi {
 namespace cache {
@@ -27,6 +28,7 @@ using remote::RemoteReply;
 constexpr char kHelperName[] = "cuabi-cache-remote";
 constexpr int64_t kHelperStartMs = 2000;  // exec, the libraries' loading, the key file
 constexpr int64_t kHelperSlackMs = 100;    // the helper's own scheduling, beyond Redis' timeouts
+constexpr int kCrashGraceMs = 2000;     // for a helper whose socket closed to be reaped on its own
 
 // Entries by their whole key, and by the request alone for nodes without NVRTC (the first entry
 // any NVRTC published); leases by the whole key. The format version keeps releases apart.
@@ -53,7 +55,7 @@ public:
 
     // The helper ends when its socket closes; the process's own tier is never destroyed.
     ~RedisTier() override {
-        if (running_ && owner_ == getpid()) stop_helper(helper_, false);
+        if (running_ && owner_ == getpid()) stop_helper(false);
     }
 
     pid_t owner() const { return owner_; }
@@ -83,7 +85,7 @@ public:
             RemoteResult result = accept(key, reply, out, &waiting);
             if (result == RemoteResult::Hit) lease_wait_hits_.fetch_add(1, std::memory_order_relaxed);
             if (!waiting) return result;
-            int64_t left = deadline_ms - remote::monotonic_ms();
+            int64_t left = deadline_ms - frames::now_ms();
             if (left <= 0) return RemoteResult::Miss;
             std::this_thread::sleep_for(std::chrono::milliseconds(std::min(pause_ms, left)));
         }
@@ -117,7 +119,7 @@ public:
         stats.lease_waits = lease_waits_.load(std::memory_order_relaxed);
         stats.lease_wait_hits = lease_wait_hits_.load(std::memory_order_relaxed);
         stats.breaker_opens = breaker_.opens();
-        stats.breaker = breaker_.state(remote::monotonic_ms());
+        stats.breaker = breaker_.state(frames::now_ms());
         stats.endpoint = config_.endpoint;
         std::lock_guard<std::mutex> lock(reason_mutex_);
         stats.reason = !config_.refused.empty() ? config_.refused : reason_;
@@ -137,7 +139,7 @@ private:
     // could not be started or did not answer in time (it is then stopped; the next request starts
     // another), or it said the remote is unavailable.
     bool exchange(RemoteOp op, std::string text, std::vector<uint8_t> payload, Message* reply) {
-        if (!config_.refused.empty() || !breaker_.allow(remote::monotonic_ms())) {
+        if (!config_.refused.empty() || !breaker_.allow(frames::now_ms())) {
             errors_.fetch_add(1, std::memory_order_relaxed);
             return false;
         }
@@ -151,14 +153,14 @@ private:
             std::lock_guard<std::mutex> lock(helper_mutex_);
             if (running_ || start(&why)) {
                 // A connect and a command (Redis' timeouts bound both), plus the helper's own time.
-                int64_t deadline = remote::monotonic_ms() + 2 * int64_t(config_.timeout_ms) + kHelperSlackMs;
-                remote::Io io = remote::send_message(helper_.fd, request, deadline);
-                if (io == remote::Io::Ok) io = remote::receive_message(helper_.fd, reply, deadline);
-                answered = io == remote::Io::Ok;
+                int64_t deadline = frames::now_ms() + 2 * int64_t(config_.timeout_ms) + kHelperSlackMs;
+                frames::Io io = remote::send_message(helper_.fd, request, deadline);
+                if (io == frames::Io::Ok) io = remote::receive_message(helper_.fd, reply, deadline);
+                answered = io == frames::Io::Ok;
                 if (!answered) {
-                    std::string death = stop_helper(helper_, true);
+                    std::string death = stop_helper(true);
                     running_ = false;
-                    why = io == remote::Io::TimedOut
+                    why = io == frames::Io::TimedOut
                               ? format("the remote cache helper did not answer within %u ms and was stopped",
                                        2 * config_.timeout_ms + unsigned(kHelperSlackMs))
                               : format("the remote cache helper %s", death.c_str());
@@ -172,29 +174,33 @@ private:
         }
         if (answered) why = reply->text;
         errors_.fetch_add(1, std::memory_order_relaxed);
-        breaker_.failed(remote::monotonic_ms());
+        breaker_.failed(frames::now_ms());
         note(format("the remote cache %s is unavailable: %s; compiles go on locally. Fix: check that Redis runs "
                     "and answers within CUABI_CACHE_REMOTE_TIMEOUT_MS (%u ms) from this host",
                     config_.endpoint.c_str(), why.c_str(), config_.timeout_ms));
         return false;
     }
 
+    // Under helper_mutex_ (or in the destructor). One that closed its socket gets a moment to be
+    // reaped on its own, so that a crash is reported as its signal, not as the kill that follows.
+    std::string stop_helper(bool kill_now) { return describe(end_child(&helper_, kill_now, kCrashGraceMs)); }
+
     // Under helper_mutex_.
     bool start(std::string* why) {
-        if (!start_helper(helper_path_, {}, &helper_, why)) return false;
+        if (!spawn_child(helper_path_, {}, &helper_, why)) return false;
         Message configure, hello;
         configure.code = static_cast<uint32_t>(RemoteOp::Configure);
         configure.text = config_.helper_settings();
-        int64_t deadline = remote::monotonic_ms() + kHelperStartMs;
-        remote::Io io = remote::send_message(helper_.fd, configure, deadline);
-        if (io == remote::Io::Ok) io = remote::receive_message(helper_.fd, &hello, deadline);
-        bool ready = io == remote::Io::Ok && hello.code == static_cast<uint32_t>(RemoteReply::Ok);
+        int64_t deadline = frames::now_ms() + kHelperStartMs;
+        frames::Io io = remote::send_message(helper_.fd, configure, deadline);
+        if (io == frames::Io::Ok) io = remote::receive_message(helper_.fd, &hello, deadline);
+        bool ready = io == frames::Io::Ok && hello.code == static_cast<uint32_t>(RemoteReply::Ok);
         if (ready) {
             running_ = true;
             return true;
         }
-        std::string death = stop_helper(helper_, io != remote::Io::Ok);
-        *why = io == remote::Io::Ok ? hello.text : format("the remote cache helper '%s' %s before it was ready",
+        std::string death = stop_helper(io != frames::Io::Ok);
+        *why = io == frames::Io::Ok ? hello.text : format("the remote cache helper '%s' %s before it was ready",
                                                           helper_path_.c_str(), death.c_str());
         return false;
     }
@@ -238,7 +244,7 @@ private:
     const pid_t owner_;
     std::string helper_path_;
     std::mutex helper_mutex_;
-    HelperProcess helper_;
+    ChildProcess helper_;
     bool running_ = false;
     std::mutex reason_mutex_;
     std::string reason_, first_refusal_;

@@ -1,12 +1,9 @@
 #include "compile/compile_worker.hpp"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,9 +16,10 @@
 #include <vector>
 
 #include "compile/compile_log.hpp"
-#include "compile/worker_process.hpp"
 #include "compile/worker_protocol.hpp"
+#include "core/child_process.hpp"
 #include "core/environment.hpp"
+#include "core/helper_executable.hpp"
 #include "driver/nvrtc_api_locate.hpp"
 
 namespace cuabi {
@@ -113,51 +111,6 @@ const NumberSetting& pool_limit() {
     return limit;
 }
 
-// The worker file must be as trustworthy as the library it serves.
-std::string refuse(const std::string& path) {
-    struct stat info;
-    if (stat(path.c_str(), &info) != 0) return format("'%s' does not exist", path.c_str());
-    if (!S_ISREG(info.st_mode) || (info.st_mode & S_IXUSR) == 0)
-        return format("'%s' is not an executable file", path.c_str());
-    if ((info.st_mode & (S_IWGRP | S_IWOTH)) != 0 || (info.st_uid != 0 && info.st_uid != geteuid()))
-        return format("'%s' may be changed by another user (mode %03o, owner uid %u)", path.c_str(),
-                      static_cast<unsigned>(info.st_mode & 0777), static_cast<unsigned>(info.st_uid));
-    return "";
-}
-
-struct Location {
-    std::string path;
-    std::string why;
-};
-
-Location locate_worker() {
-    Location location;
-    const char* override_path = secure_getenv("CUABI_COMPILE_WORKER");
-    std::string path;
-    if (override_path != nullptr && *override_path != '\0') {
-        path = override_path;
-    } else {
-        // Next to the file this code was loaded from: <libdir>/cuabi/ for libcuabi.so.
-        Dl_info self{};
-        if (dladdr(reinterpret_cast<void*>(&compile_worker_path), &self) == 0 || self.dli_fname == nullptr) {
-            location.why = "the library could not find its own file to look beside it";
-            return location;
-        }
-        std::string library = self.dli_fname;
-        path = library.substr(0, library.rfind('/') + 1) + "cuabi/" + kWorkerName;
-    }
-    // Resolved once, here: the file checked is the file every worker is started from, whatever
-    // the working directory is later (a relative path) and wherever links point later.
-    char resolved[PATH_MAX];
-    if (realpath(path.c_str(), resolved) == nullptr) {
-        location.why = format("'%s' does not exist (%s)", path.c_str(), strerror(errno));
-        return location;
-    }
-    location.why = refuse(resolved);
-    if (location.why.empty()) location.path = resolved;
-    return location;
-}
-
 Status fail_start(const std::string& what) {
     return fail(CUABI_ERROR_NVRTC,
                 "reinstall cuabi (the worker belongs in <libdir>/cuabi/ beside libcuabi.so), point CUABI_COMPILE_WORKER "
@@ -178,22 +131,22 @@ Status start(Pool& p, const Deadline& deadline, Lease& lease) {
     std::string why;
     std::string path = compile_worker_path(&why);
     if (path.empty()) return fail_start(why);
-    std::vector<std::string> arguments = {"--nvrtc", nvrtc_location().path, "--parent", std::to_string(getpid())};
+    std::vector<std::string> arguments = {"--nvrtc", nvrtc_location().path};
     if (!spawn_child(path, arguments, &lease.worker(), &why)) return fail_start(why);
     std::vector<uint8_t> frame;
     worker::Hello hello;
     uint32_t sent_status = 0;
-    worker::Io got = worker::receive_frame(lease.worker().fd, &frame, deadline.at_ms, worker::kMaxHelloBytes);
-    if (got != worker::Io::Ok || !worker::decode(frame, &hello, &sent_status)) {
-        std::string death = describe(lease.end(got != worker::Io::Closed, kCrashGraceMs));
-        if (got == worker::Io::TimedOut)
+    frames::Io got = frames::receive_frame(lease.worker().fd, &frame, deadline.at_ms, worker::kMaxHelloBytes);
+    if (got != frames::Io::Ok || !worker::decode(frame, &hello, &sent_status)) {
+        std::string death = describe(lease.end(got != frames::Io::Closed, kCrashGraceMs));
+        if (got == frames::Io::TimedOut)
             return fail_deadline(deadline, "the compile worker had not finished loading NVRTC");
-        if (got == worker::Io::Closed)
+        if (got == frames::Io::Closed)
             return fail_start(format("'%s' %s before it had loaded NVRTC", path.c_str(), death.c_str()));
         return fail_start(format("'%s' did not answer as a cuabi %s does (%s); it was stopped", path.c_str(),
                                  kWorkerName,
-                                 got == worker::Io::TooLarge ? "its first message claimed to be too large"
-                                 : got == worker::Io::Ok     ? format("a greeting of %zu bytes that does not decode, "
+                                 got == frames::Io::TooLarge ? "its first message claimed to be too large"
+                                 : got == frames::Io::Ok     ? format("a greeting of %zu bytes that does not decode, "
                                                                       "status %u", frame.size(), sent_status).c_str()
                                                              : "reading its first message failed"));
     }
@@ -242,10 +195,10 @@ Status acquire(Pool& p, const Deadline& deadline, Lease& lease, std::string* rep
             lock.unlock();
             return start(p, deadline, lease);  // on failure the lease ends the worker and frees the slot
         }
-        auto left = std::chrono::milliseconds(std::max<int64_t>(deadline.at_ms - worker::now_ms(), 0));
-        if (deadline.at_ms == worker::kNoDeadline) {
+        auto left = std::chrono::milliseconds(std::max<int64_t>(deadline.at_ms - frames::now_ms(), 0));
+        if (deadline.at_ms == frames::kNoDeadline) {
             p.changed.wait(lock);
-        } else if (p.changed.wait_for(lock, left) == std::cv_status::timeout && worker::now_ms() >= deadline.at_ms) {
+        } else if (p.changed.wait_for(lock, left) == std::cv_status::timeout && frames::now_ms() >= deadline.at_ms) {
             return fail(CUABI_ERROR_TIMEOUT,
                         "raise cuabi_compile_options.timeout_ms, or CUABI_COMPILE_WORKERS to run more compiles at once",
                         "all %d compile workers stayed busy until %s passed", limit, deadline.describe().c_str());
@@ -271,12 +224,21 @@ Status fail_death(const NvrtcJob& job, const ChildEnding& ending, const std::str
 }  // namespace
 
 std::string Deadline::describe() const {
-    if (at_ms == worker::kNoDeadline) return "no deadline";
+    if (at_ms == frames::kNoDeadline) return "no deadline";
     return format("the compile's deadline (%u ms, %s)", ms, source);
 }
 
 std::string compile_worker_path(std::string* why) {
-    static const Location location = locate_worker();
+    struct Location {
+        std::string path;
+        std::string why;
+    };
+    // Located and checked once: every worker is started from the file checked.
+    static const Location location = [] {
+        Location found;
+        found.path = helper_executable(kWorkerName, "CUABI_COMPILE_WORKER", &found.why);
+        return found;
+    }();
     if (why != nullptr) *why = location.why;
     return location.path;
 }
@@ -305,26 +267,26 @@ Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::C
     Pool& p = pool();
     // Encoded before a slot is taken: the largest allocation of the path holds nothing.
     worker::Job sent{job, 0};
-    if (deadline.at_ms != worker::kNoDeadline)
-        sent.budget_ms = static_cast<uint64_t>(std::max<int64_t>(deadline.at_ms - worker::now_ms(), 1)) + kBudgetGraceMs;
+    if (deadline.at_ms != frames::kNoDeadline)
+        sent.budget_ms = static_cast<uint64_t>(std::max<int64_t>(deadline.at_ms - frames::now_ms(), 1)) + kBudgetGraceMs;
     const std::vector<uint8_t> request = worker::encode(sent);
     std::string replaced;
     for (int attempt = 0;; ++attempt) {
         Lease lease(p);
         Status status = acquire(p, deadline, lease, &replaced);
         if (status != CUABI_SUCCESS) return status;
-        worker::Io io = worker::send_frame(lease.worker().fd, request, deadline.at_ms);
-        if (io == worker::Io::Closed && attempt == 0) {
+        frames::Io io = frames::send_frame(lease.worker().fd, request, deadline.at_ms);
+        if (io == frames::Io::Closed && attempt == 0) {
             // It hung up before taking the job, so NVRTC never saw it: once more, with another.
             ChildEnding ending = lease.end(false, kCrashGraceMs);
             replaced = "the compile worker first chosen " + describe(ending) + " before it took the job";
             continue;
         }
         std::vector<uint8_t> frame;
-        if (io == worker::Io::Ok) io = worker::receive_frame(lease.worker().fd, &frame, deadline.at_ms, worker::kMaxFrameBytes);
+        if (io == frames::Io::Ok) io = frames::receive_frame(lease.worker().fd, &frame, deadline.at_ms, frames::kMaxFrameBytes);
         worker::Outcome outcome;
         uint32_t sent_status = 0;
-        if (io == worker::Io::Ok && worker::decode(frame, &outcome, &sent_status)) {
+        if (io == frames::Io::Ok && worker::decode(frame, &outcome, &sent_status)) {
             lease.give_back();
             *out_log = std::move(outcome.log);
             if (outcome.status != CUABI_SUCCESS)
@@ -332,20 +294,20 @@ Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::C
             *out = std::move(outcome.image);
             return CUABI_SUCCESS;
         }
-        if (io == worker::Io::TimedOut) {
+        if (io == frames::Io::TimedOut) {
             lease.end(true);
             return fail_deadline(deadline, format("NVRTC was still compiling '%s' for %s (the compile worker was "
                                                   "stopped)", job.program_name.c_str(), job.target.c_str()).c_str());
         }
-        if (io == worker::Io::Closed) return fail_death(job, lease.end(false, kCrashGraceMs), replaced);
+        if (io == frames::Io::Closed) return fail_death(job, lease.end(false, kCrashGraceMs), replaced);
         std::string death = describe(lease.end(true));
         return fail(CUABI_ERROR_NVRTC, "reinstall cuabi: the compile worker must be the one built with this library",
                     "the compile worker's answer for '%s' was not one cuabi can read (%s); it was stopped and "
                     "%s",
                     job.program_name.c_str(),
-                    io == worker::Io::TooLarge
+                    io == frames::Io::TooLarge
                         ? "it claimed more than 2 GiB"
-                        : io == worker::Io::Ok ? format("%zu bytes that do not decode; status %u", frame.size(),
+                        : io == frames::Io::Ok ? format("%zu bytes that do not decode; status %u", frame.size(),
                                                         sent_status).c_str()
                                                : "reading it failed",
                     death.c_str());

@@ -7,7 +7,7 @@
 // cuabi starts one on the first compile that misses the cache and keeps it; concurrent compiles
 // of different sources start more, up to a small pool ($CUABI_COMPILE_WORKERS, default 2 to 4 by
 // core count). Each worker loads the NVRTC this process chose (nvrtc_location()) and then
-// compiles one job at a time over a private socket pair (worker_process.hpp starts and ends it).
+// compiles one job at a time over a private socket pair (core/child_process.hpp starts and ends it).
 //
 // Faults cost one compile at most, never the pool: a slot is held by a Lease from the moment it
 // is taken until its worker is idle again or has ended, whatever is thrown or cancelled on the
@@ -37,7 +37,7 @@ namespace cuabi {
 
 // When a compile must be done, and where that came from, for messages.
 struct Deadline {
-    int64_t at_ms = -1;        // worker::now_ms() clock; -1 (worker::kNoDeadline): none
+    int64_t at_ms = -1;        // frames::now_ms() clock; -1 (frames::kNoDeadline): none
     uint32_t ms = 0;           // as asked for
     const char* source = "";   // "cuabi_compile_options.timeout_ms", "CUABI_COMPILE_TIMEOUT_MS", "the default"
     // "the compile's deadline (800 ms, cuabi_compile_options.timeout_ms)", or "no deadline".

@@ -11,10 +11,11 @@
 #include <vector>
 
 #include "cache/kernel_cache.hpp"
-#include "compile/helper_process.hpp"
 #include "compile/image.hpp"
 #include "compile/verifier_protocol.hpp"
 #include "compile/worker_protocol.hpp"
+#include "core/child_process.hpp"
+#include "core/helper_executable.hpp"
 #include "cuabi/cuabi.h"
 
 namespace cuabi {
@@ -26,6 +27,7 @@ constexpr uint32_t kMaxVerdictBytes = 16u << 20;
 
 constexpr char kVerifierName[] = "cuabi-image-verifier";
 constexpr int64_t kDefaultDeadlineMs = 30000;
+constexpr int kCrashGraceMs = 2000;
 
 struct Remembered {
     Status status = CUABI_SUCCESS;
@@ -52,7 +54,7 @@ struct Verifier {
     explicit Verifier(pid_t process) : owner(process) {}
     const pid_t owner;
     std::mutex mutex;
-    helper_process::Child child;
+    ChildProcess child;
     std::unordered_map<VerdictKey, Remembered, VerdictKeyHash> verdicts;
     std::atomic<uint64_t> trials{0};
 };
@@ -77,6 +79,12 @@ int64_t timeout_ms() {
     return value > 0 && value <= 3600000 ? value : kDefaultDeadlineMs;
 }
 
+// Ends the verifier (v.mutex held) and says how it ended. One that closed its socket gets a moment
+// to be reaped on its own, so that a crash is reported as its signal, not as the kill that follows.
+std::string end_verifier(Verifier& v, bool kill_now) {
+    return describe(end_child(&v.child, kill_now, kCrashGraceMs));
+}
+
 Status fail_start(const std::string& what) {
     return fail(CUABI_ERROR_UNSUPPORTED,
                 "reinstall cuabi (cuabi-image-verifier belongs in <libdir>/cuabi/ beside libcuabi.so) or point "
@@ -90,26 +98,26 @@ Status fail_start(const std::string& what) {
 // Starts the verifier (v.mutex held) and reads its hello.
 Status start(Verifier& v, int64_t deadline) {
     std::string why;
-    const std::string path = helper_process::locate(kVerifierName, "CUABI_IMAGE_VERIFIER", &why);
+    const std::string path = helper_executable(kVerifierName, "CUABI_IMAGE_VERIFIER", &why);
     if (path.empty()) return fail_start(why);
-    if (!helper_process::spawn(path, {"--parent", std::to_string(getpid())}, &v.child, &why)) return fail_start(why);
+    if (!spawn_child(path, {}, &v.child, &why)) return fail_start(why);
     std::vector<uint8_t> frame;
     verifier::Hello hello;
-    worker::Io got = worker::Io::Failed;
+    frames::Io got = frames::Io::Failed;
     bool decoded = false;
     try {  // a hello left unread would be taken for the first image's verdict
-        got = worker::receive_frame(v.child.fd, &frame, deadline, worker::kMaxHelloBytes);
-        decoded = got == worker::Io::Ok && verifier::decode(frame, &hello);
+        got = frames::receive_frame(v.child.fd, &frame, deadline, worker::kMaxHelloBytes);
+        decoded = got == frames::Io::Ok && verifier::decode(frame, &hello);
     } catch (const std::bad_alloc&) {
-        helper_process::reap(&v.child, true);
+        end_verifier(v, true);
         throw;
     }
     if (!decoded) {
-        std::string death = helper_process::reap(&v.child, got == worker::Io::TimedOut || got == worker::Io::Ok);
+        std::string death = end_verifier(v, got == frames::Io::TimedOut || got == frames::Io::Ok);
         return fail_start(format("'%s' %s before it had loaded the CUDA driver", path.c_str(), death.c_str()));
     }
     if (hello.status != CUABI_SUCCESS) {
-        helper_process::reap(&v.child, false);  // it exits after saying why
+        end_verifier(v, false);  // it exits after saying why
         return fail_again(hello.status, hello.message);
     }
     return CUABI_SUCCESS;
@@ -129,22 +137,22 @@ Status remember(Verifier& v, const VerdictKey& key, Status status) {
 // One trial in the running verifier (v.mutex held): its verdict, or what became of it.
 Status run_trial(Verifier& v, const verifier::Trial& trial, const cache::CachedImage& image, const char* source,
                  int64_t timeout, bool* out_decisive) {
-    const int64_t deadline = worker::now_ms() + timeout;
+    const int64_t deadline = frames::now_ms() + timeout;
     *out_decisive = true;
     std::vector<uint8_t> frame;
-    worker::Io io = worker::send_frame(v.child.fd, verifier::encode(trial), deadline);
-    if (io == worker::Io::Ok) {
+    frames::Io io = frames::send_frame(v.child.fd, verifier::encode(trial), deadline);
+    if (io == frames::Io::Ok) {
         // An answer left unread would be taken for the next image's: without memory for it, the
         // verifier is stopped instead.
         try {
-            io = worker::receive_frame(v.child.fd, &frame, deadline, kMaxVerdictBytes);
+            io = frames::receive_frame(v.child.fd, &frame, deadline, kMaxVerdictBytes);
         } catch (const std::bad_alloc&) {
-            helper_process::reap(&v.child, true);
+            end_verifier(v, true);
             throw;
         }
     }
     verifier::Verdict verdict;
-    const bool answered = io == worker::Io::Ok;
+    const bool answered = io == frames::Io::Ok;
     if (answered && verifier::decode(frame, &verdict)) {
         v.trials.fetch_add(1, std::memory_order_relaxed);
         if (verdict.status == CUABI_SUCCESS) return CUABI_SUCCESS;
@@ -152,8 +160,8 @@ Status run_trial(Verifier& v, const verifier::Trial& trial, const cache::CachedI
         *out_decisive = verdict.status != CUABI_ERROR_DEVICE_OUT_OF_MEMORY;
         return fail_again(verdict.status, verdict.message, verdict.cu_result);
     }
-    const bool timed_out = io == worker::Io::TimedOut;
-    std::string death = helper_process::reap(&v.child, timed_out || io == worker::Io::Ok);
+    const bool timed_out = io == frames::Io::TimedOut;
+    std::string death = end_verifier(v, timed_out || io == frames::Io::Ok);
     v.trials.fetch_add(1, std::memory_order_relaxed);
     const std::string what =
         format("the %zu-byte %s from %s", image.image.size(), describe_image(image).c_str(), source);
@@ -219,10 +227,15 @@ Status verify_image(const VerifiedOn& device, const cache::Key& content, const c
     // is the claim of whoever filled it.
     if (proof != nullptr && !proof->untrusted && proof->image == image.image) return remember(v, key, CUABI_SUCCESS);
     const int64_t timeout = timeout_ms();
-    // One that died between trials (killed, out of memory) is replaced: the next image is not blamed.
-    helper_process::reap_if_ended(&v.child);
+    // One that died or was stopped between trials (killed, out of memory, SIGSTOP) is replaced:
+    // the next image is not blamed.
+    ChildEnding ending;
+    if (v.child.running()) {
+        ChildHealth health = check_idle_child(&v.child, &ending);
+        if (health != ChildHealth::Ready) end_verifier(v, health == ChildHealth::Stopped);
+    }
     if (!v.child.running()) {
-        Status status = start(v, worker::now_ms() + timeout);
+        Status status = start(v, frames::now_ms() + timeout);
         if (status != CUABI_SUCCESS) return status;
     }
     verifier::Trial trial;
@@ -249,7 +262,7 @@ uint64_t image_trial_loads() { return this_process_verifier().trials.load(std::m
 void stop_image_verifier() {
     Verifier& v = this_process_verifier();
     std::lock_guard<std::mutex> lock(v.mutex);
-    if (v.child.running()) helper_process::reap(&v.child, true);
+    if (v.child.running()) end_verifier(v, true);
 }
 
 void forget_image_verdicts() {

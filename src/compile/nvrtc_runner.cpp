@@ -162,7 +162,7 @@ Status compile_deadline(Isolation isolation, uint32_t timeout_ms, Deadline* out)
     out->source = timeout_ms != 0               ? "cuabi_compile_options.timeout_ms"
                   : fallback.from_environment ? "CUABI_COMPILE_TIMEOUT_MS"
                                               : "the default";
-    out->at_ms = worker::now_ms() + out->ms;
+    out->at_ms = frames::now_ms() + out->ms;
     return CUABI_SUCCESS;
 }
 

@@ -41,7 +41,7 @@ std::shared_ptr<const cache::CachedImage> find_remote(const cache::Key& key, int
     case cache::RemoteLease::Unavailable: return nullptr;
     case cache::RemoteLease::Lost: break;
     }
-    int64_t now = worker::now_ms();
+    int64_t now = frames::now_ms();
     int64_t wait_until = now + std::max<int64_t>((deadline_ms - now) / 2, 0);
     if (remote->wait_for(key, wait_until, &found) == cache::RemoteResult::Hit) return keep(key, std::move(found), counters);
     return nullptr;

@@ -22,7 +22,7 @@ struct RemoteTurn {
 
 // The entry for `key` from the remote tier, stored locally, or nullptr (compile it). When another
 // node holds the compile's lease, waits for its entry until the lease ends or `deadline_ms`
-// (worker::now_ms() clock) comes within half of the time left to it.
+// (frames::now_ms() clock) comes within half of the time left to it.
 std::shared_ptr<const cache::CachedImage> find_remote(const cache::Key& key, int64_t deadline_ms, Counters* counters,
                                                       RemoteTurn* turn);
 

@@ -27,11 +27,11 @@ SingleFlight::Ticket::~Ticket() {
 const FlightResult* SingleFlight::Ticket::wait(int64_t deadline_ms) {
     std::unique_lock<std::mutex> lock(flight_->mutex);
     while (!flight_->done) {
-        if (deadline_ms == worker::kNoDeadline) {
+        if (deadline_ms == frames::kNoDeadline) {
             flight_->done_signal.wait(lock);
             continue;
         }
-        int64_t left = deadline_ms - worker::now_ms();
+        int64_t left = deadline_ms - frames::now_ms();
         if (left <= 0) return nullptr;
         flight_->done_signal.wait_for(lock, std::chrono::milliseconds(left));
     }

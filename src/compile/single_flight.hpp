@@ -55,8 +55,8 @@ public:
         Ticket(const Ticket&) = delete;
         Ticket& operator=(const Ticket&) = delete;
         bool leader() const { return leader_; }
-        // Followers: the leader's result, or NULL when `deadline_ms` (worker::now_ms() clock,
-        // worker::kNoDeadline for none) passed first.
+        // Followers: the leader's result, or NULL when `deadline_ms` (frames::now_ms() clock,
+        // frames::kNoDeadline for none) passed first.
         const FlightResult* wait(int64_t deadline_ms);
         void complete(const FlightResult& result);  // the leader, once
 

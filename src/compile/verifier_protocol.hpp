@@ -1,5 +1,5 @@
-// What cuabi and its image verifier (compile/image_verifier.hpp) say to each other: the frames of
-// the compile worker's socket (compile/worker_protocol.hpp), each holding one message of fields in
+// What cuabi and its image verifier (compile/image_verifier.hpp) say to each other: frames
+// (core/frame_io.hpp), each holding one message of fields in
 // a fixed order (u32 little-endian, byte strings as a u64 length and the bytes).
 //
 //   verifier -> cuabi, once, after loading the driver:  Hello

@@ -1,5 +1,5 @@
-// What cuabi and its compile worker say to each other over their socket: frames of a u32
-// little-endian length and that many bytes; the bytes are a message of fields written in a
+// What cuabi and its compile worker say to each other over their socket: frames
+// (core/frame_io.hpp), each holding a message of fields written in a
 // fixed order (u32 / u64 little-endian, strings and byte arrays as a u64 length and the bytes).
 //
 //   worker -> cuabi, once, after loading NVRTC:  Hello
@@ -19,6 +19,7 @@
 
 #include "cache/cached_image.hpp"
 #include "compile/nvrtc_program.hpp"
+#include "core/frame_io.hpp"
 #include "driver/nvrtc_api.hpp"
 
 namespace cuabi {
@@ -27,8 +28,7 @@ namespace worker {
 constexpr uint32_t kProtocolVersion = 2;
 // A Hello holds a message, a path, a build id and a list of architectures.
 constexpr uint32_t kMaxHelloBytes = 64 * 1024;
-// A job's sources, or an outcome's image (bounded like a cache entry) and its log.
-constexpr uint32_t kMaxFrameBytes = 0x7FFFFFFFu;
+// A job's sources, or an outcome's image and its log, are bounded by frames::kMaxFrameBytes.
 
 // The worker's first words: which NVRTC it loaded, or why it could not.
 struct Hello {
@@ -54,15 +54,6 @@ struct Job {
     NvrtcJob job;
     uint64_t budget_ms = 0;
 };
-
-// Frames on a stream socket. `deadline_ms` is a CLOCK_MONOTONIC time in milliseconds, or
-// kNoDeadline. Sending never raises SIGPIPE (MSG_NOSIGNAL): a dead peer is an Io result.
-// TooLarge: the frame's length is above `max_bytes` (nothing of it is read).
-constexpr int64_t kNoDeadline = -1;
-enum class Io { Ok, Closed, TimedOut, Failed, TooLarge };
-Io send_frame(int fd, const std::vector<uint8_t>& bytes, int64_t deadline_ms);
-Io receive_frame(int fd, std::vector<uint8_t>* bytes, int64_t deadline_ms, uint32_t max_bytes);
-int64_t now_ms();
 
 std::vector<uint8_t> encode(const Hello& hello);
 std::vector<uint8_t> encode(const Job& job);

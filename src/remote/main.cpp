@@ -8,10 +8,8 @@
 // It reads the Configure request, answers it, then one reply per request (remote_protocol.hpp)
 // until its socket closes. It dies with its parent and keeps no descriptor of the parent's but
 // its socket.
-#include <dirent.h>
 #include <signal.h>
 #include <sodium.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -20,6 +18,8 @@
 #include <string>
 
 #include "cache/remote_protocol.hpp"
+#include "core/child_process.hpp"
+#include "core/helper_side.hpp"
 #include "entry_seal.hpp"
 #include "redis_link.hpp"
 
@@ -29,7 +29,7 @@ using cuabi::remote::RemoteReply;
 
 namespace {
 
-constexpr int kSocket = 3;
+constexpr int kSocket = cuabi::kChildSocket;
 
 // Compare-and-delete: only the lease this process holds is dropped.
 const char* const kRelease =
@@ -60,13 +60,6 @@ struct Settings {
     long lease_ms = 60000;
     unsigned long long max_bytes = 64ull << 20;
 };
-
-void close_inherited_descriptors() {
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, kSocket + 1, ~0u, 0) == 0) return;
-#endif
-    for (int fd = kSocket + 1; fd < 1024; ++fd) close(fd);
-}
 
 Settings parse(const std::string& text) {
     Settings settings;
@@ -209,16 +202,12 @@ std::string lease_token() {
 }  // namespace
 
 int main(int argc, char** argv) {
-    long parent = 0;
-    for (int i = 1; i + 1 < argc; i += 2)
-        if (std::strcmp(argv[i], "--parent") == 0) parent = std::atol(argv[i + 1]);
-    if (parent <= 0) return 2;
-    if (getppid() != parent) return 3;  // the parent died before this helper started
-    close_inherited_descriptors();
+    pid_t parent = 0;
+    if (int refused = cuabi::begin_helper(argc, argv, &parent)) return refused;
     signal(SIGPIPE, SIG_IGN);  // a Redis that hung up is a failed command, not the helper's death
 
     Message configure;
-    if (cuabi::remote::receive_message(kSocket, &configure, cuabi::remote::kNoDeadline) != cuabi::remote::Io::Ok ||
+    if (cuabi::remote::receive_message(kSocket, &configure, cuabi::frames::kNoDeadline) != cuabi::frames::Io::Ok ||
         configure.code != static_cast<uint32_t>(RemoteOp::Configure))
         return 4;
     Settings settings = parse(configure.text);
@@ -229,14 +218,14 @@ int main(int argc, char** argv) {
     if (sodium_init() < 0) hello = reply(RemoteReply::Unavailable, "libsodium could not start. Fix: reinstall libsodium");
     else if (!settings.key_file.empty() && !sealer.load_key(settings.key_file, &why))
         hello = reply(RemoteReply::Unavailable, why);
-    if (cuabi::remote::send_message(kSocket, hello, cuabi::remote::kNoDeadline) != cuabi::remote::Io::Ok ||
+    if (cuabi::remote::send_message(kSocket, hello, cuabi::frames::kNoDeadline) != cuabi::frames::Io::Ok ||
         hello.code != static_cast<uint32_t>(RemoteReply::Ok))
         return 0;
 
     Server server(std::move(settings), sealer, lease_token());
     for (;;) {
         Message request;
-        if (cuabi::remote::receive_message(kSocket, &request, cuabi::remote::kNoDeadline) != cuabi::remote::Io::Ok)
+        if (cuabi::remote::receive_message(kSocket, &request, cuabi::frames::kNoDeadline) != cuabi::frames::Io::Ok)
             return 0;
         Message answer;
         try {
@@ -244,6 +233,6 @@ int main(int argc, char** argv) {
         } catch (const std::bad_alloc&) {
             answer = reply(RemoteReply::Unavailable, "the remote cache helper ran out of memory");
         }
-        if (cuabi::remote::send_message(kSocket, answer, cuabi::remote::kNoDeadline) != cuabi::remote::Io::Ok) return 0;
+        if (cuabi::remote::send_message(kSocket, answer, cuabi::frames::kNoDeadline) != cuabi::frames::Io::Ok) return 0;
     }
 }

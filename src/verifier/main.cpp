@@ -17,15 +17,16 @@
 #include <string>
 #include <vector>
 
-#include "compile/helper_process.hpp"
 #include "compile/verifier_protocol.hpp"
-#include "compile/worker_protocol.hpp"
+#include "core/child_process.hpp"
+#include "core/frame_io.hpp"
+#include "core/helper_side.hpp"
 #include "driver/driver_api.hpp"
 
 namespace {
 
 using cuabi::verifier::Verdict;
-constexpr int kSocket = cuabi::helper_process::kSocket;
+constexpr int kSocket = cuabi::kChildSocket;
 
 Verdict refused(CUresult result, const char* call, const std::string& what) {
     Verdict verdict;
@@ -112,12 +113,8 @@ Verdict trial(const cuabi::DriverApi& api, const cuabi::verifier::Trial& job) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    long parent = 0;
-    for (int i = 1; i + 1 < argc; i += 2)
-        if (std::strcmp(argv[i], "--parent") == 0) parent = std::atol(argv[i + 1]);
-    if (parent <= 0) return 2;
-    if (getppid() != parent) return 3;  // the parent died before this verifier started
-    cuabi::helper_process::close_inherited_descriptors();
+    pid_t parent = 0;
+    if (int refused = cuabi::begin_helper(argc, argv, &parent)) return refused;
     // Single-threaded here, before the driver loads: every kernel is loaded by the trial itself,
     // not later at its first use, which a trial never reaches.
     setenv("CUDA_MODULE_LOADING", "EAGER", 1);
@@ -127,7 +124,7 @@ int main(int argc, char** argv) {
     const cuabi::DriverApi* api = cuabi::driver(&status);
     hello.status = status;
     if (api == nullptr) hello.message = cuabi::last_error_message();
-    namespace io = cuabi::worker;
+    namespace io = cuabi::frames;
     if (io::send_frame(kSocket, cuabi::verifier::encode(hello), io::kNoDeadline) != io::Io::Ok || api == nullptr)
         return 0;
     for (;;) {

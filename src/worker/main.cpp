@@ -8,10 +8,8 @@
 // closes. It ends itself when its parent is gone or a job runs past its budget, also in the middle
 // of NVRTC (core/parent_watchdog.hpp), and keeps no descriptor of the parent's but its socket
 // (its standard streams are /dev/null: it must not keep the parent's stderr pipe open).
-#include <dirent.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -21,28 +19,14 @@
 
 #include "compile/nvrtc_program.hpp"
 #include "compile/worker_protocol.hpp"
+#include "core/child_process.hpp"
+#include "core/helper_side.hpp"
 #include "core/parent_watchdog.hpp"
 #include "driver/nvrtc_api.hpp"
 
 namespace {
 
-constexpr int kSocket = 3;
-
-// Whatever else the parent left open (its files, sockets, pipes) must not live on in here.
-void close_inherited_descriptors() {
-#ifdef SYS_close_range
-    if (syscall(SYS_close_range, kSocket + 1, ~0u, 0) == 0) return;
-#endif
-    DIR* listing = opendir("/proc/self/fd");
-    if (listing == nullptr) return;
-    std::vector<int> open_fds;
-    while (struct dirent* item = readdir(listing)) {
-        int fd = std::atoi(item->d_name);
-        if (fd > kSocket && fd != dirfd(listing)) open_fds.push_back(fd);
-    }
-    closedir(listing);
-    for (int fd : open_fds) close(fd);
-}
+constexpr int kSocket = cuabi::kChildSocket;
 
 cuabi::worker::Outcome compile(const cuabi::NvrtcApi& nvrtc, const std::vector<uint8_t>& frame) {
     cuabi::worker::Outcome outcome;
@@ -73,15 +57,12 @@ cuabi::worker::Outcome compile(const cuabi::NvrtcApi& nvrtc, const std::vector<u
 
 int main(int argc, char** argv) {
     const char* nvrtc_path = nullptr;
-    long parent = 0;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    for (int i = 1; i + 1 < argc; i += 2)
         if (std::strcmp(argv[i], "--nvrtc") == 0) nvrtc_path = argv[i + 1];
-        if (std::strcmp(argv[i], "--parent") == 0) parent = std::atol(argv[i + 1]);
-    }
-    if (nvrtc_path == nullptr || parent <= 0) return 2;
-    if (getppid() != parent) return 3;  // the parent died before this worker started
-    close_inherited_descriptors();
-    if (!cuabi::parent_watchdog::start(kSocket, static_cast<pid_t>(parent))) return 4;
+    if (nvrtc_path == nullptr) return 2;
+    pid_t parent = 0;
+    if (int refused = cuabi::begin_helper(argc, argv, &parent)) return refused;
+    if (!cuabi::parent_watchdog::start(kSocket, parent)) return 4;
     // The watchdog thread reads no environment: the NVRTC the parent chose is the one loaded.
     if (*nvrtc_path != '\0') setenv("CUABI_NVRTC_PATH", nvrtc_path, 1);
 
@@ -91,18 +72,18 @@ int main(int argc, char** argv) {
     hello.status = status;
     if (nvrtc != nullptr) hello.facts = *nvrtc;
     else hello.message = cuabi::last_error_message();
-    if (cuabi::worker::send_frame(kSocket, cuabi::worker::encode(hello), cuabi::worker::kNoDeadline) !=
-            cuabi::worker::Io::Ok ||
+    if (cuabi::frames::send_frame(kSocket, cuabi::worker::encode(hello), cuabi::frames::kNoDeadline) !=
+            cuabi::frames::Io::Ok ||
         nvrtc == nullptr)
         return 0;
     for (;;) {
         std::vector<uint8_t> frame;
-        if (cuabi::worker::receive_frame(kSocket, &frame, cuabi::worker::kNoDeadline, cuabi::worker::kMaxFrameBytes) !=
-            cuabi::worker::Io::Ok)
+        if (cuabi::frames::receive_frame(kSocket, &frame, cuabi::frames::kNoDeadline, cuabi::frames::kMaxFrameBytes) !=
+            cuabi::frames::Io::Ok)
             return 0;
         cuabi::worker::Outcome outcome = compile(*nvrtc, frame);
-        if (cuabi::worker::send_frame(kSocket, cuabi::worker::encode(outcome), cuabi::worker::kNoDeadline) !=
-            cuabi::worker::Io::Ok)
+        if (cuabi::frames::send_frame(kSocket, cuabi::worker::encode(outcome), cuabi::frames::kNoDeadline) !=
+            cuabi::frames::Io::Ok)
             return 0;
     }
 }

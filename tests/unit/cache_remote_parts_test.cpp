@@ -60,9 +60,9 @@ TEST(RemoteProtocol, MessagesRoundTripAndLyingLengthsAreRefusedUnallocated) {
     sent.code = 2;
     sent.text = "cuabi:3:e:key";
     sent.payload.assign(70000, 7);  // more than one socket buffer's worth is fine with a reader
-    std::thread reader([&] { EXPECT_EQ(cuabi::remote::receive_message(fds[1], &got, cuabi::remote::kNoDeadline),
-                                       cuabi::remote::Io::Ok); });
-    EXPECT_EQ(cuabi::remote::send_message(fds[0], sent, cuabi::remote::kNoDeadline), cuabi::remote::Io::Ok);
+    std::thread reader([&] { EXPECT_EQ(cuabi::remote::receive_message(fds[1], &got, cuabi::frames::kNoDeadline),
+                                       cuabi::frames::Io::Ok); });
+    EXPECT_EQ(cuabi::remote::send_message(fds[0], sent, cuabi::frames::kNoDeadline), cuabi::frames::Io::Ok);
     reader.join();
     EXPECT_EQ(got.code, 2u);
     EXPECT_EQ(got.text, sent.text);
@@ -71,15 +71,15 @@ TEST(RemoteProtocol, MessagesRoundTripAndLyingLengthsAreRefusedUnallocated) {
     uint8_t head[24] = {2};
     head[8 + 5] = 1;  // a text of 2^40 bytes
     ASSERT_EQ(write(fds[0], head, sizeof head), 24);
-    EXPECT_EQ(cuabi::remote::receive_message(fds[1], &got, cuabi::remote::kNoDeadline), cuabi::remote::Io::Failed);
+    EXPECT_EQ(cuabi::remote::receive_message(fds[1], &got, cuabi::frames::kNoDeadline), cuabi::frames::Io::Failed);
 
     // A peer that stops mid-message is a timeout at the deadline, not a hang.
     uint8_t partial[24] = {2, 0, 0, 0, 0, 0, 0, 0, 10};
     ASSERT_EQ(write(fds[0], partial, sizeof partial), 24);
-    EXPECT_EQ(cuabi::remote::receive_message(fds[1], &got, cuabi::remote::monotonic_ms() + 50),
-              cuabi::remote::Io::TimedOut);
+    EXPECT_EQ(cuabi::remote::receive_message(fds[1], &got, cuabi::frames::now_ms() + 50),
+              cuabi::frames::Io::TimedOut);
     close(fds[0]);
-    EXPECT_EQ(cuabi::remote::receive_message(fds[1], &got, cuabi::remote::kNoDeadline), cuabi::remote::Io::Closed);
+    EXPECT_EQ(cuabi::remote::receive_message(fds[1], &got, cuabi::frames::kNoDeadline), cuabi::frames::Io::Closed);
     close(fds[1]);
 }
 

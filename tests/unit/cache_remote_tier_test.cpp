@@ -142,7 +142,7 @@ TEST_P(RemoteTierTest, OneLeaseHolderTheOthersWaitForItsEntry) {
         first->publish(key, *cache_test::make_image(3));
     });
     CachedImage got;
-    int64_t deadline = cuabi::remote::monotonic_ms() + 5000;
+    int64_t deadline = cuabi::frames::now_ms() + 5000;
     EXPECT_EQ(second->wait_for(key, deadline, &got), RemoteResult::Hit);
     winner.join();
     EXPECT_TRUE(cache_test::same_image(got, *cache_test::make_image(3)));
@@ -161,7 +161,7 @@ TEST_P(RemoteTierTest, OneLeaseHolderTheOthersWaitForItsEntry) {
     second->release_lease(failed);  // not its lease: nothing happens
     first->release_lease(failed);
     auto start = std::chrono::steady_clock::now();
-    EXPECT_EQ(second->wait_for(failed, cuabi::remote::monotonic_ms() + 5000, &got), RemoteResult::Miss);
+    EXPECT_EQ(second->wait_for(failed, cuabi::frames::now_ms() + 5000, &got), RemoteResult::Miss);
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1000));
     first.reset();
     second.reset();

@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "compile/verifier_protocol.hpp"
-#include "compile/worker_protocol.hpp"
+#include "core/frame_io.hpp"
 
-namespace io = cuabi::worker;
+namespace io = cuabi::frames;
 namespace protocol = cuabi::verifier;
 
 int main() {

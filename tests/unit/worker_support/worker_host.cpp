@@ -41,7 +41,7 @@ void write_all(const void* data, size_t size) {
 }
 
 void send(const std::vector<uint8_t>& frame) {
-    cuabi::worker::send_frame(kSocket, frame, cuabi::worker::kNoDeadline);
+    cuabi::frames::send_frame(kSocket, frame, cuabi::frames::kNoDeadline);
 }
 
 // Until the host hangs up, at most 20 s: a liar never outlives its host.
@@ -65,8 +65,8 @@ int lie(const char* how) {
     if (std::strcmp(how, "hello-status") == 0) hello.status = static_cast<cuabi::Status>(999);
     send(cuabi::worker::encode(hello));
     std::vector<uint8_t> job;
-    if (cuabi::worker::receive_frame(kSocket, &job, cuabi::worker::kNoDeadline, cuabi::worker::kMaxFrameBytes) !=
-        cuabi::worker::Io::Ok)
+    if (cuabi::frames::receive_frame(kSocket, &job, cuabi::frames::kNoDeadline, cuabi::frames::kMaxFrameBytes) !=
+        cuabi::frames::Io::Ok)
         return 0;
     if (std::strcmp(how, "huge") == 0) {
         const uint8_t length[4] = {0xF0, 0xFF, 0xFF, 0x7F};

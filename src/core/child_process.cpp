@@ -1,4 +1,4 @@
-#include "compile/worker_process.hpp"
+#include "core/child_process.hpp"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,9 +19,11 @@ namespace cuabi {
 
 bool spawn_child(const std::string& path, const std::vector<std::string>& arguments, ChildProcess* out,
                  std::string* why) {
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(path.c_str()));
+    const std::string parent = std::to_string(getpid());
+    std::vector<char*> argv = {const_cast<char*>(path.c_str())};
     for (const std::string& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+    argv.push_back(const_cast<char*>("--parent"));
+    argv.push_back(const_cast<char*>(parent.c_str()));
     argv.push_back(nullptr);
     int fds[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
@@ -114,9 +116,14 @@ char process_state(pid_t pid) noexcept {
 }  // namespace
 
 ChildHealth check_idle_child(ChildProcess* child, ChildEnding* ending) noexcept {
+    if (!child->running()) return ChildHealth::Gone;
     int status = 0;
     pid_t got;
     while ((got = waitpid(child->pid, &status, WNOHANG | WUNTRACED)) < 0 && errno == EINTR) {
+    }
+    if (got < 0 && errno == ECHILD) {  // reaped for this process (SIGCHLD ignored): how is unknown
+        child->pid = -1;
+        return ChildHealth::Gone;
     }
     if (got == child->pid) {
         if (WIFSTOPPED(status)) return ChildHealth::Stopped;

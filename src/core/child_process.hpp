@@ -1,11 +1,12 @@
-// A helper process that cuabi starts and talks to over a private socket pair -- the compile
-// worker is one; any other helper (an image checker, say) can be started and ended the same way.
+// cuabi's helper processes (the compile worker, the image verifier, the remote cache helper):
+// started and ended the same way, each talking to cuabi over a private socket pair.
 //
-// Started with posix_spawn from an absolute path, its socket on descriptor kChildSocket, /dev/null
-// as its standard streams (it must not keep the caller's pipes open past the caller), an empty
-// signal mask and default dispositions (the caller may block or ignore signals; Go does). Ended
-// by closing the socket and reaping it, so that how it ended can be said. Helpers are expected to
-// end themselves when their parent is gone (core/parent_watchdog.hpp).
+// Started with posix_spawn from an absolute path as "<path> <arguments...> --parent <pid>" (so
+// that it can tell it outlived its parent before it started; core/helper_side.hpp), its socket on
+// descriptor kChildSocket, /dev/null as its standard streams (it must not keep the caller's
+// pipes open past the caller), an empty signal mask and default dispositions (the caller may
+// block or ignore signals; Go does). Ended by closing the socket and reaping it, so that how it
+// ended can be said. Helpers end themselves when their parent is gone (core/parent_watchdog.hpp).
 #pragma once
 
 #include <sys/types.h>
@@ -18,8 +19,9 @@ namespace cuabi {
 constexpr int kChildSocket = 3;  // the descriptor the helper finds its socket on
 
 struct ChildProcess {
-    pid_t pid = -1;  // -1 once reaped
+    pid_t pid = -1;  // -1 once reaped (or once this process no longer has it)
     int fd = -1;     // this side of the socket pair; -1 once closed
+    bool running() const { return pid > 0; }
 };
 
 // How a child ended: its wait status, when this process reaped it (a host that ignores SIGCHLD
@@ -29,7 +31,7 @@ struct ChildEnding {
     int status = 0;
 };
 
-// Starts `path` (absolute) with `arguments` after argv[0]. False with *why on failure.
+// Starts `path` (absolute) with `arguments`, then "--parent <this pid>". False with *why.
 bool spawn_child(const std::string& path, const std::vector<std::string>& arguments, ChildProcess* out,
                  std::string* why);
 
@@ -42,8 +44,9 @@ ChildEnding end_child(ChildProcess* child, bool kill_now, int grace_ms) noexcept
 // "was killed by signal 9 (Killed)", "exited with status 2", ...
 std::string describe(const ChildEnding& ending);
 
-// Whether an idle child can take work. Gone: it ended (then *ending says how; it is reaped) or
-// hung up its socket; Stopped: SIGSTOP or a debugger holds it. Either way it must be replaced.
+// Whether an idle child can take work. Gone: it ended (then *ending says how when this process
+// reaped it) or hung up its socket; Stopped: SIGSTOP or a debugger holds it. Either way it must
+// be replaced (end_child()).
 enum class ChildHealth { Ready, Gone, Stopped };
 ChildHealth check_idle_child(ChildProcess* child, ChildEnding* ending) noexcept;
 
