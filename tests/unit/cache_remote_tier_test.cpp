@@ -340,7 +340,9 @@ namespace {
 // The libraries `ldd` lists that are not the C and C++ runtimes.
 std::vector<std::string> foreign_libraries(const std::string& ldd_output) {
     const char* const runtimes[] = {"linux-vdso.so", "libstdc++.so", "libgcc_s.so", "libc.so", "libm.so",
-                                    "ld-linux-x86-64.so", "ld-linux-aarch64.so", "libdl.so", "libpthread.so", "librt.so"};
+                                    "ld-linux-x86-64.so", "ld-linux-aarch64.so", "libdl.so", "libpthread.so", "librt.so",
+                                    // A sanitizer build's runtimes, which that build links into everything.
+                                    "libasan.so", "libubsan.so", "libtsan.so"};
     std::vector<std::string> foreign;
     size_t at = 0;
     while (at < ldd_output.size()) {

@@ -230,6 +230,12 @@ TEST(WorkerFaults, AnIdleWorkerStoppedMeanwhileIsReplacedWithoutWaitingForTheDea
 }
 
 TEST(WorkerFaults, CancellingAThreadInsideACompileEndsOnlyThatThread) {
+#if defined(__SANITIZE_ADDRESS__)
+    // GCC 12's AddressSanitizer runtime fails its own stack check (asan_thread.cpp, via
+    // __asan_handle_no_return and its sigaltstack interceptor) while glibc unwinds a cancelled
+    // thread, and aborts the process. The plain and ThreadSanitizer builds run this test.
+    GTEST_SKIP() << "AddressSanitizer's runtime aborts inside the forced unwinding of a cancelled thread";
+#endif
     StuckHeader stuck;
     pthread_t thread;
     // Cached, so that the cancelled thread also leads a single-flight compile that must end.

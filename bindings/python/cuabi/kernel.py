@@ -206,7 +206,8 @@ class ParamLayout:
         """The size an argument travels at in cuabi's argument table: its own, or for a Python int
         or float (which have none) the parameter's."""
         size = self.params[index][1] if index < len(self.params) else 8
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
+        # Exactly int or float: NumPy's float64 is a float subclass, yet has a size of its own.
+        if type(value) in (int, float):
             return size
         try:
             return _encoding(value, size)[2]
