@@ -8,7 +8,8 @@
 //
 // Seeded and reproducible: $CUABI_MUTATION_SEED (default 25) and $CUABI_MUTANTS (default 2400).
 // With $CUABI_MUTANT_DIR set, the mutants that crashed or hung the verifier are written there, to
-// keep as regression inputs in tests/fuzz/corpus.
+// keep as regression inputs in tests/fuzz/corpus, and each mutant is written there (loading_<seed>_<m>)
+// before its load and removed after it, so that one that crashes this process is left behind.
 #include <dirent.h>
 #include <elf.h>
 #include <stdlib.h>
@@ -193,10 +194,18 @@ TEST_F(ImageMutation, MutantsNeverCrashOrHangTheHost) {
         if (kind != 0) bytes.resize(1 + random() % bytes.size());
         SCOPED_TRACE("seed " + std::to_string(seed) + ", mutant " + std::to_string(m) + " of " + original.name);
 
+        // Written before the load, so that a crash of this process leaves the culprit behind.
+        if (keep_dir != nullptr) {
+            std::ofstream file(std::string(keep_dir) + "/loading_" + std::to_string(seed) + "_" + std::to_string(m),
+                               std::ios::binary);
+            file.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        }
         cuabi_module* module = nullptr;
         const auto before = std::chrono::steady_clock::now();
         const cuabi_status status = cuabi_module_load_image(context, bytes.data(), bytes.size(), &module);
         ASSERT_LT(std::chrono::steady_clock::now() - before, std::chrono::seconds(20)) << "a load hung";
+        if (keep_dir != nullptr)
+            std::remove((std::string(keep_dir) + "/loading_" + std::to_string(seed) + "_" + std::to_string(m)).c_str());
         if (status != CUABI_SUCCESS) {
             ++refused;
             const std::string message = cuabi_last_error_message();
