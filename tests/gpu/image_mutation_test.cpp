@@ -272,15 +272,17 @@ TEST_F(ImageMutation, SoundImagesLoadUnderEveryPolicy) {
 
 }  // namespace
 
-// The mutants that crashed the driver's loader on the H100 (kept in tests/fuzz/corpus as
-// driver_crash_<seed>_<mutant>) are refused again, each with a status and a Fix, and the host
+// The mutants that crashed the driver's loader on the H100 -- in the verifier (kept in
+// tests/fuzz/corpus as driver_crash_<seed>_<mutant>) or in the host after the verifier had loaded
+// them without harm (host_crash_<seed>_<mutant>) -- are refused again, each with a status and a Fix, and the host
 // lives on to load a sound image afterwards.
 TEST_F(ImageMutation, MutantsThatCrashedTheDriverBeforeAreRefused) {
     setenv("CUABI_IMAGE_VERIFY_TIMEOUT_MS", "5000", 1);
     std::vector<std::string> names;
     if (DIR* dir = opendir(CUABI_TEST_IMAGE_DIR)) {
         while (dirent* entry = readdir(dir))
-            if (std::strncmp(entry->d_name, "driver_crash_", 13) == 0) names.push_back(entry->d_name);
+            if (std::strncmp(entry->d_name, "driver_crash_", 13) == 0 || std::strncmp(entry->d_name, "host_crash_", 11) == 0)
+                names.push_back(entry->d_name);
         closedir(dir);
     }
     ASSERT_FALSE(names.empty()) << "no driver_crash_* inputs in " << CUABI_TEST_IMAGE_DIR;

@@ -210,6 +210,54 @@ TEST(ImageCheck, RelocationsMustFitTheirWidthInsideTheirSection) {
     EXPECT_FALSE(check(seed_image("mutant_relocation_at_end_sm90.cubin")).sound());
 }
 
+// Section indices in headers the checks once skipped (empty and NOBITS sections): the driver
+// follows them without a bound, and these two mutants of a 12-kernel NVRTC CUBIN crashed the host's
+// own load on the H100 after the image verifier had loaded them without harm.
+TEST(ImageCheck, EverySectionIndexInASectionHeaderIsInRange) {
+    Bytes crashed = seed_image("host_crash_25_1841");
+    Verdict verdict = check(crashed);
+    EXPECT_FALSE(verdict.sound());
+    EXPECT_NE(std::string(verdict.defect).find("section 47 refers to section 20259 of 72 (sh_info)"), std::string::npos)
+        << verdict.defect;
+    // Its other defect, once the first is undone: an empty relocation table's entry size.
+    put<uint32_t>(&crashed, header_of(crashed).e_shoff + 47 * sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_info), 35);
+    verdict = check(crashed);
+    EXPECT_FALSE(verdict.sound());
+    EXPECT_NE(std::string(verdict.defect).find("(section 28) has entries of 250688651132952 bytes and 0 bytes"),
+              std::string::npos)
+        << verdict.defect;
+    verdict = check(seed_image("host_crash_25_2016"));
+    EXPECT_FALSE(verdict.sound());
+    EXPECT_NE(std::string(verdict.defect).find("refers to section 22827 of 72 (sh_info)"), std::string::npos)
+        << verdict.defect;
+
+    const Bytes cubin = nvrtc_image("sm_90");
+    ASSERT_TRUE(check(cubin).sound());
+    const Elf64_Ehdr header = header_of(cubin);
+    auto changed = [&](unsigned index, size_t field, uint32_t value) {
+        Bytes bytes = cubin;
+        put<uint32_t>(&bytes, header.e_shoff + index * sizeof(Elf64_Shdr) + field, value);
+        return check(bytes);
+    };
+    const unsigned shared = find_section(cubin, SHT_NOBITS);
+    ASSERT_NE(shared, 0u);
+    ASSERT_NE(section_of(cubin, shared).sh_flags & SHF_INFO_LINK, 0u) << "the kernel's .nv.shared names its code";
+    verdict = changed(shared, offsetof(Elf64_Shdr, sh_info), 20259);
+    EXPECT_FALSE(verdict.sound());
+    EXPECT_NE(std::string(verdict.defect).find("section " + std::to_string(shared) + " refers to section 20259"),
+              std::string::npos)
+        << verdict.defect;
+    verdict = changed(shared, offsetof(Elf64_Shdr, sh_link), header.e_shnum);
+    EXPECT_FALSE(verdict.sound());
+    EXPECT_NE(std::string(verdict.defect).find("links to section " + std::to_string(header.e_shnum)),
+              std::string::npos)
+        << verdict.defect;
+    // A section whose sh_info is no index (a symbol table's first global symbol) keeps any value.
+    const unsigned symtab = find_section(cubin, SHT_SYMTAB);
+    ASSERT_EQ(section_of(cubin, symtab).sh_flags & SHF_INFO_LINK, 0u);
+    EXPECT_TRUE(changed(symtab, offsetof(Elf64_Shdr, sh_info), 0).sound());
+}
+
 TEST(ImageCheck, AttributeRecordsAreWalkedAndTheirSymbolsChecked) {
     const Bytes cubin = seed_image("three_kernels_sm90.cubin");
     const unsigned info = find_section(cubin, 0x70000000);  // the first .nv.info: (symbol, value) records
