@@ -25,6 +25,10 @@ class Handle:
 
     def __init__(self, ptr: Any, keep: Optional[object] = None) -> None:
         self._ptr = ptr
+        # Resolved now, not in __del__: the collector can run a finalizer while cffi holds its
+        # (non-reentrant) type-parser lock, and resolving a function there parses its type and
+        # deadlocked the thread (a Python GPU test hung so on the H100).
+        getattr(_library.F, self._destroy_name)
         self._owned: List[Any] = [ptr]
         # Something the C handle points into (foreign memory's owner) lives until it is destroyed.
         self._keep = keep

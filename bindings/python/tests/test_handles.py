@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 from typing import Any, List
 
@@ -108,3 +112,25 @@ def test_handles_left_open_at_exit_end_quietly() -> None:
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0 and result.stdout == "made\n"
     assert result.stderr == ""
+
+
+def test_a_finalizer_run_inside_cffis_type_parser_does_not_deadlock() -> None:
+    # The collector may run a handle's finalizer while cffi holds its type-parser lock (it parses
+    # a function type the first time one is used). Before the fix the finalizer resolved its
+    # destroy function there, which parses a type and took the same lock: the thread hung. In a
+    # fresh process, so that nothing resolved cuabi_module_destroy before.
+    script = textwrap.dedent(f"""
+        import gc, cuabi
+        from cuabi._library import ffi
+        module = cuabi.compile({SOURCE!r}, target="sm_90")
+        cycle = [module]
+        cycle.append(cycle)  # only the collector frees it
+        del module
+        with ffi._lock:  # what cffi holds while it parses a type
+            del cycle
+            gc.collect()
+        print("collected")
+        """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=30,
+                          env=dict(os.environ))
+    assert done.returncode == 0 and done.stdout.strip() == "collected", done.stderr
