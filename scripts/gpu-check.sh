@@ -23,6 +23,19 @@ if has tests; then
   grep -E "tests passed|tests failed" "$out/ctest.log"
   grep -E "\*\*\*(Failed|Timeout|Exception)|SEGFAULT|Subprocess aborted" "$out/ctest.log" | head -40
 fi
+if has mutation; then
+  # Issue 25's campaign: four copies of the mutation test at once, each its own seed and cache;
+  # a copy that dies leaves the mutant it was loading in its directory (loading_<seed>_<m>).
+  for seed in 25 31 32 33; do
+    mkdir -p /tmp/mut/$seed
+    ( CUABI_CACHE_DIR=/tmp/mut/$seed/cache CUABI_MUTATION_SEED=$seed CUABI_MUTANT_DIR=/tmp/mut/$seed \
+        timeout 300 $b/tests/cuabi_gpu_tests --gtest_filter='ImageMutation.*' >"$out/mutation-$seed.log" 2>&1
+      echo "seed $seed exit $? $(grep -h '\[ mutation \]' "$out/mutation-$seed.log")" ) &
+  done
+  wait
+  mkdir -p "$out/mutants"; cp /tmp/mut/*/loading_* /tmp/mut/*/mutant_* "$out/mutants/" 2>/dev/null
+  grep -h -A3 'Failure' "$out"/mutation-*.log | head -30
+fi
 if has sanitizer; then
   # Left out: the tests that fault a context on purpose (memcheck reports the deliberate illegal
   # address and stops their death-test children), and those that run child processes of their own.
@@ -77,4 +90,13 @@ if has bindings; then
   timeout 120 taskset -c 2 build/rust/bin/launch_overhead >"$out/rust-overhead.txt" 2>&1; tail -6 "$out/rust-overhead.txt"
   timeout 120 taskset -c 2 build/go/bin/overhead >"$out/go-overhead.txt" 2>&1; tail -6 "$out/go-overhead.txt"
   timeout 120 taskset -c 2 build/zig/bin/cuabi-bench-overhead --json "$out/zig-overhead.json" >"$out/zig-overhead.txt" 2>&1; tail -6 "$out/zig-overhead.txt"
+fi
+if has python; then
+  # The Python package from source against this build, on a venv from the carried wheelhouse
+  # ($CUABI_WHEELHOUSE: cffi, pycparser, numpy, pytest).
+  python3 -m venv /tmp/pyv >/dev/null && /tmp/pyv/bin/pip install -q --no-index --find-links "${CUABI_WHEELHOUSE:-.device/c/wheels}" \
+    numpy pytest cffi >/dev/null 2>&1
+  (cd bindings/python && CUABI_LIBRARY=$b/libcuabi.so.1 CUABI_PYTHON_REQUIRE_GPU=1 CUABI_CACHE_DIR=/tmp/cuabi-py-cache \
+    timeout -s ABRT 300 /tmp/pyv/bin/python -X faulthandler -m pytest -q -rs -p no:cacheprovider tests) >"$out/python.log" 2>&1
+  echo "python exit $?"; tail -3 "$out/python.log"
 fi
