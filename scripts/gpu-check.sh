@@ -89,6 +89,9 @@ if has bindings; then
   echo "--- binding launch overhead (one core)"
   timeout 120 taskset -c 2 build/rust/bin/launch_overhead >"$out/rust-overhead.txt" 2>&1; tail -6 "$out/rust-overhead.txt"
   timeout 120 taskset -c 2 build/go/bin/overhead >"$out/go-overhead.txt" 2>&1; tail -6 "$out/go-overhead.txt"
+  # Go again on two cores: the Go runtime's own threads ("other threads ns") then run beside the
+  # launching thread instead of taking its core; the difference between the two runs is theirs.
+  timeout 120 taskset -c 2,3 build/go/bin/overhead >"$out/go-overhead-2cores.txt" 2>&1; tail -6 "$out/go-overhead-2cores.txt"
   timeout 120 taskset -c 2 build/zig/bin/cuabi-bench-overhead --json "$out/zig-overhead.json" >"$out/zig-overhead.txt" 2>&1; tail -6 "$out/zig-overhead.txt"
 fi
 if has python; then

@@ -209,17 +209,37 @@ func (k *Kernel) LaunchTable(config LaunchConfig, args ...any) error {
 }
 
 // LaunchPacked launches the kernel with arguments already packed at the offsets ParamInfo reports;
-// len(packed) is where the last parameter ends.
+// len(packed) is where the last parameter ends. Up to 256 bytes travel by value, as Launch's do, so
+// no Go pointer crosses into C (and cgo has no pointer to check); larger buffers are passed as they
+// are. LaunchPacked allocates nothing.
 func (k *Kernel) LaunchPacked(config LaunchConfig, packed []byte) error {
 	bits, err := k.ref()
 	if err != nil {
 		return err
 	}
-	var cfg C.cuabi_go_launch_config
-	if err := config.fill(&cfg); err != nil {
-		return err
+	var f *C.cuabi_go_failure
+	switch {
+	case len(packed) == 0 || len(packed) > C.CUABI_GO_LARGE_ARGS: // none (NULL, as cuabi takes it) or too many to copy
+		var cfg C.cuabi_go_launch_config
+		if err := config.fill(&cfg); err != nil {
+			return err
+		}
+		f = C.cuabi_go_launch_packed(bits, cfg, bytesPointer(packed), C.size_t(len(packed)))
+	case len(packed) <= C.CUABI_GO_SMALL_ARGS:
+		var launch C.cuabi_go_small_launch
+		if err := config.fill(&launch.config); err != nil {
+			return err
+		}
+		launch.size = C.uint64_t(copy((*[C.CUABI_GO_SMALL_ARGS]byte)(unsafe.Pointer(&launch.bytes))[:], packed))
+		f = C.cuabi_go_launch_small(bits, launch)
+	default:
+		var launch C.cuabi_go_large_launch
+		if err := config.fill(&launch.config); err != nil {
+			return err
+		}
+		launch.size = C.uint64_t(copy((*[C.CUABI_GO_LARGE_ARGS]byte)(unsafe.Pointer(&launch.bytes))[:], packed))
+		f = C.cuabi_go_launch_large(bits, launch)
 	}
-	f := C.cuabi_go_launch_packed(bits, cfg, bytesPointer(packed), C.size_t(len(packed)))
 	runtime.KeepAlive(k)
 	runtime.KeepAlive(config.Stream)
 	return takeFailure(f)

@@ -21,20 +21,26 @@ bool declared_by_a_header(uint32_t user_size, const StructSizes& sizes) {
     return false;
 }
 
+// The fix of a struct_size refusal, built only when refusing: the checks run on every launch and
+// compile, where a message formatted ahead of need cost a heap allocation and two formats.
+std::string init_fix(const StructSizes& sizes) {
+    return format("initialize the struct with %s_init(), which sets struct_size to sizeof(%s)", sizes.type_name,
+                  sizes.type_name);
+}
+
 }  // namespace
 
 Status check_output_struct_size(uint32_t user_size, const StructSizes& sizes) {
-    const std::string fix = format("initialize the struct with %s_init(), which sets struct_size to sizeof(%s)",
-                                   sizes.type_name, sizes.type_name);
+    if (user_size == sizes.newest()) return CUABI_SUCCESS;  // this header's struct: the usual case
     // An uninitialized struct_size (stack garbage such as 0xA5A5A5A5) must be refused before
     // anything reads that far past the struct.
     if (user_size > CUABI_STRUCT_SIZE_MAX)
-        return fail(CUABI_ERROR_STRUCT_SIZE, fix.c_str(),
+        return fail(CUABI_ERROR_STRUCT_SIZE, init_fix(sizes).c_str(),
                     "%s.struct_size is %u, more than any struct may claim (CUABI_STRUCT_SIZE_MAX, %u bytes): "
                     "the struct looks uninitialized",
                     sizes.type_name, user_size, CUABI_STRUCT_SIZE_MAX);
     if (!declared_by_a_header(user_size, sizes))
-        return fail(CUABI_ERROR_STRUCT_SIZE, fix.c_str(),
+        return fail(CUABI_ERROR_STRUCT_SIZE, init_fix(sizes).c_str(),
                     "%s.struct_size is %u, which no release of %s has (its sizes: %s bytes, or more from a newer "
                     "header); the struct looks uninitialized or its size copied from another struct",
                     sizes.type_name, user_size, sizes.type_name, released_list(sizes).c_str());

@@ -117,3 +117,31 @@ protected:
 private:
     std::vector<cuabi_graph*> graphs_;
 };
+
+// GraphTest with an input on the device: `in` holds `input`, kN random floats from `seed`,
+// written before the test, for suites whose kernels compute from one input buffer, launched as
+// kGrid blocks of kBlock threads, one element per thread.
+class GraphInputTest : public GraphTest {
+protected:
+    static constexpr unsigned kN = 4096;
+    static constexpr unsigned kBlock = 256;
+    static constexpr unsigned kGrid = kN / kBlock;
+
+    explicit GraphInputTest(uint32_t seed) : seed_(seed) {}
+
+    void SetUp() override {
+        GraphTest::SetUp();
+        if (IsSkipped() || HasFatalFailure()) return;
+        in = buffer(kN * sizeof(float), &in_address);
+        ASSERT_NE(in, nullptr);
+        input = random_floats(kN, seed_);
+        write(in, input);
+    }
+
+    cuabi_buffer* in = nullptr;
+    uint64_t in_address = 0;
+    std::vector<float> input;
+
+private:
+    uint32_t seed_;
+};

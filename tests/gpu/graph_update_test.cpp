@@ -6,20 +6,15 @@
 
 namespace {
 
-constexpr unsigned kN = 4096;
-constexpr uint32_t kBlock = 256;
-constexpr uint32_t kGrid = kN / kBlock;
-
-class GraphUpdateTest : public GraphTest {
+class GraphUpdateTest : public GraphInputTest {
 protected:
+    GraphUpdateTest() : GraphInputTest(3) {}
+
     void SetUp() override {
-        GraphTest::SetUp();
+        GraphInputTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
-        in = buffer(kN * sizeof(float), &in_address);
         out = buffer(kN * sizeof(float), &out_address);
         other_out = buffer(kN * sizeof(float), &other_out_address);
-        input = random_floats(kN, 3);
-        write(in, input);
     }
 
     // A graph of one node: out = a * in + b.
@@ -44,11 +39,9 @@ protected:
         EXPECT_EQ(bytes, poisoned(bytes.size()));
     }
 
-    uint64_t in_address = 0, out_address = 0, other_out_address = 0;
-    cuabi_buffer* in = nullptr;
+    uint64_t out_address = 0, other_out_address = 0;
     cuabi_buffer* out = nullptr;
     cuabi_buffer* other_out = nullptr;
-    std::vector<float> input;
 };
 
 TEST_F(GraphUpdateTest, NewArgumentsChangeTheNextReplay) {

@@ -10,21 +10,15 @@
 
 namespace {
 
-constexpr unsigned kN = 4096;
-constexpr unsigned kBlock = 256;
-constexpr unsigned kGrid = kN / kBlock;
-
-class LaunchBatch : public GraphTest {
+class LaunchBatch : public GraphInputTest {
 protected:
+    LaunchBatch() : GraphInputTest(29) {}
+
     void SetUp() override {
-        GraphTest::SetUp();
+        GraphInputTest::SetUp();
         if (IsSkipped() || HasFatalFailure()) return;
         data = buffer(kN * sizeof(float), &data_address);
-        in = buffer(kN * sizeof(float), &in_address);
         ASSERT_NE(data, nullptr);
-        ASSERT_NE(in, nullptr);
-        input = random_floats(kN, 29);
-        write(in, input);
         launch = config(kGrid, kBlock);
         launch.stream = capturing;
     }
@@ -63,9 +57,7 @@ protected:
     }
 
     cuabi_buffer* data = nullptr;
-    cuabi_buffer* in = nullptr;
-    uint64_t data_address = 0, in_address = 0;
-    std::vector<float> input;
+    uint64_t data_address = 0;
     cuabi_launch_config launch{};
     float two = 2.0f, one = 1.0f;
     unsigned n = kN;

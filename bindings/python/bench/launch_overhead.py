@@ -69,6 +69,21 @@ def timed(call: Callable[..., None], args: Tuple[Any, ...], launches: int, sync:
     return total / (launches // BATCH * BATCH)
 
 
+def cuda_core() -> Any:
+    """The cuda.core namespace that has launch(): the package itself since cuda.core 1.0 dropped
+    cuda.core.experimental, that module in the 0.x releases that had nothing at the top."""
+    import importlib
+
+    for name in ("cuda.core", "cuda.core.experimental"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        if hasattr(module, "launch"):
+            return module
+    raise ImportError("neither cuda.core nor cuda.core.experimental has launch()")
+
+
 def peers(args_empty: Tuple[Any, ...], four: bool) -> Dict[str, Tuple[Callable[..., None], Tuple[Any, ...],
                                                                     Callable[[], None]]]:
     """cuda.core and CuPy launchers of the same kernels, where installed."""
@@ -93,26 +108,26 @@ def peers(args_empty: Tuple[Any, ...], four: bool) -> Dict[str, Tuple[Callable[.
     except Exception as error:  # not installed, or no GPU for it
         print(f"note: CuPy row left out ({type(error).__name__}: {error})", file=sys.stderr)
     try:
-        from cuda.core.experimental import Device, LaunchConfig, Program, ProgramOptions, launch  # type: ignore
-
-        device = Device()
+        core = cuda_core()
+        device = core.Device()
         device.set_current()
         arch = "".join(str(v) for v in device.compute_capability)
-        program = Program(SOURCE, "c++", ProgramOptions(arch=f"sm_{arch}"))
+        program = core.Program(SOURCE, "c++", core.ProgramOptions(arch=f"sm_{arch}"))
         module = program.compile("cubin")
         kernel = module.get_kernel("four" if four else "empty")
         core_stream = device.create_stream()
-        config = LaunchConfig(grid=1, block=32)
+        config = core.LaunchConfig(grid=1, block=32)
         if four:
-            import cupy
+            import numpy
 
-            x = cupy.zeros(32, dtype=cupy.float32)
-            kernel_args: Tuple[Any, ...] = (cupy.float32(1.0), x.data.ptr, x.data.ptr, cupy.uint32(32))  # int: a pointer
+            # The device memory is cuda.core's own, so the row needs no CuPy.
+            x_buffer = device.allocate(32 * 4, stream=core_stream)
+            kernel_args: Tuple[Any, ...] = (numpy.float32(1.0), x_buffer, x_buffer, numpy.uint32(32))
         else:
             kernel_args = ()
 
         def core_launch(*arguments: Any) -> None:
-            launch(core_stream, config, kernel, *arguments)
+            core.launch(core_stream, config, kernel, *arguments)
 
         core_launch(*kernel_args)
         core_stream.sync()

@@ -20,126 +20,118 @@ pub enum NvrtcState {
     Unknown(i32),
 }
 
-/// Kernel cache statistics ([`stats`]): counts of this process since it started; `disk_entries`
-/// and `disk_bytes` are what the directory holds now.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-#[allow(missing_docs)] // each field is the header's field of the same name
-pub struct CacheStats {
-    /// Whether entries are looked up on disk.
-    pub disk_enabled: bool,
-    /// Whether new entries are written to disk.
-    pub disk_writable: bool,
-    /// Where NVRTC stands.
-    pub nvrtc_state: NvrtcState,
-    pub memory_hits: u64,
-    pub memory_misses: u64,
-    pub memory_entries: u64,
+/// Declares [`CacheStats`] and its reading from the C struct with each counter named once: every
+/// counter is the header's `uint64_t` field of the same name.
+macro_rules! cache_stats {
+    ($($(#[$doc:meta])* $counter:ident,)*) => {
+        /// Kernel cache statistics ([`stats`]): counts of this process since it started;
+        /// `disk_entries` and `disk_bytes` are what the directory holds now.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[non_exhaustive]
+        pub struct CacheStats {
+            /// Whether entries are looked up on disk.
+            pub disk_enabled: bool,
+            /// Whether new entries are written to disk.
+            pub disk_writable: bool,
+            /// Where NVRTC stands.
+            pub nvrtc_state: NvrtcState,
+            /// `CUABI_CACHE_REMOTE` is set (since 1.2; false from an older library).
+            pub remote_configured: bool,
+            /// After failures in a row the remote is skipped until a probe succeeds.
+            pub remote_breaker_open: bool,
+            $($(#[$doc])* pub $counter: u64,)*
+        }
+
+        fn read_stats(raw: &sys::cuabi_cache_stats) -> CacheStats {
+            CacheStats {
+                disk_enabled: raw.disk_enabled != 0,
+                disk_writable: raw.disk_writable != 0,
+                nvrtc_state: match raw.nvrtc_state {
+                    sys::CUABI_NVRTC_STATE_NOT_LOADED => NvrtcState::NotLoaded,
+                    sys::CUABI_NVRTC_STATE_LOADED => NvrtcState::Loaded,
+                    sys::CUABI_NVRTC_STATE_UNAVAILABLE => NvrtcState::Unavailable,
+                    other => NvrtcState::Unknown(other),
+                },
+                remote_configured: raw.remote_configured != 0,
+                remote_breaker_open: raw.remote_breaker_open != 0,
+                $($counter: raw.$counter,)*
+            }
+        }
+    };
+}
+
+cache_stats! {
+    /// Lookups the memory layer served.
+    memory_hits,
+    /// Lookups the memory layer did not have.
+    memory_misses,
+    /// Entries in memory now.
+    memory_entries,
     /// Approximate heap bytes held by memory entries.
-    pub memory_bytes: u64,
-    pub memory_max_bytes: u64,
-    pub memory_evictions: u64,
-    pub disk_hits: u64,
-    pub disk_misses: u64,
-    pub disk_entries: u64,
-    pub disk_bytes: u64,
-    pub disk_max_bytes: u64,
+    memory_bytes,
+    /// The memory layer's byte bound.
+    memory_max_bytes,
+    /// Entries dropped from memory to respect its bound.
+    memory_evictions,
+    /// Lookups the disk layer served.
+    disk_hits,
+    /// Lookups the disk layer did not have.
+    disk_misses,
+    /// Entries in the cache directory now.
+    disk_entries,
+    /// Bytes of those entries.
+    disk_bytes,
+    /// The disk layer's size cap.
+    disk_max_bytes,
     /// Entries this process published.
-    pub disk_stores: u64,
+    disk_stores,
     /// Failed writes (full or read-only disk): see [`degradation_reason`].
-    pub disk_store_failures: u64,
+    disk_store_failures,
     /// Truncated, corrupt or foreign entries found and removed.
-    pub disk_corrupt_recovered: u64,
+    disk_corrupt_recovered,
     /// Entries this process evicted to respect the size cap.
-    pub disk_evictions: u64,
+    disk_evictions,
     /// Operations that found the lock held past its deadline and went on from memory.
-    pub disk_lock_timeouts: u64,
+    disk_lock_timeouts,
     /// Temp files of writers that died mid-write, swept.
-    pub disk_temp_files_removed: u64,
+    disk_temp_files_removed,
     /// NVRTC runs of this process.
-    pub compiles: u64,
+    compiles,
     /// Compile requests served by an identical compile another thread was running.
-    pub compiles_joined: u64,
+    compiles_joined,
     /// Read-only layers open now (since 1.2; 0 from an older library).
-    pub readonly_layers: u64,
+    readonly_layers,
     /// Lookups served by a read-only layer.
-    pub readonly_hits: u64,
+    readonly_hits,
     /// Lookups no read-only layer had (counted only when there are layers).
-    pub readonly_misses: u64,
+    readonly_misses,
     /// Damaged, foreign or linked entries found in a layer and refused.
-    pub readonly_refused: u64,
+    readonly_refused,
     /// Read-only hits handed to the disk (`CUABI_CACHE_READONLY_COPY=1`).
-    pub readonly_copies: u64,
-    /// `CUABI_CACHE_REMOTE` is set (since 1.2; false from an older library).
-    pub remote_configured: bool,
-    /// After failures in a row the remote is skipped until a probe succeeds.
-    pub remote_breaker_open: bool,
+    readonly_copies,
     /// Verified entries served by the remote.
-    pub remote_hits: u64,
+    remote_hits,
     /// Keys the remote did not have.
-    pub remote_misses: u64,
+    remote_misses,
     /// Operations that failed (timeout, connection, helper) or that the open breaker skipped.
-    pub remote_errors: u64,
+    remote_errors,
     /// Values that failed verification (forged, damaged, oversized).
-    pub remote_refused: u64,
+    remote_refused,
     /// Entries this process stored there first.
-    pub remote_publishes: u64,
+    remote_publishes,
     /// Compiles another node held, so this process waited.
-    pub remote_lease_waits: u64,
+    remote_lease_waits,
     /// Of those, the waits that ended with the other node's entry.
-    pub remote_lease_wait_hits: u64,
+    remote_lease_wait_hits,
     /// Times the breaker opened.
-    pub remote_breaker_opens: u64,
+    remote_breaker_opens,
 }
 
 /// The kernel cache's statistics (costs a scan of the cache directory).
 pub fn stats() -> Result<CacheStats> {
     let mut raw: sys::cuabi_cache_stats = defaults()?;
     call!(cuabi_cache_get_stats(&mut raw))?;
-    Ok(CacheStats {
-        disk_enabled: raw.disk_enabled != 0,
-        disk_writable: raw.disk_writable != 0,
-        nvrtc_state: match raw.nvrtc_state {
-            sys::CUABI_NVRTC_STATE_NOT_LOADED => NvrtcState::NotLoaded,
-            sys::CUABI_NVRTC_STATE_LOADED => NvrtcState::Loaded,
-            sys::CUABI_NVRTC_STATE_UNAVAILABLE => NvrtcState::Unavailable,
-            other => NvrtcState::Unknown(other),
-        },
-        memory_hits: raw.memory_hits,
-        memory_misses: raw.memory_misses,
-        memory_entries: raw.memory_entries,
-        memory_bytes: raw.memory_bytes,
-        memory_max_bytes: raw.memory_max_bytes,
-        memory_evictions: raw.memory_evictions,
-        disk_hits: raw.disk_hits,
-        disk_misses: raw.disk_misses,
-        disk_entries: raw.disk_entries,
-        disk_bytes: raw.disk_bytes,
-        disk_max_bytes: raw.disk_max_bytes,
-        disk_stores: raw.disk_stores,
-        disk_store_failures: raw.disk_store_failures,
-        disk_corrupt_recovered: raw.disk_corrupt_recovered,
-        disk_evictions: raw.disk_evictions,
-        disk_lock_timeouts: raw.disk_lock_timeouts,
-        disk_temp_files_removed: raw.disk_temp_files_removed,
-        compiles: raw.compiles,
-        compiles_joined: raw.compiles_joined,
-        readonly_layers: raw.readonly_layers,
-        readonly_hits: raw.readonly_hits,
-        readonly_misses: raw.readonly_misses,
-        readonly_refused: raw.readonly_refused,
-        readonly_copies: raw.readonly_copies,
-        remote_configured: raw.remote_configured != 0,
-        remote_breaker_open: raw.remote_breaker_open != 0,
-        remote_hits: raw.remote_hits,
-        remote_misses: raw.remote_misses,
-        remote_errors: raw.remote_errors,
-        remote_refused: raw.remote_refused,
-        remote_publishes: raw.remote_publishes,
-        remote_lease_waits: raw.remote_lease_waits,
-        remote_lease_wait_hits: raw.remote_lease_wait_hits,
-        remote_breaker_opens: raw.remote_breaker_opens,
-    })
+    Ok(read_stats(&raw))
 }
 
 /// Adds a read-only layer searched after the disk cache: the absolute path of a cache directory or
