@@ -102,7 +102,7 @@ func TestGPUManagedBufferPrefetchAndAdvice(t *testing.T) {
 	must(t, err)
 	defer s.Close()
 	const n = 4096
-	data, err := ctx.NewManagedBuffer(n*4, ManagedAttachGlobal)
+	data, err := ctx.NewManagedBuffer(n*4, ManagedDefault)
 	must(t, err)
 	defer data.Close()
 	host, err := data.HostBytes()

@@ -40,7 +40,7 @@ func TestMemoryCallsRefuseDeadHandles(t *testing.T) {
 	wantStatus(t, err, ErrInvalidHandle)
 	_, err = nilContext.NewBufferAsync(64, nil, nil, nil)
 	wantStatus(t, err, ErrInvalidHandle)
-	_, err = nilContext.NewManagedBuffer(64, ManagedAttachGlobal)
+	_, err = nilContext.NewManagedBuffer(64, ManagedDefault)
 	wantStatus(t, err, ErrInvalidHandle)
 }
 

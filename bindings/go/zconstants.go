@@ -104,9 +104,9 @@ const (
 type ManagedFlags uint32
 
 const (
-	// ManagedAttachGlobal is CUABI_MANAGED_ATTACH_GLOBAL: any stream of any device may access it
-	// (the default).
-	ManagedAttachGlobal ManagedFlags = 0
+	// ManagedDefault is CUABI_MANAGED_DEFAULT: attached globally: any stream of any device may
+	// access it.
+	ManagedDefault ManagedFlags = 0
 	// ManagedAttachHost is CUABI_MANAGED_ATTACH_HOST: attached to the host until a stream attaches
 	// it; on devices without concurrent managed access only the host may touch it meanwhile.
 	ManagedAttachHost ManagedFlags = 1

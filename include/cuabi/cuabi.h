@@ -739,7 +739,7 @@ typedef int32_t cuabi_advice CUABI_ENUM_FAMILY("CUABI_ADVICE_") CUABI_SINCE(1.2)
 
 /* Managed buffer flags (cuabi_buffer_create_managed). */
 typedef uint32_t cuabi_managed_flags CUABI_FLAGS_FAMILY("CUABI_MANAGED_") CUABI_SINCE(1.2);
-#define CUABI_MANAGED_ATTACH_GLOBAL 0x0u /* any stream of any device may access it (the default) */
+#define CUABI_MANAGED_DEFAULT 0x0u       /* attached globally: any stream of any device may access it */
 #define CUABI_MANAGED_ATTACH_HOST 0x1u   /* attached to the host until a stream attaches it; on
                                             devices without concurrent managed access only the host
                                             may touch it meanwhile */

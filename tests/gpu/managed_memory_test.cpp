@@ -26,7 +26,7 @@ protected:
         for (cuabi_buffer* made : managed_) cuabi_buffer_destroy(made);
         GraphTest::TearDown();
     }
-    cuabi_buffer* managed(size_t bytes, uint32_t flags = CUABI_MANAGED_ATTACH_GLOBAL) {
+    cuabi_buffer* managed(size_t bytes, uint32_t flags = CUABI_MANAGED_DEFAULT) {
         cuabi_buffer* made = nullptr;
         EXPECT_OK(cuabi_buffer_create_managed(context, bytes, flags, &made));
         if (made != nullptr) managed_.push_back(made);

@@ -43,7 +43,7 @@ TEST(MemoryApiArguments, NullOutParametersAreRefused) {
                       CUABI_ERROR_INVALID_ARGUMENT, "out_value is NULL");
     EXPECT_FAILS_WITH(cuabi_buffer_create_async(kNoContext, 64, kNoPool, nullptr, nullptr, nullptr),
                       CUABI_ERROR_INVALID_ARGUMENT, "out_buffer is NULL");
-    EXPECT_FAILS_WITH(cuabi_buffer_create_managed(kNoContext, 64, CUABI_MANAGED_ATTACH_GLOBAL, nullptr),
+    EXPECT_FAILS_WITH(cuabi_buffer_create_managed(kNoContext, 64, CUABI_MANAGED_DEFAULT, nullptr),
                       CUABI_ERROR_INVALID_ARGUMENT, "out_buffer is NULL");
     EXPECT_FAILS_WITH(cuabi_buffer_get_host_pointer(kNoBuffer, nullptr), CUABI_ERROR_INVALID_ARGUMENT,
                       "out_pointer is NULL");
@@ -65,7 +65,7 @@ TEST(MemoryApiArguments, ZeroSizesAreRefused) {
     cuabi_buffer* buffer = nullptr;
     EXPECT_FAILS_WITH(cuabi_buffer_create_async(kNoContext, 0, kNoPool, nullptr, nullptr, &buffer),
                       CUABI_ERROR_INVALID_ARGUMENT, "stream-ordered buffer size is 0");
-    EXPECT_FAILS_WITH(cuabi_buffer_create_managed(kNoContext, 0, CUABI_MANAGED_ATTACH_GLOBAL, &buffer),
+    EXPECT_FAILS_WITH(cuabi_buffer_create_managed(kNoContext, 0, CUABI_MANAGED_DEFAULT, &buffer),
                       CUABI_ERROR_INVALID_ARGUMENT, "managed buffer size is 0");
     EXPECT_EQ(buffer, nullptr);
 }

@@ -216,7 +216,7 @@ typedef int32_t cuabi_advice ;
 #define CUABI_ADVICE_SET_ACCESSED_BY 5
 #define CUABI_ADVICE_UNSET_ACCESSED_BY 6
 typedef uint32_t cuabi_managed_flags ;
-#define CUABI_MANAGED_ATTACH_GLOBAL 0x0u
+#define CUABI_MANAGED_DEFAULT 0x0u
 #define CUABI_MANAGED_ATTACH_HOST 0x1u
 typedef int32_t cuabi_memory_pool_attribute ;
 #define CUABI_MEMORY_POOL_RELEASE_THRESHOLD 1

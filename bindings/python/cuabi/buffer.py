@@ -197,7 +197,7 @@ class Buffer(Handle):
     def allocate_managed(context: Context, size: int, attach_host: bool = False) -> "Buffer":
         """`size` bytes of managed memory: one address for the host (host_view) and the device."""
         out = ffi.new("cuabi_buffer**")
-        flags = _library.CONSTANTS["CUABI_MANAGED_ATTACH_HOST" if attach_host else "CUABI_MANAGED_ATTACH_GLOBAL"]
+        flags = _library.CONSTANTS["CUABI_MANAGED_ATTACH_HOST" if attach_host else "CUABI_MANAGED_DEFAULT"]
         check(_library.F.cuabi_buffer_create_managed(context._ptr, size, flags, out))
         return Buffer(context, out[0])
 

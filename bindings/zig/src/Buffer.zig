@@ -148,8 +148,6 @@ pub fn freeAsync(self: Buffer, stream: ?Stream) Error!void {
 /// Allocates `byte_count` bytes of managed memory: one address for the host (`hostBytes`) and
 /// the device. `error.Unsupported` where the device cannot allocate it.
 pub fn createManaged(context: Context, byte_count: usize, flags: types.ManagedFlags) Error!Buffer {
-    // The empty flag set `.{}` is the header's CUABI_MANAGED_ATTACH_GLOBAL.
-    comptime std.debug.assert(c.CUABI_MANAGED_ATTACH_GLOBAL == 0);
     var handle: ?*c.cuabi_buffer = null;
     try context.lib.call("cuabi_buffer_create_managed", .{ context.handle, byte_count, @as(u32, @bitCast(flags)), &handle });
     return .{ .lib = context.lib, .handle = handle.? };

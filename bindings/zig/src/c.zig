@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "fe5335969ffaf1be8c8bed8ad98d98bb1c548bebbc94036322c151e9131a39cd";
+pub const cuabi_header_digest = "0e05f4ad2319e6a33bd01037d0711cb0da4047b4ee76753a04b13c062cce2fa0";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -575,7 +575,7 @@ pub const CUABI_ADVICE_SET_PREFERRED_LOCATION = @as(c_int, 3);
 pub const CUABI_ADVICE_UNSET_PREFERRED_LOCATION = @as(c_int, 4);
 pub const CUABI_ADVICE_SET_ACCESSED_BY = @as(c_int, 5);
 pub const CUABI_ADVICE_UNSET_ACCESSED_BY = @as(c_int, 6);
-pub const CUABI_MANAGED_ATTACH_GLOBAL = @as(c_uint, 0x0);
+pub const CUABI_MANAGED_DEFAULT = @as(c_uint, 0x0);
 pub const CUABI_MANAGED_ATTACH_HOST = @as(c_uint, 0x1);
 pub const CUABI_MEMORY_POOL_RELEASE_THRESHOLD = @as(c_int, 1);
 pub const CUABI_MEMORY_POOL_RESERVED_CURRENT = @as(c_int, 2);

@@ -147,8 +147,8 @@ pub const CUABI_ADVICE_UNSET_PREFERRED_LOCATION: cuabi_advice = 4;
 /// keep the pages mapped for `location`
 pub const CUABI_ADVICE_SET_ACCESSED_BY: cuabi_advice = 5;
 pub const CUABI_ADVICE_UNSET_ACCESSED_BY: cuabi_advice = 6;
-/// any stream of any device may access it (the default)
-pub const CUABI_MANAGED_ATTACH_GLOBAL: cuabi_managed_flags = 0;
+/// attached globally: any stream of any device may access it
+pub const CUABI_MANAGED_DEFAULT: cuabi_managed_flags = 0;
 /// attached to the host until a stream attaches it; on devices without concurrent managed access only the host may
 /// touch it meanwhile
 pub const CUABI_MANAGED_ATTACH_HOST: cuabi_managed_flags = 1;

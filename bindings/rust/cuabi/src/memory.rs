@@ -239,7 +239,7 @@ impl Buffer {
     /// `size` bytes of managed memory: one address for host ([`Buffer::host_ptr`]) and device.
     pub fn managed(context: &Context, size: usize, attach: ManagedAttach) -> Result<Buffer> {
         let flags = match attach {
-            ManagedAttach::Global => sys::CUABI_MANAGED_ATTACH_GLOBAL,
+            ManagedAttach::Global => sys::CUABI_MANAGED_DEFAULT,
             ManagedAttach::Host => sys::CUABI_MANAGED_ATTACH_HOST,
         };
         let mut raw = std::ptr::null_mut();
