@@ -220,7 +220,14 @@ impl Buffer {
         options.flags = flags;
         let pool = pool.map_or(std::ptr::null_mut(), MemoryPool::as_raw);
         let mut raw = std::ptr::null_mut();
-        call!(cuabi_buffer_create_async(context.as_raw(), size, pool, &options, Stream::raw_or_null(stream), &mut raw))?;
+        call!(cuabi_buffer_create_async(
+            context.as_raw(),
+            size,
+            pool,
+            &options,
+            Stream::raw_or_null(stream),
+            &mut raw
+        ))?;
         // Safety: a new handle that nothing else owns.
         unsafe { Buffer::from_raw(raw) }
     }
