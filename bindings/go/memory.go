@@ -109,14 +109,8 @@ func (p *MemoryPool) Attribute(which PoolAttribute) (uint64, error) {
 // it at once without waiting for queued work. ErrInvalidArgument for size 0 or unknown flags,
 // ErrContextMismatch for a pool or stream of another device, ErrDeviceOutOfMemory when it does not fit.
 func (c *Context) NewBufferAsync(size int, pool *MemoryPool, options *BufferOptions, s *Stream) (*Buffer, error) {
-	ctx, err := c.ref()
-	if err != nil {
-		return nil, err
-	}
-	if size < 0 {
-		return nil, newError(ErrInvalidArgument, "buffer size %d is negative. Fix: pass a size of at least 1 byte.", size)
-	}
 	var from C.uintptr_t
+	var err error
 	if pool != nil {
 		if from, err = pool.ref(); err != nil {
 			return nil, err
@@ -126,15 +120,12 @@ func (c *Context) NewBufferAsync(size int, pool *MemoryPool, options *BufferOpti
 	if err != nil {
 		return nil, err
 	}
-	var bits C.uintptr_t
-	err = takeFailure(C.cuabi_go_buffer_create_async(ctx, C.size_t(size), from, bufferOptions(options), stream, &bits))
-	runtime.KeepAlive(c)
+	b, err := c.allocate(size, func(ctx C.uintptr_t, bits *C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_buffer_create_async(ctx, C.size_t(size), from, bufferOptions(options), stream, bits)
+	})
 	runtime.KeepAlive(pool)
 	runtime.KeepAlive(s)
-	if err != nil {
-		return nil, err
-	}
-	return newBuffer(bits)
+	return b, err
 }
 
 // FreeAsync frees a stream-ordered buffer when s (nil: the per-thread stream, waited for) reaches
@@ -159,20 +150,9 @@ func (b *Buffer) FreeAsync(s *Stream) error {
 // NewManagedBuffer allocates size bytes of managed memory: one address for the host
 // (Buffer.HostBytes) and the device. ErrUnsupported where the device cannot allocate it.
 func (c *Context) NewManagedBuffer(size int, flags ManagedFlags) (*Buffer, error) {
-	ctx, err := c.ref()
-	if err != nil {
-		return nil, err
-	}
-	if size < 0 {
-		return nil, newError(ErrInvalidArgument, "buffer size %d is negative. Fix: pass a size of at least 1 byte.", size)
-	}
-	var bits C.uintptr_t
-	err = takeFailure(C.cuabi_go_buffer_create_managed(ctx, C.size_t(size), C.uint32_t(flags), &bits))
-	runtime.KeepAlive(c)
-	if err != nil {
-		return nil, err
-	}
-	return newBuffer(bits)
+	return c.allocate(size, func(ctx C.uintptr_t, bits *C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_buffer_create_managed(ctx, C.size_t(size), C.uint32_t(flags), bits)
+	})
 }
 
 // HostBytes is a managed buffer's memory as a byte slice over its host address (ErrUnsupported

@@ -2,6 +2,7 @@
 #include <cstdint>
 
 #include "api/arguments.hpp"
+#include "api/buffer_arguments.hpp"
 #include "api/enqueue.hpp"
 #include "api/guard.hpp"
 #include "api/versioned_struct.hpp"
@@ -13,12 +14,6 @@
 using namespace cuabi;
 
 namespace {
-
-Status require_size(size_t size, const char* what) {
-    if (size != 0) return CUABI_SUCCESS;
-    return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a size of at least 1 byte",
-                "%s size is 0; CUDA cannot allocate an empty buffer", what);
-}
 
 // INVALID_ARGUMENT for a location that is neither CUABI_LOCATION_HOST nor a possible ordinal;
 // ordinals past the device count are found by the device layer (INVALID_DEVICE).
@@ -101,21 +96,17 @@ CUABI_API cuabi_status cuabi_memory_pool_get_attribute(cuabi_memory_pool* pool, 
 CUABI_API cuabi_status cuabi_buffer_create_async(cuabi_context* context, size_t size, cuabi_memory_pool* pool,
                                                  const cuabi_buffer_options* options, cuabi_stream* stream,
                                                  cuabi_buffer** out_buffer) try {
-    Status status = require_pointer(out_buffer, "out_buffer");
-    if (status == CUABI_SUCCESS) status = require_size(size, "stream-ordered buffer");
+    uint32_t flags = 0;
+    Status status = require_allocation(out_buffer, size, "stream-ordered buffer");
+    if (status == CUABI_SUCCESS) status = read_buffer_flags(options, &flags);
     if (status != CUABI_SUCCESS) return status;
-    cuabi_buffer_options read;
-    if ((status = read_struct(options, &read)) != CUABI_SUCCESS) return status;
-    if ((status = require_known_flags(read.flags, CUABI_BUFFER_ZERO, "cuabi_buffer_options.flags",
-                                      "CUABI_BUFFER_*")) != CUABI_SUCCESS)
-        return status;
     std::shared_ptr<Context> parent = acquire<Context>(context, "context");
     if (!parent) return refused_handle();
     std::shared_ptr<Buffer> buffer;
     status = enqueue_on_stream(stream, __func__, [&](const Stream* on) {
         std::shared_ptr<MemoryPool> source;
         Status found = allocation_pool(parent, pool, &source);
-        return found == CUABI_SUCCESS ? Buffer::create_async(std::move(source), size, read.flags, on, &buffer) : found;
+        return found == CUABI_SUCCESS ? Buffer::create_async(std::move(source), size, flags, on, &buffer) : found;
     });
     return publish_created(status, std::move(buffer), out_buffer);
 } catch (...) {
@@ -140,8 +131,7 @@ CUABI_API cuabi_status cuabi_buffer_free_async(cuabi_buffer* buffer, cuabi_strea
 
 CUABI_API cuabi_status cuabi_buffer_create_managed(cuabi_context* context, size_t size, uint32_t flags,
                                                    cuabi_buffer** out_buffer) try {
-    Status status = require_pointer(out_buffer, "out_buffer");
-    if (status == CUABI_SUCCESS) status = require_size(size, "managed buffer");
+    Status status = require_allocation(out_buffer, size, "managed buffer");
     if (status == CUABI_SUCCESS)
         status = require_known_flags(flags, CUABI_MANAGED_ATTACH_HOST, "flags", "CUABI_MANAGED_*");
     if (status != CUABI_SUCCESS) return status;
