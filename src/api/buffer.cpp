@@ -39,7 +39,7 @@ extern "C" {
 CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, const cuabi_buffer_options* options,
                                            cuabi_buffer** out_buffer) try {
     uint32_t flags = 0;
-    Status status = require_allocation(out_buffer, size, "buffer");
+    Status status = require_allocation("buffer", out_buffer, size);
     if (status == CUABI_SUCCESS) status = read_buffer_flags(options, &flags);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> parent = acquire<Context>(context, "context");

@@ -9,7 +9,7 @@
 namespace cuabi {
 
 // INVALID_ARGUMENT for a NULL out_buffer or a size of 0; `what` names the buffer ("managed buffer").
-inline Status require_allocation(cuabi_buffer** out_buffer, size_t size, const char* what) {
+inline Status require_allocation(const char* what, cuabi_buffer** out_buffer, size_t size) {
     Status status = require_pointer(out_buffer, "out_buffer");
     if (status != CUABI_SUCCESS || size != 0) return status;
     return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a size of at least 1 byte",

@@ -97,7 +97,7 @@ CUABI_API cuabi_status cuabi_buffer_create_async(cuabi_context* context, size_t 
                                                  const cuabi_buffer_options* options, cuabi_stream* stream,
                                                  cuabi_buffer** out_buffer) try {
     uint32_t flags = 0;
-    Status status = require_allocation(out_buffer, size, "stream-ordered buffer");
+    Status status = require_allocation("stream-ordered buffer", out_buffer, size);
     if (status == CUABI_SUCCESS) status = read_buffer_flags(options, &flags);
     if (status != CUABI_SUCCESS) return status;
     std::shared_ptr<Context> parent = acquire<Context>(context, "context");
@@ -131,7 +131,7 @@ CUABI_API cuabi_status cuabi_buffer_free_async(cuabi_buffer* buffer, cuabi_strea
 
 CUABI_API cuabi_status cuabi_buffer_create_managed(cuabi_context* context, size_t size, uint32_t flags,
                                                    cuabi_buffer** out_buffer) try {
-    Status status = require_allocation(out_buffer, size, "managed buffer");
+    Status status = require_allocation("managed buffer", out_buffer, size);
     if (status == CUABI_SUCCESS)
         status = require_known_flags(flags, CUABI_MANAGED_ATTACH_HOST, "flags", "CUABI_MANAGED_*");
     if (status != CUABI_SUCCESS) return status;
