@@ -61,6 +61,27 @@ protected:
         ASSERT_EQ(got.size(), in.size());
         for (size_t i = 0; i < in.size(); ++i) ASSERT_EQ(got[i], a * in[i] + b) << "element " << i;
     }
+    // A graph (made with `flags`) that allocates *out_kept and writes 3i + 1 into it, without freeing it.
+    void capture_unfreed_allocation(uint32_t flags, cuabi_buffer** out_kept, cuabi_graph** out_graph) {
+        ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
+        *out_kept = allocate(kCount * sizeof(uint32_t), capturing);
+        ASSERT_NE(*out_kept, nullptr);
+        uint64_t address = 0;
+        ASSERT_OK(cuabi_buffer_get_device_address(*out_kept, &address));
+        unsigned n = kCount;
+        cuabi_kernel_arg args[] = {{&address, 8}, {&n, 4}};
+        cuabi_launch_config launch = config(kCount / 256, 256);
+        launch.stream = capturing;
+        ASSERT_OK(cuabi_launch(write_index, &launch, args, 2));
+        cuabi_graph_options options = CUABI_GRAPH_OPTIONS_INIT;
+        options.flags = flags;
+        ASSERT_OK(cuabi_graph_capture_end(capturing, &options, out_graph));
+        keep(*out_graph);
+    }
+    void expect_indices(cuabi_buffer* written) {
+        std::vector<uint32_t> got = read<uint32_t>(written, kCount);
+        for (unsigned i = 0; i < kCount; ++i) ASSERT_EQ(got[i], 3u * i + 1u) << "element " << i;
+    }
 
 private:
     std::vector<cuabi_memory_pool*> pools_;
@@ -133,22 +154,13 @@ TEST_F(StreamOrderedMemory, AllocateKernelFreeInACaptureReplaysThreeTimes) {
 }
 
 TEST_F(StreamOrderedMemory, AnUnfreedGraphAllocationRefusesTheNextReplayUntilFreed) {
-    ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
-    cuabi_buffer* kept = allocate(kCount * sizeof(uint32_t), capturing);
-    ASSERT_NE(kept, nullptr);
-    uint64_t address = 0;
-    ASSERT_OK(cuabi_buffer_get_device_address(kept, &address));
-    unsigned n = kCount;
-    cuabi_kernel_arg args[] = {{&address, 8}, {&n, 4}};
-    cuabi_launch_config launch = config(kCount / 256, 256);
-    launch.stream = capturing;
-    ASSERT_OK(cuabi_launch(write_index, &launch, args, 2));
-    cuabi_graph* graph = end_capture(capturing);
+    cuabi_buffer* kept = nullptr;
+    cuabi_graph* graph = nullptr;
+    capture_unfreed_allocation(CUABI_GRAPH_DEFAULT, &kept, &graph);
     ASSERT_NE(graph, nullptr);
     replay(graph, capturing);
     // The replay's memory outlives the graph's launch: the handle reads what the kernel wrote.
-    std::vector<uint32_t> got = read<uint32_t>(kept, kCount);
-    for (unsigned i = 0; i < kCount; ++i) ASSERT_EQ(got[i], 3u * i + 1u) << "element " << i;
+    expect_indices(kept);
     EXPECT_STATUS_WITH_FIX(cuabi_graph_launch(graph, capturing), CUABI_ERROR_GRAPH_MEMORY);
     EXPECT_NE(std::string(cuabi_last_error_message()).find("cuabi_buffer_free_async"), std::string::npos);
     ASSERT_OK(cuabi_buffer_free_async(kept, capturing));
@@ -156,24 +168,12 @@ TEST_F(StreamOrderedMemory, AnUnfreedGraphAllocationRefusesTheNextReplayUntilFre
 }
 
 TEST_F(StreamOrderedMemory, AutoFreeOnLaunchReplaysAnUnfreedAllocation) {
-    ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
-    cuabi_buffer* kept = allocate(kCount * sizeof(uint32_t), capturing);
-    ASSERT_NE(kept, nullptr);
-    uint64_t address = 0;
-    ASSERT_OK(cuabi_buffer_get_device_address(kept, &address));
-    unsigned n = kCount;
-    cuabi_kernel_arg args[] = {{&address, 8}, {&n, 4}};
-    cuabi_launch_config launch = config(kCount / 256, 256);
-    launch.stream = capturing;
-    ASSERT_OK(cuabi_launch(write_index, &launch, args, 2));
-    cuabi_graph_options options = CUABI_GRAPH_OPTIONS_INIT;
-    options.flags = CUABI_GRAPH_AUTO_FREE_ON_LAUNCH;
+    cuabi_buffer* kept = nullptr;
     cuabi_graph* graph = nullptr;
-    ASSERT_OK(cuabi_graph_capture_end(capturing, &options, &graph));
-    keep(graph);
+    capture_unfreed_allocation(CUABI_GRAPH_AUTO_FREE_ON_LAUNCH, &kept, &graph);
+    ASSERT_NE(graph, nullptr);
     for (int round = 0; round < 3; ++round) replay(graph, capturing);
-    std::vector<uint32_t> got = read<uint32_t>(kept, kCount);
-    for (unsigned i = 0; i < kCount; ++i) ASSERT_EQ(got[i], 3u * i + 1u) << "element " << i;
+    expect_indices(kept);
     // The last replay's allocation is the caller's to free.
     ASSERT_OK(cuabi_buffer_free_async(kept, capturing));
     ASSERT_OK(cuabi_stream_synchronize(capturing));
