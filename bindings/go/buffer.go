@@ -35,6 +35,13 @@ type BufferOptions struct {
 // NewBuffer allocates size bytes of device memory. ErrInvalidArgument for size 0 or unknown
 // flags, ErrDeviceOutOfMemory when the device cannot hold it.
 func (c *Context) NewBuffer(size int, options *BufferOptions) (*Buffer, error) {
+	return c.allocate(size, func(ctx C.uintptr_t, bits *C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_buffer_create(ctx, C.size_t(size), bufferOptions(options), bits)
+	})
+}
+
+// allocate makes a buffer of size bytes through create, which receives the context's handle.
+func (c *Context) allocate(size int, create func(ctx C.uintptr_t, bits *C.uintptr_t) *C.cuabi_go_failure) (*Buffer, error) {
 	ctx, err := c.ref()
 	if err != nil {
 		return nil, err
@@ -43,7 +50,7 @@ func (c *Context) NewBuffer(size int, options *BufferOptions) (*Buffer, error) {
 		return nil, newError(ErrInvalidArgument, "buffer size %d is negative. Fix: pass a size of at least 1 byte.", size)
 	}
 	var bits C.uintptr_t
-	err = takeFailure(C.cuabi_go_buffer_create(ctx, C.size_t(size), bufferOptions(options), &bits))
+	err = takeFailure(create(ctx, &bits))
 	runtime.KeepAlive(c)
 	if err != nil {
 		return nil, err

@@ -57,6 +57,19 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_host_memory_get_pointer",
     "cuabi_host_memory_get_size",
     "cuabi_host_memory_get_device_address",
+    "cuabi_memory_pool_options_init",
+    "cuabi_memory_pool_create",
+    "cuabi_memory_pool_get_default",
+    "cuabi_memory_pool_destroy",
+    "cuabi_memory_pool_set_release_threshold",
+    "cuabi_memory_pool_trim",
+    "cuabi_memory_pool_get_attribute",
+    "cuabi_buffer_create_async",
+    "cuabi_buffer_free_async",
+    "cuabi_buffer_create_managed",
+    "cuabi_buffer_get_host_pointer",
+    "cuabi_buffer_prefetch",
+    "cuabi_buffer_advise",
     "cuabi_compile_options_init",
     "cuabi_module_info_init",
     "cuabi_module_compile",
@@ -199,6 +212,19 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.host_memory_get_pointer = (PFN_cuabi_host_memory_get_pointer)get("cuabi_host_memory_get_pointer");
     cuabi_go_fn.host_memory_get_size = (PFN_cuabi_host_memory_get_size)get("cuabi_host_memory_get_size");
     cuabi_go_fn.host_memory_get_device_address = (PFN_cuabi_host_memory_get_device_address)get("cuabi_host_memory_get_device_address");
+    cuabi_go_fn.memory_pool_options_init = (PFN_cuabi_memory_pool_options_init)get("cuabi_memory_pool_options_init");
+    cuabi_go_fn.memory_pool_create = (PFN_cuabi_memory_pool_create)get("cuabi_memory_pool_create");
+    cuabi_go_fn.memory_pool_get_default = (PFN_cuabi_memory_pool_get_default)get("cuabi_memory_pool_get_default");
+    cuabi_go_fn.memory_pool_destroy = (PFN_cuabi_memory_pool_destroy)get("cuabi_memory_pool_destroy");
+    cuabi_go_fn.memory_pool_set_release_threshold = (PFN_cuabi_memory_pool_set_release_threshold)get("cuabi_memory_pool_set_release_threshold");
+    cuabi_go_fn.memory_pool_trim = (PFN_cuabi_memory_pool_trim)get("cuabi_memory_pool_trim");
+    cuabi_go_fn.memory_pool_get_attribute = (PFN_cuabi_memory_pool_get_attribute)get("cuabi_memory_pool_get_attribute");
+    cuabi_go_fn.buffer_create_async = (PFN_cuabi_buffer_create_async)get("cuabi_buffer_create_async");
+    cuabi_go_fn.buffer_free_async = (PFN_cuabi_buffer_free_async)get("cuabi_buffer_free_async");
+    cuabi_go_fn.buffer_create_managed = (PFN_cuabi_buffer_create_managed)get("cuabi_buffer_create_managed");
+    cuabi_go_fn.buffer_get_host_pointer = (PFN_cuabi_buffer_get_host_pointer)get("cuabi_buffer_get_host_pointer");
+    cuabi_go_fn.buffer_prefetch = (PFN_cuabi_buffer_prefetch)get("cuabi_buffer_prefetch");
+    cuabi_go_fn.buffer_advise = (PFN_cuabi_buffer_advise)get("cuabi_buffer_advise");
     cuabi_go_fn.compile_options_init = (PFN_cuabi_compile_options_init)get("cuabi_compile_options_init");
     cuabi_go_fn.module_info_init = (PFN_cuabi_module_info_init)get("cuabi_module_info_init");
     cuabi_go_fn.module_compile = (PFN_cuabi_module_compile)get("cuabi_module_compile");
@@ -342,92 +368,105 @@ int cuabi_go_function_present(size_t index) {
     case 50: return cuabi_go_fn.host_memory_get_pointer != NULL;
     case 51: return cuabi_go_fn.host_memory_get_size != NULL;
     case 52: return cuabi_go_fn.host_memory_get_device_address != NULL;
-    case 53: return cuabi_go_fn.compile_options_init != NULL;
-    case 54: return cuabi_go_fn.module_info_init != NULL;
-    case 55: return cuabi_go_fn.module_compile != NULL;
-    case 56: return cuabi_go_fn.module_compile_offline != NULL;
-    case 57: return cuabi_go_fn.module_load_image != NULL;
-    case 58: return cuabi_go_fn.module_destroy != NULL;
-    case 59: return cuabi_go_fn.module_get_info != NULL;
-    case 60: return cuabi_go_fn.module_get_image != NULL;
-    case 61: return cuabi_go_fn.module_get_log != NULL;
-    case 62: return cuabi_go_fn.module_get_lowered_name != NULL;
-    case 63: return cuabi_go_fn.module_get_kernel != NULL;
-    case 64: return cuabi_go_fn.module_get_global != NULL;
-    case 65: return cuabi_go_fn.nvrtc_get_version != NULL;
-    case 66: return cuabi_go_fn.nvrtc_get_supported_archs != NULL;
-    case 67: return cuabi_go_fn.nvrtc_get_path != NULL;
-    case 68: return cuabi_go_fn.nvrtc_get_include_dirs != NULL;
-    case 69: return cuabi_go_fn.kernel_attributes_init != NULL;
-    case 70: return cuabi_go_fn.kernel_destroy != NULL;
-    case 71: return cuabi_go_fn.kernel_get_attributes != NULL;
-    case 72: return cuabi_go_fn.kernel_get_native != NULL;
-    case 73: return cuabi_go_fn.kernel_get_param_count != NULL;
-    case 74: return cuabi_go_fn.kernel_get_param_info != NULL;
-    case 75: return cuabi_go_fn.kernel_get_max_active_blocks_per_sm != NULL;
-    case 76: return cuabi_go_fn.kernel_suggest_block_size != NULL;
-    case 77: return cuabi_go_fn.kernel_set_attribute != NULL;
-    case 78: return cuabi_go_fn.launch_config_init != NULL;
-    case 79: return cuabi_go_fn.launch != NULL;
-    case 80: return cuabi_go_fn.launch_packed != NULL;
-    case 81: return cuabi_go_fn.kernel_get_max_active_clusters != NULL;
-    case 82: return cuabi_go_fn.launch_batch != NULL;
-    case 83: return cuabi_go_fn.graph_options_init != NULL;
-    case 84: return cuabi_go_fn.graph_node_info_init != NULL;
-    case 85: return cuabi_go_fn.graph_update_info_init != NULL;
-    case 86: return cuabi_go_fn.graph_memcpy_params_init != NULL;
-    case 87: return cuabi_go_fn.graph_capture_begin != NULL;
-    case 88: return cuabi_go_fn.graph_capture_end != NULL;
-    case 89: return cuabi_go_fn.graph_capture_end_update != NULL;
-    case 90: return cuabi_go_fn.graph_capture_abort != NULL;
-    case 91: return cuabi_go_fn.graph_capture_get_status != NULL;
-    case 92: return cuabi_go_fn.graph_destroy != NULL;
-    case 93: return cuabi_go_fn.graph_launch != NULL;
-    case 94: return cuabi_go_fn.graph_upload != NULL;
-    case 95: return cuabi_go_fn.graph_retain_buffer != NULL;
-    case 96: return cuabi_go_fn.graph_get_native != NULL;
-    case 97: return cuabi_go_fn.graph_get_node_count != NULL;
-    case 98: return cuabi_go_fn.graph_get_node_info != NULL;
-    case 99: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
-    case 100: return cuabi_go_fn.graph_get_node_param_info != NULL;
-    case 101: return cuabi_go_fn.graph_update_kernel_args != NULL;
-    case 102: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
-    case 103: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
-    case 104: return cuabi_go_fn.graph_update_memset_value != NULL;
-    case 105: return cuabi_go_fn.graph_update_memcpy != NULL;
-    case 106: return cuabi_go_fn.graph_set_node_enabled != NULL;
-    case 107: return cuabi_go_fn.graph_get_node_enabled != NULL;
-    case 108: return cuabi_go_fn.graph_write_dot != NULL;
-    case 109: return cuabi_go_fn.graph_get_dot != NULL;
-    case 110: return cuabi_go_fn.graph_cache_stats_init != NULL;
-    case 111: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
-    case 112: return cuabi_go_fn.graph_cache_lookup != NULL;
-    case 113: return cuabi_go_fn.graph_cache_insert != NULL;
-    case 114: return cuabi_go_fn.graph_cache_set_capacity != NULL;
-    case 115: return cuabi_go_fn.graph_cache_clear != NULL;
-    case 116: return cuabi_go_fn.graph_cache_get_stats != NULL;
-    case 117: return cuabi_go_fn.cache_stats_init != NULL;
-    case 118: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
-    case 119: return cuabi_go_fn.cache_get_stats != NULL;
-    case 120: return cuabi_go_fn.cache_get_directory != NULL;
-    case 121: return cuabi_go_fn.cache_get_degradation_reason != NULL;
-    case 122: return cuabi_go_fn.cache_prune != NULL;
-    case 123: return cuabi_go_fn.cache_clear != NULL;
-    case 124: return cuabi_go_fn.cache_verify != NULL;
-    case 125: return cuabi_go_fn.cache_add_readonly_layer != NULL;
-    case 126: return cuabi_go_fn.cache_export != NULL;
-    case 127: return cuabi_go_fn.cache_import != NULL;
-    case 128: return cuabi_go_fn.cache_configure_driver_jit != NULL;
-    case 129: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
-    case 130: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
-    case 131: return cuabi_go_fn.range_get_enabled != NULL;
-    case 132: return cuabi_go_fn.range_get_profiler_attached != NULL;
-    case 133: return cuabi_go_fn.range_get_catalog_count != NULL;
-    case 134: return cuabi_go_fn.range_get_catalog_entry != NULL;
-    case 135: return cuabi_go_fn.range_push != NULL;
-    case 136: return cuabi_go_fn.range_pop != NULL;
-    case 137: return cuabi_go_fn.range_start != NULL;
-    case 138: return cuabi_go_fn.range_end != NULL;
+    case 53: return cuabi_go_fn.memory_pool_options_init != NULL;
+    case 54: return cuabi_go_fn.memory_pool_create != NULL;
+    case 55: return cuabi_go_fn.memory_pool_get_default != NULL;
+    case 56: return cuabi_go_fn.memory_pool_destroy != NULL;
+    case 57: return cuabi_go_fn.memory_pool_set_release_threshold != NULL;
+    case 58: return cuabi_go_fn.memory_pool_trim != NULL;
+    case 59: return cuabi_go_fn.memory_pool_get_attribute != NULL;
+    case 60: return cuabi_go_fn.buffer_create_async != NULL;
+    case 61: return cuabi_go_fn.buffer_free_async != NULL;
+    case 62: return cuabi_go_fn.buffer_create_managed != NULL;
+    case 63: return cuabi_go_fn.buffer_get_host_pointer != NULL;
+    case 64: return cuabi_go_fn.buffer_prefetch != NULL;
+    case 65: return cuabi_go_fn.buffer_advise != NULL;
+    case 66: return cuabi_go_fn.compile_options_init != NULL;
+    case 67: return cuabi_go_fn.module_info_init != NULL;
+    case 68: return cuabi_go_fn.module_compile != NULL;
+    case 69: return cuabi_go_fn.module_compile_offline != NULL;
+    case 70: return cuabi_go_fn.module_load_image != NULL;
+    case 71: return cuabi_go_fn.module_destroy != NULL;
+    case 72: return cuabi_go_fn.module_get_info != NULL;
+    case 73: return cuabi_go_fn.module_get_image != NULL;
+    case 74: return cuabi_go_fn.module_get_log != NULL;
+    case 75: return cuabi_go_fn.module_get_lowered_name != NULL;
+    case 76: return cuabi_go_fn.module_get_kernel != NULL;
+    case 77: return cuabi_go_fn.module_get_global != NULL;
+    case 78: return cuabi_go_fn.nvrtc_get_version != NULL;
+    case 79: return cuabi_go_fn.nvrtc_get_supported_archs != NULL;
+    case 80: return cuabi_go_fn.nvrtc_get_path != NULL;
+    case 81: return cuabi_go_fn.nvrtc_get_include_dirs != NULL;
+    case 82: return cuabi_go_fn.kernel_attributes_init != NULL;
+    case 83: return cuabi_go_fn.kernel_destroy != NULL;
+    case 84: return cuabi_go_fn.kernel_get_attributes != NULL;
+    case 85: return cuabi_go_fn.kernel_get_native != NULL;
+    case 86: return cuabi_go_fn.kernel_get_param_count != NULL;
+    case 87: return cuabi_go_fn.kernel_get_param_info != NULL;
+    case 88: return cuabi_go_fn.kernel_get_max_active_blocks_per_sm != NULL;
+    case 89: return cuabi_go_fn.kernel_suggest_block_size != NULL;
+    case 90: return cuabi_go_fn.kernel_set_attribute != NULL;
+    case 91: return cuabi_go_fn.launch_config_init != NULL;
+    case 92: return cuabi_go_fn.launch != NULL;
+    case 93: return cuabi_go_fn.launch_packed != NULL;
+    case 94: return cuabi_go_fn.kernel_get_max_active_clusters != NULL;
+    case 95: return cuabi_go_fn.launch_batch != NULL;
+    case 96: return cuabi_go_fn.graph_options_init != NULL;
+    case 97: return cuabi_go_fn.graph_node_info_init != NULL;
+    case 98: return cuabi_go_fn.graph_update_info_init != NULL;
+    case 99: return cuabi_go_fn.graph_memcpy_params_init != NULL;
+    case 100: return cuabi_go_fn.graph_capture_begin != NULL;
+    case 101: return cuabi_go_fn.graph_capture_end != NULL;
+    case 102: return cuabi_go_fn.graph_capture_end_update != NULL;
+    case 103: return cuabi_go_fn.graph_capture_abort != NULL;
+    case 104: return cuabi_go_fn.graph_capture_get_status != NULL;
+    case 105: return cuabi_go_fn.graph_destroy != NULL;
+    case 106: return cuabi_go_fn.graph_launch != NULL;
+    case 107: return cuabi_go_fn.graph_upload != NULL;
+    case 108: return cuabi_go_fn.graph_retain_buffer != NULL;
+    case 109: return cuabi_go_fn.graph_get_native != NULL;
+    case 110: return cuabi_go_fn.graph_get_node_count != NULL;
+    case 111: return cuabi_go_fn.graph_get_node_info != NULL;
+    case 112: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
+    case 113: return cuabi_go_fn.graph_get_node_param_info != NULL;
+    case 114: return cuabi_go_fn.graph_update_kernel_args != NULL;
+    case 115: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
+    case 116: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
+    case 117: return cuabi_go_fn.graph_update_memset_value != NULL;
+    case 118: return cuabi_go_fn.graph_update_memcpy != NULL;
+    case 119: return cuabi_go_fn.graph_set_node_enabled != NULL;
+    case 120: return cuabi_go_fn.graph_get_node_enabled != NULL;
+    case 121: return cuabi_go_fn.graph_write_dot != NULL;
+    case 122: return cuabi_go_fn.graph_get_dot != NULL;
+    case 123: return cuabi_go_fn.graph_cache_stats_init != NULL;
+    case 124: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
+    case 125: return cuabi_go_fn.graph_cache_lookup != NULL;
+    case 126: return cuabi_go_fn.graph_cache_insert != NULL;
+    case 127: return cuabi_go_fn.graph_cache_set_capacity != NULL;
+    case 128: return cuabi_go_fn.graph_cache_clear != NULL;
+    case 129: return cuabi_go_fn.graph_cache_get_stats != NULL;
+    case 130: return cuabi_go_fn.cache_stats_init != NULL;
+    case 131: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
+    case 132: return cuabi_go_fn.cache_get_stats != NULL;
+    case 133: return cuabi_go_fn.cache_get_directory != NULL;
+    case 134: return cuabi_go_fn.cache_get_degradation_reason != NULL;
+    case 135: return cuabi_go_fn.cache_prune != NULL;
+    case 136: return cuabi_go_fn.cache_clear != NULL;
+    case 137: return cuabi_go_fn.cache_verify != NULL;
+    case 138: return cuabi_go_fn.cache_add_readonly_layer != NULL;
+    case 139: return cuabi_go_fn.cache_export != NULL;
+    case 140: return cuabi_go_fn.cache_import != NULL;
+    case 141: return cuabi_go_fn.cache_configure_driver_jit != NULL;
+    case 142: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
+    case 143: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
+    case 144: return cuabi_go_fn.range_get_enabled != NULL;
+    case 145: return cuabi_go_fn.range_get_profiler_attached != NULL;
+    case 146: return cuabi_go_fn.range_get_catalog_count != NULL;
+    case 147: return cuabi_go_fn.range_get_catalog_entry != NULL;
+    case 148: return cuabi_go_fn.range_push != NULL;
+    case 149: return cuabi_go_fn.range_pop != NULL;
+    case 150: return cuabi_go_fn.range_start != NULL;
+    case 151: return cuabi_go_fn.range_end != NULL;
     default: return 0;
     }
 }
@@ -785,6 +824,102 @@ cuabi_go_failure* cuabi_go_host_memory_get_size(uintptr_t memory, size_t* out_si
 cuabi_go_failure* cuabi_go_host_memory_get_device_address(uintptr_t memory, uint64_t* out_address) {
     if (cuabi_go_fn.host_memory_get_device_address == NULL) return cuabi_go_missing("cuabi_host_memory_get_device_address");
     cuabi_status status = cuabi_go_fn.host_memory_get_device_address((cuabi_host_memory*)memory, out_address);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_memory_pool_options_init(uint32_t struct_size, cuabi_memory_pool_options* out_options) {
+    if (cuabi_go_fn.memory_pool_options_init == NULL) return cuabi_go_missing("cuabi_memory_pool_options_init");
+    cuabi_status status = cuabi_go_fn.memory_pool_options_init(struct_size, out_options);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_memory_pool_create(uintptr_t context, const cuabi_memory_pool_options* options, uintptr_t* out_pool) {
+    if (cuabi_go_fn.memory_pool_create == NULL) return cuabi_go_missing("cuabi_memory_pool_create");
+    cuabi_memory_pool* out_pool_handle = NULL;
+    cuabi_status status = cuabi_go_fn.memory_pool_create((cuabi_context*)context, options, &out_pool_handle);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_pool = (uintptr_t)out_pool_handle;
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_memory_pool_get_default(uintptr_t context, uintptr_t* out_pool) {
+    if (cuabi_go_fn.memory_pool_get_default == NULL) return cuabi_go_missing("cuabi_memory_pool_get_default");
+    cuabi_memory_pool* out_pool_handle = NULL;
+    cuabi_status status = cuabi_go_fn.memory_pool_get_default((cuabi_context*)context, &out_pool_handle);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_pool = (uintptr_t)out_pool_handle;
+    return NULL;
+}
+
+void cuabi_go_memory_pool_destroy(uintptr_t pool) {
+    if (cuabi_go_fn.memory_pool_destroy != NULL) cuabi_go_fn.memory_pool_destroy((cuabi_memory_pool*)pool);
+}
+
+cuabi_go_failure* cuabi_go_memory_pool_set_release_threshold(uintptr_t pool, uint64_t bytes) {
+    if (cuabi_go_fn.memory_pool_set_release_threshold == NULL) return cuabi_go_missing("cuabi_memory_pool_set_release_threshold");
+    cuabi_status status = cuabi_go_fn.memory_pool_set_release_threshold((cuabi_memory_pool*)pool, bytes);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_memory_pool_trim(uintptr_t pool, uint64_t min_bytes_to_keep) {
+    if (cuabi_go_fn.memory_pool_trim == NULL) return cuabi_go_missing("cuabi_memory_pool_trim");
+    cuabi_status status = cuabi_go_fn.memory_pool_trim((cuabi_memory_pool*)pool, min_bytes_to_keep);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_memory_pool_get_attribute(uintptr_t pool, cuabi_memory_pool_attribute attribute, uint64_t* out_value) {
+    if (cuabi_go_fn.memory_pool_get_attribute == NULL) return cuabi_go_missing("cuabi_memory_pool_get_attribute");
+    cuabi_status status = cuabi_go_fn.memory_pool_get_attribute((cuabi_memory_pool*)pool, attribute, out_value);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_buffer_create_async(uintptr_t context, size_t size, uintptr_t pool, const cuabi_buffer_options* options, uintptr_t stream, uintptr_t* out_buffer) {
+    if (cuabi_go_fn.buffer_create_async == NULL) return cuabi_go_missing("cuabi_buffer_create_async");
+    cuabi_buffer* out_buffer_handle = NULL;
+    cuabi_status status = cuabi_go_fn.buffer_create_async((cuabi_context*)context, size, (cuabi_memory_pool*)pool, options, (cuabi_stream*)stream, &out_buffer_handle);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_buffer = (uintptr_t)out_buffer_handle;
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_buffer_free_async(uintptr_t buffer, uintptr_t stream) {
+    if (cuabi_go_fn.buffer_free_async == NULL) return cuabi_go_missing("cuabi_buffer_free_async");
+    cuabi_status status = cuabi_go_fn.buffer_free_async((cuabi_buffer*)buffer, (cuabi_stream*)stream);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_buffer_create_managed(uintptr_t context, size_t size, uint32_t flags, uintptr_t* out_buffer) {
+    if (cuabi_go_fn.buffer_create_managed == NULL) return cuabi_go_missing("cuabi_buffer_create_managed");
+    cuabi_buffer* out_buffer_handle = NULL;
+    cuabi_status status = cuabi_go_fn.buffer_create_managed((cuabi_context*)context, size, flags, &out_buffer_handle);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_buffer = (uintptr_t)out_buffer_handle;
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_buffer_get_host_pointer(uintptr_t buffer, void** out_pointer) {
+    if (cuabi_go_fn.buffer_get_host_pointer == NULL) return cuabi_go_missing("cuabi_buffer_get_host_pointer");
+    cuabi_status status = cuabi_go_fn.buffer_get_host_pointer((cuabi_buffer*)buffer, out_pointer);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_buffer_prefetch(uintptr_t buffer, size_t offset, size_t size, cuabi_location location, uintptr_t stream) {
+    if (cuabi_go_fn.buffer_prefetch == NULL) return cuabi_go_missing("cuabi_buffer_prefetch");
+    cuabi_status status = cuabi_go_fn.buffer_prefetch((cuabi_buffer*)buffer, offset, size, location, (cuabi_stream*)stream);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_buffer_advise(uintptr_t buffer, size_t offset, size_t size, cuabi_advice advice, cuabi_location location) {
+    if (cuabi_go_fn.buffer_advise == NULL) return cuabi_go_missing("cuabi_buffer_advise");
+    cuabi_status status = cuabi_go_fn.buffer_advise((cuabi_buffer*)buffer, offset, size, advice, location);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }

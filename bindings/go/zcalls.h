@@ -60,6 +60,19 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_host_memory_get_pointer host_memory_get_pointer;
     PFN_cuabi_host_memory_get_size host_memory_get_size;
     PFN_cuabi_host_memory_get_device_address host_memory_get_device_address;
+    PFN_cuabi_memory_pool_options_init memory_pool_options_init;
+    PFN_cuabi_memory_pool_create memory_pool_create;
+    PFN_cuabi_memory_pool_get_default memory_pool_get_default;
+    PFN_cuabi_memory_pool_destroy memory_pool_destroy;
+    PFN_cuabi_memory_pool_set_release_threshold memory_pool_set_release_threshold;
+    PFN_cuabi_memory_pool_trim memory_pool_trim;
+    PFN_cuabi_memory_pool_get_attribute memory_pool_get_attribute;
+    PFN_cuabi_buffer_create_async buffer_create_async;
+    PFN_cuabi_buffer_free_async buffer_free_async;
+    PFN_cuabi_buffer_create_managed buffer_create_managed;
+    PFN_cuabi_buffer_get_host_pointer buffer_get_host_pointer;
+    PFN_cuabi_buffer_prefetch buffer_prefetch;
+    PFN_cuabi_buffer_advise buffer_advise;
     PFN_cuabi_compile_options_init compile_options_init;
     PFN_cuabi_module_info_init module_info_init;
     PFN_cuabi_module_compile module_compile;
@@ -150,7 +163,7 @@ typedef struct cuabi_go_functions {
 
 extern cuabi_go_functions cuabi_go_fn;
 
-#define CUABI_GO_FUNCTION_COUNT 139
+#define CUABI_GO_FUNCTION_COUNT 152
 extern const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT];
 
 /* Fills cuabi_go_fn through `get`. */
@@ -210,6 +223,19 @@ void cuabi_go_host_memory_destroy(uintptr_t memory);
 cuabi_go_failure* cuabi_go_host_memory_get_pointer(uintptr_t memory, void** out_pointer);
 cuabi_go_failure* cuabi_go_host_memory_get_size(uintptr_t memory, size_t* out_size);
 cuabi_go_failure* cuabi_go_host_memory_get_device_address(uintptr_t memory, uint64_t* out_address);
+cuabi_go_failure* cuabi_go_memory_pool_options_init(uint32_t struct_size, cuabi_memory_pool_options* out_options);
+cuabi_go_failure* cuabi_go_memory_pool_create(uintptr_t context, const cuabi_memory_pool_options* options, uintptr_t* out_pool);
+cuabi_go_failure* cuabi_go_memory_pool_get_default(uintptr_t context, uintptr_t* out_pool);
+void cuabi_go_memory_pool_destroy(uintptr_t pool);
+cuabi_go_failure* cuabi_go_memory_pool_set_release_threshold(uintptr_t pool, uint64_t bytes);
+cuabi_go_failure* cuabi_go_memory_pool_trim(uintptr_t pool, uint64_t min_bytes_to_keep);
+cuabi_go_failure* cuabi_go_memory_pool_get_attribute(uintptr_t pool, cuabi_memory_pool_attribute attribute, uint64_t* out_value);
+cuabi_go_failure* cuabi_go_buffer_create_async(uintptr_t context, size_t size, uintptr_t pool, const cuabi_buffer_options* options, uintptr_t stream, uintptr_t* out_buffer);
+cuabi_go_failure* cuabi_go_buffer_free_async(uintptr_t buffer, uintptr_t stream);
+cuabi_go_failure* cuabi_go_buffer_create_managed(uintptr_t context, size_t size, uint32_t flags, uintptr_t* out_buffer);
+cuabi_go_failure* cuabi_go_buffer_get_host_pointer(uintptr_t buffer, void** out_pointer);
+cuabi_go_failure* cuabi_go_buffer_prefetch(uintptr_t buffer, size_t offset, size_t size, cuabi_location location, uintptr_t stream);
+cuabi_go_failure* cuabi_go_buffer_advise(uintptr_t buffer, size_t offset, size_t size, cuabi_advice advice, cuabi_location location);
 cuabi_go_failure* cuabi_go_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options);
 cuabi_go_failure* cuabi_go_module_info_init(uint32_t struct_size, cuabi_module_info* out_info);
 cuabi_go_failure* cuabi_go_module_load_image(uintptr_t context, const void* image, size_t size, uintptr_t* out_module);

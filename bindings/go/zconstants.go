@@ -68,6 +68,70 @@ const (
 	HostMemoryWriteCombined HostMemoryFlags = 4
 )
 
+// Location is cuabi_location: Where managed memory is prefetched to or advised for: a device
+// ordinal, or this constant. Used in Buffer.Prefetch, Buffer.Advise; a device ordinal is
+// Location(n).
+type Location int32
+
+const (
+	// LocationHost is CUABI_LOCATION_HOST: the host's memory.
+	LocationHost Location = -1
+)
+
+// Advice is cuabi_advice: Advice for a range of managed memory (cuabi_buffer_advise); the values
+// are CUmem_advise's. Used in Buffer.Advise.
+type Advice int32
+
+const (
+	// AdviceSetReadMostly is CUABI_ADVICE_SET_READ_MOSTLY: mostly read: devices that read it get a
+	// copy.
+	AdviceSetReadMostly Advice = 1
+	// AdviceUnsetReadMostly is CUABI_ADVICE_UNSET_READ_MOSTLY.
+	AdviceUnsetReadMostly Advice = 2
+	// AdviceSetPreferredLocation is CUABI_ADVICE_SET_PREFERRED_LOCATION: keep the pages at
+	// `location` where possible.
+	AdviceSetPreferredLocation Advice = 3
+	// AdviceUnsetPreferredLocation is CUABI_ADVICE_UNSET_PREFERRED_LOCATION.
+	AdviceUnsetPreferredLocation Advice = 4
+	// AdviceSetAccessedBy is CUABI_ADVICE_SET_ACCESSED_BY: keep the pages mapped for `location`.
+	AdviceSetAccessedBy Advice = 5
+	// AdviceUnsetAccessedBy is CUABI_ADVICE_UNSET_ACCESSED_BY.
+	AdviceUnsetAccessedBy Advice = 6
+)
+
+// ManagedFlags is cuabi_managed_flags: Managed buffer flags (cuabi_buffer_create_managed). Used in
+// Context.NewManagedBuffer.
+type ManagedFlags uint32
+
+const (
+	// ManagedDefault is CUABI_MANAGED_DEFAULT: attached globally: any stream of any device may
+	// access it.
+	ManagedDefault ManagedFlags = 0
+	// ManagedAttachHost is CUABI_MANAGED_ATTACH_HOST: attached to the host until a stream attaches
+	// it; on devices without concurrent managed access only the host may touch it meanwhile.
+	ManagedAttachHost ManagedFlags = 1
+)
+
+// PoolAttribute is cuabi_memory_pool_attribute: What cuabi_memory_pool_get_attribute reads; each a
+// byte count. Used in MemoryPool.Attribute.
+type PoolAttribute int32
+
+const (
+	// PoolReleaseThreshold is CUABI_MEMORY_POOL_RELEASE_THRESHOLD: memory kept on synchronization
+	// before giving it back.
+	PoolReleaseThreshold PoolAttribute = 1
+	// PoolReservedCurrent is CUABI_MEMORY_POOL_RESERVED_CURRENT: memory the pool holds from the
+	// system now.
+	PoolReservedCurrent PoolAttribute = 2
+	// PoolReservedHigh is CUABI_MEMORY_POOL_RESERVED_HIGH: the most it held since the pool was
+	// made.
+	PoolReservedHigh PoolAttribute = 3
+	// PoolUsedCurrent is CUABI_MEMORY_POOL_USED_CURRENT: memory allocated to buffers now.
+	PoolUsedCurrent PoolAttribute = 4
+	// PoolUsedHigh is CUABI_MEMORY_POOL_USED_HIGH: the most allocated since the pool was made.
+	PoolUsedHigh PoolAttribute = 5
+)
+
 // ImageKind is cuabi_image_kind: Image kinds: what a module was loaded from
 // (cuabi_module_info.image_kind). Used in ModuleInfo.ImageKind.
 type ImageKind int32

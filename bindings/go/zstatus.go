@@ -84,6 +84,9 @@ const (
 	ErrGraphNode Status = 81
 	// ErrGraphUpdate is CUABI_ERROR_GRAPH_UPDATE.
 	ErrGraphUpdate Status = 82
+	// ErrGraphMemory is CUABI_ERROR_GRAPH_MEMORY: since 1.2: a replay while the graph's allocation
+	// from the last one is unfreed.
+	ErrGraphMemory Status = 83
 	// ErrRange is CUABI_ERROR_RANGE.
 	ErrRange Status = 100
 )
@@ -129,5 +132,6 @@ var statusNames = map[Status]string{
 	ErrCapture:             "CUABI_ERROR_CAPTURE",
 	ErrGraphNode:           "CUABI_ERROR_GRAPH_NODE",
 	ErrGraphUpdate:         "CUABI_ERROR_GRAPH_UPDATE",
+	ErrGraphMemory:         "CUABI_ERROR_GRAPH_MEMORY",
 	ErrRange:               "CUABI_ERROR_RANGE",
 }

@@ -216,6 +216,7 @@ typedef int32_t cuabi_status CUABI_ENUM_FAMILY("CUABI_ERROR_ CUABI_SUCCESS");
 #define CUABI_ERROR_CAPTURE 80
 #define CUABI_ERROR_GRAPH_NODE 81
 #define CUABI_ERROR_GRAPH_UPDATE 82
+#define CUABI_ERROR_GRAPH_MEMORY 83 /* since 1.2: a replay while the graph's allocation from the last one is unfreed */
 /* Profiler ranges: 100-109 */
 #define CUABI_ERROR_RANGE 100
 
@@ -262,6 +263,7 @@ typedef struct cuabi_kernel cuabi_kernel;
 typedef struct cuabi_graph cuabi_graph;
 typedef struct cuabi_range cuabi_range;
 typedef struct cuabi_host_memory cuabi_host_memory CUABI_SINCE(1.1);
+typedef struct cuabi_memory_pool cuabi_memory_pool CUABI_SINCE(1.2);
 
 /* ============================================================================================
  * Driver and devices
@@ -676,6 +678,161 @@ CUABI_API cuabi_status cuabi_host_memory_get_size(cuabi_host_memory* memory, CUA
  * (zero-copy). CUABI_ERROR_UNSUPPORTED unless created or registered with
  * CUABI_HOST_MEMORY_DEVICE_MAPPED. */
 CUABI_API cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* memory, CUABI_OUT uint64_t* out_address) CUABI_SINCE(1.1);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Stream-ordered and managed memory (since 1.2)
+ *
+ * Memory pools: the device's default pool (cuabi_memory_pool_get_default) or pools created by
+ * cuabi_memory_pool_create. A pool keeps memory that stream-ordered buffers gave back, up to its
+ * release threshold, so that later allocations reuse it without asking the operating system;
+ * cuabi_memory_pool_trim gives the rest back. A pool handle keeps its context alive, and every
+ * buffer allocated from a pool keeps the pool alive: destroying the handle of a created pool
+ * destroys the pool once its last buffer is freed.
+ *
+ * Stream-ordered buffers (cuabi_buffer_create_async): ordinary cuabi_buffer handles -- bounds-checked
+ * transfers, kernel arguments, graph retention -- whose memory exists from the point where the
+ * stream reaches the allocation until the point where a stream reaches the free. Lifetime rules:
+ *   - cuabi_buffer_free_async enqueues the free and destroys the handle at once: every later use of
+ *     the handle returns CUABI_ERROR_INVALID_HANDLE. Work enqueued before the free may still use the
+ *     memory; work on other streams must be ordered before the free by the caller (events).
+ *   - cuabi_buffer_destroy of a stream-ordered buffer frees it at once (cuMemFree, which does not
+ *     wait for queued work: synchronize first), or, while a graph keeps the buffer alive, when the
+ *     last such graph dies. cuabi_buffer_free_async refuses a buffer that a graph keeps alive.
+ * Graph memory nodes: a buffer allocated on a stream that captures becomes a memory allocation
+ * node of the captured graph, and its cuabi_buffer_free_async in the same capture a free node.
+ *   - Its address is fixed at capture, but the memory exists only while a replay has allocated it:
+ *     use the handle only in work ordered after a replay (or inside the capture).
+ *   - Freed in the capture: each replay allocates and frees; the graph replays any number of times.
+ *   - Not freed in the capture: after a replay the memory lives until the caller frees it with
+ *     cuabi_buffer_free_async (on any stream, after the replay). Replaying again before that fails
+ *     with CUABI_ERROR_GRAPH_MEMORY, unless the graph was made with CUABI_GRAPH_AUTO_FREE_ON_LAUNCH,
+ *     which frees the previous replay's allocation at each relaunch. cuabi_buffer_destroy of such a
+ *     handle never frees the memory (cuabi cannot tell whether a replay allocated it).
+ *   - A buffer not allocated in a capture cannot be freed inside one (the driver only frees graph
+ *     allocations there): CUABI_ERROR_INVALID_ARGUMENT.
+ *   - The driver allows one executable per graph that holds memory nodes and no cloning; cuabi's
+ *     graph has exactly one.
+ *
+ * Managed memory (cuabi_buffer_create_managed): one address valid on the host and on the device
+ * (cuabi_buffer_get_host_pointer); pages migrate on access, or ahead of it through
+ * cuabi_buffer_prefetch, and cuabi_buffer_advise tells the driver how the range is used.
+ * Locations: a device ordinal (>= 0) or CUABI_LOCATION_HOST.
+ *
+ * Thread-safe. Freeing a buffer while another thread uses its handle is the caller's race, as
+ * destroying it would be.
+ * ========================================================================================== */
+
+/* Where managed memory is prefetched to or advised for: a device ordinal, or this constant. */
+typedef int32_t cuabi_location CUABI_ENUM_FAMILY("CUABI_LOCATION_") CUABI_SINCE(1.2);
+#define CUABI_LOCATION_HOST -1 /* the host's memory */
+
+/* Advice for a range of managed memory (cuabi_buffer_advise); the values are CUmem_advise's. */
+typedef int32_t cuabi_advice CUABI_ENUM_FAMILY("CUABI_ADVICE_") CUABI_SINCE(1.2);
+#define CUABI_ADVICE_SET_READ_MOSTLY 1          /* mostly read: devices that read it get a copy */
+#define CUABI_ADVICE_UNSET_READ_MOSTLY 2
+#define CUABI_ADVICE_SET_PREFERRED_LOCATION 3   /* keep the pages at `location` where possible */
+#define CUABI_ADVICE_UNSET_PREFERRED_LOCATION 4
+#define CUABI_ADVICE_SET_ACCESSED_BY 5          /* keep the pages mapped for `location` */
+#define CUABI_ADVICE_UNSET_ACCESSED_BY 6
+
+/* Managed buffer flags (cuabi_buffer_create_managed). */
+typedef uint32_t cuabi_managed_flags CUABI_FLAGS_FAMILY("CUABI_MANAGED_") CUABI_SINCE(1.2);
+#define CUABI_MANAGED_DEFAULT 0x0u       /* attached globally: any stream of any device may access it */
+#define CUABI_MANAGED_ATTACH_HOST 0x1u   /* attached to the host until a stream attaches it; on
+                                            devices without concurrent managed access only the host
+                                            may touch it meanwhile */
+
+/* What cuabi_memory_pool_get_attribute reads; each a byte count. */
+typedef int32_t cuabi_memory_pool_attribute CUABI_ENUM_FAMILY("CUABI_MEMORY_POOL_") CUABI_SINCE(1.2);
+#define CUABI_MEMORY_POOL_RELEASE_THRESHOLD 1 /* memory kept on synchronization before giving it back */
+#define CUABI_MEMORY_POOL_RESERVED_CURRENT 2  /* memory the pool holds from the system now */
+#define CUABI_MEMORY_POOL_RESERVED_HIGH 3     /* the most it held since the pool was made */
+#define CUABI_MEMORY_POOL_USED_CURRENT 4      /* memory allocated to buffers now */
+#define CUABI_MEMORY_POOL_USED_HIGH 5         /* the most allocated since the pool was made */
+
+/* Options for cuabi_memory_pool_create(). */
+typedef struct CUABI_SINCE(1.2) cuabi_memory_pool_options {
+    uint32_t struct_size;       /* sizeof(cuabi_memory_pool_options) */
+    uint32_t reserved;          /* 0 */
+    uint64_t max_size;          /* the most the pool may hold, in bytes; 0 (default): the driver's limit */
+    uint64_t release_threshold; /* bytes kept when a synchronization finds them unused; default 0 */
+} cuabi_memory_pool_options;
+#define CUABI_MEMORY_POOL_OPTIONS_INIT {sizeof(cuabi_memory_pool_options), 0u, 0u, 0u}
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Since 1.2. Fills *out_options with defaults. */
+CUABI_API cuabi_status cuabi_memory_pool_options_init(uint32_t struct_size, CUABI_OUT cuabi_memory_pool_options* out_options) CUABI_SINCE(1.2);
+
+/* Since 1.2. Creates a memory pool of device memory on `context`'s device (cuMemPoolCreate).
+ * CUABI_ERROR_INVALID_ARGUMENT for a non-zero reserved field, CUABI_ERROR_UNSUPPORTED when the
+ * device has no stream-ordered allocator. The caller owns *out_pool. */
+CUABI_API cuabi_status cuabi_memory_pool_create(cuabi_context* context, CUABI_NULLABLE const cuabi_memory_pool_options* options, CUABI_OUT CUABI_OWNED cuabi_memory_pool** out_pool) CUABI_SINCE(1.2);
+
+/* Since 1.2. A handle on the device's default pool (the one cuabi_buffer_create_async uses for a
+ * NULL pool). CUABI_ERROR_UNSUPPORTED as for _create. The caller owns *out_pool; destroying it
+ * leaves the driver's pool as it is. Each call returns a new handle. */
+CUABI_API cuabi_status cuabi_memory_pool_get_default(cuabi_context* context, CUABI_OUT CUABI_OWNED cuabi_memory_pool** out_pool) CUABI_SINCE(1.2);
+
+/* Since 1.2. Releases the handle; a created pool is destroyed once no buffer of it is left. */
+CUABI_API void cuabi_memory_pool_destroy(CUABI_NULLABLE CUABI_TRANSFERRED cuabi_memory_pool* pool) CUABI_SINCE(1.2);
+
+/* Since 1.2. How many unused bytes the pool keeps when a stream, event or context
+ * synchronization finds memory free (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD; UINT64_MAX: all). */
+CUABI_API cuabi_status cuabi_memory_pool_set_release_threshold(cuabi_memory_pool* pool, uint64_t bytes) CUABI_SINCE(1.2);
+
+/* Since 1.2. Gives memory the pool holds unused back to the system until it holds at most
+ * `min_bytes_to_keep` reserved bytes (memory in use by buffers stays). */
+CUABI_API cuabi_status cuabi_memory_pool_trim(cuabi_memory_pool* pool, uint64_t min_bytes_to_keep) CUABI_SINCE(1.2);
+
+/* Since 1.2. Reads a CUABI_MEMORY_POOL_* attribute (bytes). CUABI_ERROR_INVALID_ARGUMENT for
+ * another attribute. */
+CUABI_API cuabi_status cuabi_memory_pool_get_attribute(cuabi_memory_pool* pool, cuabi_memory_pool_attribute attribute, CUABI_OUT uint64_t* out_value) CUABI_SINCE(1.2);
+
+/* Since 1.2. Allocates `size` bytes in stream order on `stream` (NULL: the calling thread's
+ * per-thread stream, and the call returns once the allocation is done) from `pool` (NULL: the
+ * device's default pool). Options as for cuabi_buffer_create (CUABI_BUFFER_ZERO fills on the
+ * stream). On a stream that captures, the allocation becomes a graph memory node (see above).
+ * CUABI_ERROR_INVALID_ARGUMENT for size 0 or unknown flags, CUABI_ERROR_CONTEXT_MISMATCH for a
+ * pool or stream of another device, CUABI_ERROR_DEVICE_OUT_OF_MEMORY when the device or the
+ * pool's max_size cannot hold it, CUABI_ERROR_UNSUPPORTED without a stream-ordered allocator.
+ * The caller owns *out_buffer; it keeps the pool alive. */
+CUABI_API cuabi_status cuabi_buffer_create_async(cuabi_context* context, size_t size, CUABI_NULLABLE cuabi_memory_pool* pool, CUABI_NULLABLE const cuabi_buffer_options* options, CUABI_NULLABLE cuabi_stream* stream, CUABI_OUT CUABI_OWNED cuabi_buffer** out_buffer) CUABI_SINCE(1.2);
+
+/* Since 1.2. Frees a stream-ordered buffer when `stream` (NULL: the per-thread stream, waited
+ * for) reaches this point, and destroys the handle now: later calls with it return
+ * CUABI_ERROR_INVALID_HANDLE. On failure the handle stays valid. CUABI_ERROR_INVALID_ARGUMENT for
+ * a buffer not made by cuabi_buffer_create_async, one a graph keeps alive, or a buffer allocated
+ * outside a capture freed on a capturing stream; CUABI_ERROR_CONTEXT_MISMATCH for a stream of
+ * another device. */
+CUABI_API cuabi_status cuabi_buffer_free_async(CUABI_TRANSFERRED cuabi_buffer* buffer, CUABI_NULLABLE cuabi_stream* stream) CUABI_SINCE(1.2);
+
+/* Since 1.2. Allocates `size` bytes of managed memory (cuMemAllocManaged) with CUABI_MANAGED_*
+ * `flags`. CUABI_ERROR_INVALID_ARGUMENT for size 0 or unknown flags,
+ * CUABI_ERROR_DEVICE_OUT_OF_MEMORY for more than the device holds, CUABI_ERROR_UNSUPPORTED when
+ * the device cannot allocate managed memory. The caller owns *out_buffer (freed on destroy). */
+CUABI_API cuabi_status cuabi_buffer_create_managed(cuabi_context* context, size_t size, uint32_t flags, CUABI_OUT CUABI_OWNED cuabi_buffer** out_buffer) CUABI_SINCE(1.2);
+
+/* Since 1.2. The host address of a managed buffer (the same bytes as its device address); the
+ * host may read and write them while no kernel that can reach them runs (or at any time on
+ * devices with concurrent managed access). CUABI_ERROR_UNSUPPORTED for a buffer that is not
+ * managed. */
+CUABI_API cuabi_status cuabi_buffer_get_host_pointer(cuabi_buffer* buffer, CUABI_OUT CUABI_BORROWED void** out_pointer) CUABI_SINCE(1.2);
+
+/* Since 1.2. Migrates bytes [offset, offset + size) of a managed buffer to `location` (a device
+ * ordinal or CUABI_LOCATION_HOST) on `stream` (NULL: per-thread stream, waited for). Size 0 does
+ * nothing. CUABI_ERROR_UNSUPPORTED for a buffer that is not managed or a device without
+ * concurrent managed access, CUABI_ERROR_OUT_OF_BOUNDS past the buffer, CUABI_ERROR_INVALID_DEVICE
+ * for a location that is no device, CUABI_ERROR_CONTEXT_MISMATCH for a stream of another device. */
+CUABI_API cuabi_status cuabi_buffer_prefetch(cuabi_buffer* buffer, size_t offset, size_t size, cuabi_location location, CUABI_NULLABLE cuabi_stream* stream) CUABI_SINCE(1.2);
+
+/* Since 1.2. Gives CUABI_ADVICE_* `advice` for bytes [offset, offset + size) of a managed buffer;
+ * `location` (a device ordinal or CUABI_LOCATION_HOST) is ignored by the READ_MOSTLY advice.
+ * Size 0 does nothing. CUABI_ERROR_INVALID_ARGUMENT for unknown advice, other errors as for
+ * cuabi_buffer_prefetch. */
+CUABI_API cuabi_status cuabi_buffer_advise(cuabi_buffer* buffer, size_t offset, size_t size, cuabi_advice advice, cuabi_location location) CUABI_SINCE(1.2);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -1749,6 +1906,19 @@ typedef void (*PFN_cuabi_host_memory_destroy)(cuabi_host_memory* memory);
 typedef cuabi_status (*PFN_cuabi_host_memory_get_pointer)(cuabi_host_memory* memory, void** out_pointer);
 typedef cuabi_status (*PFN_cuabi_host_memory_get_size)(cuabi_host_memory* memory, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_host_memory_get_device_address)(cuabi_host_memory* memory, uint64_t* out_address);
+typedef cuabi_status (*PFN_cuabi_memory_pool_options_init)(uint32_t struct_size, cuabi_memory_pool_options* out_options);
+typedef cuabi_status (*PFN_cuabi_memory_pool_create)(cuabi_context* context, const cuabi_memory_pool_options* options, cuabi_memory_pool** out_pool);
+typedef cuabi_status (*PFN_cuabi_memory_pool_get_default)(cuabi_context* context, cuabi_memory_pool** out_pool);
+typedef void (*PFN_cuabi_memory_pool_destroy)(cuabi_memory_pool* pool);
+typedef cuabi_status (*PFN_cuabi_memory_pool_set_release_threshold)(cuabi_memory_pool* pool, uint64_t bytes);
+typedef cuabi_status (*PFN_cuabi_memory_pool_trim)(cuabi_memory_pool* pool, uint64_t min_bytes_to_keep);
+typedef cuabi_status (*PFN_cuabi_memory_pool_get_attribute)(cuabi_memory_pool* pool, cuabi_memory_pool_attribute attribute, uint64_t* out_value);
+typedef cuabi_status (*PFN_cuabi_buffer_create_async)(cuabi_context* context, size_t size, cuabi_memory_pool* pool, const cuabi_buffer_options* options, cuabi_stream* stream, cuabi_buffer** out_buffer);
+typedef cuabi_status (*PFN_cuabi_buffer_free_async)(cuabi_buffer* buffer, cuabi_stream* stream);
+typedef cuabi_status (*PFN_cuabi_buffer_create_managed)(cuabi_context* context, size_t size, uint32_t flags, cuabi_buffer** out_buffer);
+typedef cuabi_status (*PFN_cuabi_buffer_get_host_pointer)(cuabi_buffer* buffer, void** out_pointer);
+typedef cuabi_status (*PFN_cuabi_buffer_prefetch)(cuabi_buffer* buffer, size_t offset, size_t size, cuabi_location location, cuabi_stream* stream);
+typedef cuabi_status (*PFN_cuabi_buffer_advise)(cuabi_buffer* buffer, size_t offset, size_t size, cuabi_advice advice, cuabi_location location);
 typedef cuabi_status (*PFN_cuabi_compile_options_init)(uint32_t struct_size, cuabi_compile_options* out_options);
 typedef cuabi_status (*PFN_cuabi_module_info_init)(uint32_t struct_size, cuabi_module_info* out_info);
 typedef cuabi_status (*PFN_cuabi_module_compile)(cuabi_context* context, const char* source, const cuabi_compile_options* options, cuabi_module** out_module);

@@ -1,8 +1,8 @@
 // Entry points of the "Buffer" group of cuabi.h.
 #include "api/arguments.hpp"
+#include "api/buffer_arguments.hpp"
 #include "api/enqueue.hpp"
 #include "api/guard.hpp"
-#include "api/versioned_struct.hpp"
 #include "cuabi/cuabi.h"
 #include "device/buffer.hpp"
 #include "graph/capture.hpp"
@@ -38,20 +38,14 @@ extern "C" {
 
 CUABI_API cuabi_status cuabi_buffer_create(cuabi_context* context, size_t size, const cuabi_buffer_options* options,
                                            cuabi_buffer** out_buffer) try {
-    Status status = require_pointer(out_buffer, "out_buffer");
+    uint32_t flags = 0;
+    Status status = require_allocation("buffer", out_buffer, size);
+    if (status == CUABI_SUCCESS) status = read_buffer_flags(options, &flags);
     if (status != CUABI_SUCCESS) return status;
-    if (size == 0)
-        return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a size of at least 1 byte",
-                    "buffer size is 0; CUDA cannot allocate an empty buffer");
-    cuabi_buffer_options read;
-    if ((status = read_struct(options, &read)) != CUABI_SUCCESS) return status;
-    if ((status = require_known_flags(read.flags, CUABI_BUFFER_ZERO, "cuabi_buffer_options.flags",
-                                      "CUABI_BUFFER_*")) != CUABI_SUCCESS)
-        return status;
     std::shared_ptr<Context> parent = acquire<Context>(context, "context");
     if (!parent) return refused_handle();
     std::shared_ptr<Buffer> buffer;
-    status = Buffer::create(std::move(parent), size, read.flags, &buffer);
+    status = Buffer::create(std::move(parent), size, flags, &buffer);
     return publish_created(status, std::move(buffer), out_buffer);
 } catch (...) {
     return guard::failed(__func__);

@@ -28,6 +28,12 @@ CUABI_API void cuabi_host_memory_destroy(cuabi_host_memory* memory) try {
     guard::swallowed();
 }
 
+CUABI_API void cuabi_memory_pool_destroy(cuabi_memory_pool* pool) try {
+    destroy_any_handle(pool, HandleType::MemoryPool);
+} catch (...) {
+    guard::swallowed();
+}
+
 CUABI_API void cuabi_module_destroy(cuabi_module* module) try {
     destroy_any_handle(module, HandleType::Module);
 } catch (...) {

@@ -51,6 +51,12 @@ CUABI_API cuabi_status cuabi_host_memory_options_init(uint32_t struct_size,
     return guard::failed(__func__);
 }
 
+CUABI_API cuabi_status cuabi_memory_pool_options_init(uint32_t struct_size, cuabi_memory_pool_options* out_options) try {
+    return init_struct(struct_size, out_options);
+} catch (...) {
+    return guard::failed(__func__);
+}
+
 CUABI_API cuabi_status cuabi_compile_options_init(uint32_t struct_size, cuabi_compile_options* out_options) try {
     return init_struct(struct_size, out_options);
 } catch (...) {

@@ -1,7 +1,7 @@
 // Generation-checked handle table.
 //
 // A handle given to users is not a pointer: it packs a type tag, a generation and a slot index,
-//   bits 63..56 type (1..9), bits 55..24 generation (32 bits, odd while live),
+//   bits 63..56 type (1..10), bits 55..24 generation (32 bits, odd while live),
 //   bits 23..0 slot index + 1.
 // A destroyed, made-up or wrong-type handle therefore fails a comparison instead of touching
 // freed memory. Slots live in chunks that are allocated once and never freed, so even a stale
@@ -33,8 +33,10 @@
 
 namespace cuabi {
 
-enum class HandleType : uint8_t { Context = 1, Stream, Event, Buffer, Module, Kernel, Graph, Range, HostMemory };
-constexpr HandleType kLastHandleType = HandleType::HostMemory;
+enum class HandleType : uint8_t {
+    Context = 1, Stream, Event, Buffer, Module, Kernel, Graph, Range, HostMemory, MemoryPool
+};
+constexpr HandleType kLastHandleType = HandleType::MemoryPool;
 const char* handle_type_name(HandleType type);
 
 // Base of every object the table holds.

@@ -31,35 +31,46 @@ Status check_fill(size_t offset, uint32_t element_size, size_t count, size_t buf
                 offset, buffer_size);
 }
 
+Status check_fits_device(const Context& context, size_t size) {
+    // A size the device can never hold is the caller's mistake, not a transient shortage: say so
+    // without asking the driver (which may answer with a less telling error for absurd sizes).
+    if (size <= context.info().total_memory_bytes) return CUABI_SUCCESS;
+    return fail(CUABI_ERROR_DEVICE_OUT_OF_MEMORY,
+                "allocate at most the device's memory, split the data, or check the size computation",
+                "a buffer of %zu bytes is larger than all of device %d's memory (%s, %llu bytes)", size,
+                context.ordinal(), context.info().name,
+                static_cast<unsigned long long>(context.info().total_memory_bytes));
+}
+
 Status Buffer::create(std::shared_ptr<Context> context, size_t size, uint32_t flags, std::shared_ptr<Buffer>* out) {
     // Memory that graphs no longer retain is freed first, so that it can be reused right away.
     DeferredRelease::release_queued();
     const DriverApi& api = context->api();
-    // A size the device can never hold is the caller's mistake, not a transient shortage: say so
-    // without asking the driver (which may answer with a less telling error for absurd sizes).
-    if (size > context->info().total_memory_bytes)
-        return fail(CUABI_ERROR_DEVICE_OUT_OF_MEMORY,
-                    "allocate at most the device's memory, split the data, or check the size computation",
-                    "a buffer of %zu bytes is larger than all of device %d's memory (%s, %llu bytes)", size,
-                    context->ordinal(), context->info().name,
-                    static_cast<unsigned long long>(context->info().total_memory_bytes));
-    Status status = context->make_current();
+    Status status = check_fits_device(*context, size);
     if (status != CUABI_SUCCESS) return status;
+    if ((status = context->make_current()) != CUABI_SUCCESS) return status;
     CUdeviceptr address = 0;
     CUresult result = api.cuMemAlloc(&address, size);
     if (result != CUDA_SUCCESS)
         return fail_cu(result, "cuMemAlloc", "allocate less, or free buffers that are no longer needed",
                        "for %zu bytes on device %d (%s, %llu bytes in total)", size, context->ordinal(),
                        context->info().name, static_cast<unsigned long long>(context->info().total_memory_bytes));
-    std::shared_ptr<Buffer> created(new (std::nothrow) Buffer(context, address, size, true));
+    std::shared_ptr<Buffer> created(new (std::nothrow) Buffer(context, address, size, Memory::Allocated));
     if (!created) {
         api.cuMemFree(address);
         return fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory", "could not allocate a buffer object");
     }
-    buffer_directory::add(created);  // so that captured kernels' arguments can be traced to it
+    return finish_owned(std::move(created), flags, nullptr, out);
+}
+
+Status Buffer::finish_owned(std::shared_ptr<Buffer> created, uint32_t flags, const Stream* stream,
+                            std::shared_ptr<Buffer>* out) {
+    // So that captured kernels' arguments can be traced to it. Not a graph's allocation: a graph
+    // cannot keep its own memory alive, and its address is reserved, not allocated.
+    if (created->memory_ != Memory::GraphAllocated) buffer_directory::add(created);
     if (flags & CUABI_BUFFER_ZERO) {
         // `created` owns the memory now: an error below frees it on return.
-        status = created->fill(0, 0, 1, size, nullptr);
+        Status status = created->fill(0, 0, 1, created->size_, stream);
         if (status != CUABI_SUCCESS) return status;
     }
     *out = std::move(created);
@@ -96,7 +107,7 @@ Status Buffer::wrap(std::shared_ptr<Context> context, CUdeviceptr address, size_
                         size, u64(address), allocation_size, u64(base), allocation_size - offset);
     }
     // Otherwise (e.g. some virtual-memory mappings) the driver cannot tell the range; trust the caller.
-    std::shared_ptr<Buffer> wrapped(new (std::nothrow) Buffer(std::move(context), address, size, false));
+    std::shared_ptr<Buffer> wrapped(new (std::nothrow) Buffer(std::move(context), address, size, Memory::Borrowed));
     if (!wrapped) return fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory", "could not allocate a buffer object");
     *out = std::move(wrapped);
     return CUABI_SUCCESS;
@@ -104,7 +115,7 @@ Status Buffer::wrap(std::shared_ptr<Context> context, CUdeviceptr address, size_
 
 Status Buffer::view(std::shared_ptr<Context> context, CUdeviceptr address, size_t size,
                     std::shared_ptr<const void> owner, std::shared_ptr<Buffer>* out) {
-    std::shared_ptr<Buffer> viewed(new (std::nothrow) Buffer(std::move(context), address, size, false));
+    std::shared_ptr<Buffer> viewed(new (std::nothrow) Buffer(std::move(context), address, size, Memory::Borrowed));
     if (!viewed) return fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory", "could not allocate a buffer object");
     viewed->owner_ = std::move(owner);
     *out = std::move(viewed);
@@ -112,7 +123,9 @@ Status Buffer::view(std::shared_ptr<Context> context, CUdeviceptr address, size_
 }
 
 Buffer::~Buffer() {
-    if (!owned_) return;
+    // Borrowed memory is its owner's; a graph's allocation exists only between a replay and its
+    // free, which cuabi cannot see, so freeing the address could free a later replay's memory.
+    if (memory_ == Memory::Borrowed || memory_ == Memory::Released || memory_ == Memory::GraphAllocated) return;
     buffer_directory::remove(this);
     // cuMemFree needs a current context on this thread; a destructor cannot report failures.
     if (context_->make_current() == CUABI_SUCCESS) context_->api().cuMemFree(address_);

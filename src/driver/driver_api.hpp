@@ -52,6 +52,16 @@
     X(cuMemAlloc)                             \
     X(cuMemFree)                              \
     X(cuMemGetAddressRange)                   \
+    X(cuMemAllocManaged)                      \
+    X(cuMemAllocAsync)                        \
+    X(cuMemAllocFromPoolAsync)                \
+    X(cuMemFreeAsync)                         \
+    X(cuMemPoolCreate)                        \
+    X(cuMemPoolDestroy)                       \
+    X(cuMemPoolSetAttribute)                  \
+    X(cuMemPoolGetAttribute)                  \
+    X(cuMemPoolTrimTo)                        \
+    X(cuDeviceGetDefaultMemPool)              \
     X(cuMemHostAlloc)                         \
     X(cuMemFreeHost)                          \
     X(cuMemHostRegister)                      \
@@ -111,15 +121,23 @@
 //   kernel names listed when a module lookup finds no kernel of the name asked for.
 //   cuLogsCurrent, cuLogsDumpToMemory (CUDA 12.9): the driver's error log quoted in messages
 //   (driver/driver_log.hpp); without them messages carry only the CUresult.
+//   cuMemPrefetchAsync, cuMemAdvise: their CUmemLocation ABI came with CUDA 12.2; an older driver
+//   hands out the CUdevice ABI under the same name, so callers check the version first
+//   (kManagedLocationDriver).
 #define CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(X) \
     X(cuModuleGetFunctionCount)               \
     X(cuModuleEnumerateFunctions)             \
     X(cuFuncGetParamInfo)                     \
     X(cuFuncGetName)                          \
     X(cuLogsCurrent)                          \
-    X(cuLogsDumpToMemory)
+    X(cuLogsDumpToMemory)                     \
+    X(cuMemPrefetchAsync)                     \
+    X(cuMemAdvise)
 
 namespace cuabi {
+
+// The driver version whose cuMemPrefetchAsync and cuMemAdvise take a CUmemLocation (CUDA 12.2).
+constexpr int kManagedLocationDriver = 12020;
 
 // The prototype of the function cuGetProcAddress returns for an entry point at CUDA_VERSION: its
 // newest ABI. cuda.h declares that ABI under the plain name for almost every entry point

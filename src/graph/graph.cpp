@@ -4,6 +4,7 @@
 
 #include "core/deferred_release.hpp"
 #include "graph/capture.hpp"
+#include "graph/memory_nodes.hpp"
 #include "graph/node_kind.hpp"
 #include "range/ranges.hpp"
 
@@ -145,6 +146,8 @@ Status Graph::launch(const Stream& stream) {
         Counters::bump(counters_->graph_launches);
         return CUABI_SUCCESS;
     }
+    if (Status refused = unfreed_allocation_refusal(result, nodes_, flags_, context_->ordinal()))
+        return end_capture_after_failure(&stream, refused);
     fail_cu(result, "cuGraphLaunch",
             "if the error is sticky (CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_FAILED) an earlier kernel "
             "faulted and the context must be recreated; otherwise check the stream",
@@ -197,6 +200,8 @@ Status Graph::submit_synchronously(bool upload) {
                         : graph_launch_(exec_, CU_STREAM_PER_THREAD);
     }
     const char* operation = upload ? "cuGraphUpload" : "cuGraphLaunch";
+    if (result != CUDA_SUCCESS && !upload)
+        if (Status refused = unfreed_allocation_refusal(result, nodes_, flags_, context_->ordinal())) return refused;
     if (result != CUDA_SUCCESS)
         return fail_cu(result, operation,
                        "if the error is sticky (CUDA_ERROR_ILLEGAL_ADDRESS, CUDA_ERROR_LAUNCH_FAILED) an earlier "

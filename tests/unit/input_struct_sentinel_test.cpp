@@ -65,6 +65,10 @@ cuabi_status register_host(const cuabi_host_memory_options* o) {
     cuabi_host_memory* out = nullptr;
     return cuabi_host_memory_register(nullptr, host, sizeof host, o, &out);
 }
+cuabi_status create_pool(const cuabi_memory_pool_options* o) {
+    cuabi_memory_pool* out = nullptr;
+    return cuabi_memory_pool_create(nullptr, o, &out);
+}
 
 const std::map<std::string, Observation>& observations() {
     static const std::map<std::string, Observation> table = {
@@ -110,6 +114,14 @@ const std::map<std::string, Observation>& observations() {
          {refusal(cuabi_host_memory_options_init, [](auto* o) { o->flags = CUABI_HOST_MEMORY_WRITE_COMBINED; },
                   register_host, CUABI_ERROR_INVALID_ARGUMENT, "asks for write-combined memory"),
           nullptr}},
+        {"cuabi_memory_pool_options.struct_size", {nullptr, "struct_size_test.cpp"}},
+        {"cuabi_memory_pool_options.reserved",
+         {refusal(cuabi_memory_pool_options_init, [](auto* o) { o->reserved = 0x5a; }, create_pool,
+                  CUABI_ERROR_INVALID_ARGUMENT, "reserved is 0x5a"),
+          nullptr}},
+        {"cuabi_memory_pool_options.max_size", {nullptr, "StreamOrderedMemory.PoolMaxSizeBoundsAllocations"}},
+        {"cuabi_memory_pool_options.release_threshold",
+         {nullptr, "StreamOrderedMemory.PoolReleaseThresholdAndTrimShowInItsAttributes"}},
         {"cuabi_launch_config.struct_size", {nullptr, "struct_size_test.cpp"}},
         {"cuabi_launch_config.flags",
          {refusal(cuabi_launch_config_init, [](auto* o) { o->flags = 0x8000; },
@@ -152,6 +164,7 @@ const std::map<std::string, Observation>& observations() {
 // The input structs of the model: options, configs and parameters the caller fills.
 const std::set<std::string> kInputStructs = {"cuabi_context_options", "cuabi_stream_options", "cuabi_event_options",
                                              "cuabi_buffer_options",  "cuabi_host_memory_options",
+                                             "cuabi_memory_pool_options",
                                              "cuabi_launch_config",   "cuabi_graph_options",
                                              "cuabi_graph_memcpy_params"};
 // Covered elsewhere or written by cuabi, not read.

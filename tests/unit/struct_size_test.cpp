@@ -66,9 +66,18 @@ CUABI_CALLS(cuabi_event_options, (void)0, [](void* p) {
     cuabi_event* out = nullptr;
     return cuabi_event_create(nullptr, AS(const cuabi_event_options), &out);
 })
-CUABI_CALLS(cuabi_buffer_options, (void)0, [](void* p) {
-    cuabi_buffer* out = nullptr;
-    return cuabi_buffer_create(nullptr, 16, AS(const cuabi_buffer_options), &out);
+CUABI_CALLS(cuabi_buffer_options, (void)0,
+            [](void* p) {
+                cuabi_buffer* out = nullptr;
+                return cuabi_buffer_create(nullptr, 16, AS(const cuabi_buffer_options), &out);
+            },
+            [](void* p) {
+                cuabi_buffer* out = nullptr;
+                return cuabi_buffer_create_async(nullptr, 16, nullptr, AS(const cuabi_buffer_options), nullptr, &out);
+            })
+CUABI_CALLS(cuabi_memory_pool_options, (void)0, [](void* p) {
+    cuabi_memory_pool* out = nullptr;
+    return cuabi_memory_pool_create(nullptr, AS(const cuabi_memory_pool_options), &out);
 })
 CUABI_CALLS(cuabi_host_memory_options, (void)0,
             [](void* p) {

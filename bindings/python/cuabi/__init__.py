@@ -21,6 +21,9 @@ from .context import Context, DeviceInfo, Event, ImageVerification, Stream, devi
 from .errors import (CompileError, CudaError, CuabiError, DriverError, GeneralError, GraphError, LaunchError,
                      RangeError, status_name)
 from .graph import CAPTURE_MODE_GLOBAL, CAPTURE_MODE_RELAXED, CAPTURE_MODE_THREAD_LOCAL, Capture, Graph
+from .memory import (ADVICE_SET_ACCESSED_BY, ADVICE_SET_PREFERRED_LOCATION, ADVICE_SET_READ_MOSTLY,
+                     ADVICE_UNSET_ACCESSED_BY, ADVICE_UNSET_PREFERRED_LOCATION, ADVICE_UNSET_READ_MOSTLY,
+                     LOCATION_HOST, MemoryPool)
 from .kernel import (LAUNCH_COOPERATIVE, LAUNCH_PRIORITY, LAUNCH_PROGRAMMATIC_DEPENDENT, LAUNCH_SYNCHRONIZE, Kernel,
                      LaunchConfig, Launcher)
 from .ranges import Range, pop, push, range
@@ -47,6 +50,8 @@ def from_dlpack(obj: object, context: Context) -> Buffer:
 
 
 __all__ = [
+    "ADVICE_SET_ACCESSED_BY", "ADVICE_SET_PREFERRED_LOCATION", "ADVICE_SET_READ_MOSTLY", "ADVICE_UNSET_ACCESSED_BY",
+    "ADVICE_UNSET_PREFERRED_LOCATION", "ADVICE_UNSET_READ_MOSTLY", "LOCATION_HOST", "MemoryPool",
     "Buffer", "CAPTURE_MODE_GLOBAL", "CAPTURE_MODE_RELAXED", "CAPTURE_MODE_THREAD_LOCAL", "Capture", "CompileError",
     "Context", "CudaError", "CuabiError", "DeviceInfo", "DriverError", "Event", "GeneralError", "Graph", "GraphError",
     "IMAGE_CUBIN", "IMAGE_FATBIN", "IMAGE_PTX", "ImageVerification", "Kernel", "LAUNCH_BATCH_MAX_ITEMS",

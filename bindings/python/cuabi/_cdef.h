@@ -49,6 +49,7 @@ typedef int32_t cuabi_status ;
 #define CUABI_ERROR_CAPTURE 80
 #define CUABI_ERROR_GRAPH_NODE 81
 #define CUABI_ERROR_GRAPH_UPDATE 82
+#define CUABI_ERROR_GRAPH_MEMORY 83
 #define CUABI_ERROR_RANGE 100
  const char* cuabi_status_name(cuabi_status status);
  const char* cuabi_last_error_message(void);
@@ -64,6 +65,7 @@ typedef struct cuabi_kernel cuabi_kernel;
 typedef struct cuabi_graph cuabi_graph;
 typedef struct cuabi_range cuabi_range;
 typedef struct cuabi_host_memory cuabi_host_memory ;
+typedef struct cuabi_memory_pool cuabi_memory_pool ;
 typedef struct cuabi_device_info {
     uint32_t struct_size;
     int32_t ordinal;
@@ -204,6 +206,43 @@ typedef struct cuabi_host_memory_options {
  cuabi_status cuabi_host_memory_get_pointer(cuabi_host_memory* memory, void** out_pointer) ;
  cuabi_status cuabi_host_memory_get_size(cuabi_host_memory* memory, size_t* out_size) ;
  cuabi_status cuabi_host_memory_get_device_address(cuabi_host_memory* memory, uint64_t* out_address) ;
+typedef int32_t cuabi_location ;
+#define CUABI_LOCATION_HOST -1
+typedef int32_t cuabi_advice ;
+#define CUABI_ADVICE_SET_READ_MOSTLY 1
+#define CUABI_ADVICE_UNSET_READ_MOSTLY 2
+#define CUABI_ADVICE_SET_PREFERRED_LOCATION 3
+#define CUABI_ADVICE_UNSET_PREFERRED_LOCATION 4
+#define CUABI_ADVICE_SET_ACCESSED_BY 5
+#define CUABI_ADVICE_UNSET_ACCESSED_BY 6
+typedef uint32_t cuabi_managed_flags ;
+#define CUABI_MANAGED_DEFAULT 0x0u
+#define CUABI_MANAGED_ATTACH_HOST 0x1u
+typedef int32_t cuabi_memory_pool_attribute ;
+#define CUABI_MEMORY_POOL_RELEASE_THRESHOLD 1
+#define CUABI_MEMORY_POOL_RESERVED_CURRENT 2
+#define CUABI_MEMORY_POOL_RESERVED_HIGH 3
+#define CUABI_MEMORY_POOL_USED_CURRENT 4
+#define CUABI_MEMORY_POOL_USED_HIGH 5
+typedef struct cuabi_memory_pool_options {
+    uint32_t struct_size;
+    uint32_t reserved;
+    uint64_t max_size;
+    uint64_t release_threshold;
+} cuabi_memory_pool_options;
+ cuabi_status cuabi_memory_pool_options_init(uint32_t struct_size, cuabi_memory_pool_options* out_options) ;
+ cuabi_status cuabi_memory_pool_create(cuabi_context* context, const cuabi_memory_pool_options* options, cuabi_memory_pool** out_pool) ;
+ cuabi_status cuabi_memory_pool_get_default(cuabi_context* context, cuabi_memory_pool** out_pool) ;
+ void cuabi_memory_pool_destroy( cuabi_memory_pool* pool) ;
+ cuabi_status cuabi_memory_pool_set_release_threshold(cuabi_memory_pool* pool, uint64_t bytes) ;
+ cuabi_status cuabi_memory_pool_trim(cuabi_memory_pool* pool, uint64_t min_bytes_to_keep) ;
+ cuabi_status cuabi_memory_pool_get_attribute(cuabi_memory_pool* pool, cuabi_memory_pool_attribute attribute, uint64_t* out_value) ;
+ cuabi_status cuabi_buffer_create_async(cuabi_context* context, size_t size, cuabi_memory_pool* pool, const cuabi_buffer_options* options, cuabi_stream* stream, cuabi_buffer** out_buffer) ;
+ cuabi_status cuabi_buffer_free_async( cuabi_buffer* buffer, cuabi_stream* stream) ;
+ cuabi_status cuabi_buffer_create_managed(cuabi_context* context, size_t size, uint32_t flags, cuabi_buffer** out_buffer) ;
+ cuabi_status cuabi_buffer_get_host_pointer(cuabi_buffer* buffer, void** out_pointer) ;
+ cuabi_status cuabi_buffer_prefetch(cuabi_buffer* buffer, size_t offset, size_t size, cuabi_location location, cuabi_stream* stream) ;
+ cuabi_status cuabi_buffer_advise(cuabi_buffer* buffer, size_t offset, size_t size, cuabi_advice advice, cuabi_location location) ;
 typedef int32_t cuabi_image_kind ;
 #define CUABI_IMAGE_PTX 1
 #define CUABI_IMAGE_CUBIN 2
@@ -594,6 +633,19 @@ typedef void (*PFN_cuabi_host_memory_destroy)(cuabi_host_memory* memory);
 typedef cuabi_status (*PFN_cuabi_host_memory_get_pointer)(cuabi_host_memory* memory, void** out_pointer);
 typedef cuabi_status (*PFN_cuabi_host_memory_get_size)(cuabi_host_memory* memory, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_host_memory_get_device_address)(cuabi_host_memory* memory, uint64_t* out_address);
+typedef cuabi_status (*PFN_cuabi_memory_pool_options_init)(uint32_t struct_size, cuabi_memory_pool_options* out_options);
+typedef cuabi_status (*PFN_cuabi_memory_pool_create)(cuabi_context* context, const cuabi_memory_pool_options* options, cuabi_memory_pool** out_pool);
+typedef cuabi_status (*PFN_cuabi_memory_pool_get_default)(cuabi_context* context, cuabi_memory_pool** out_pool);
+typedef void (*PFN_cuabi_memory_pool_destroy)(cuabi_memory_pool* pool);
+typedef cuabi_status (*PFN_cuabi_memory_pool_set_release_threshold)(cuabi_memory_pool* pool, uint64_t bytes);
+typedef cuabi_status (*PFN_cuabi_memory_pool_trim)(cuabi_memory_pool* pool, uint64_t min_bytes_to_keep);
+typedef cuabi_status (*PFN_cuabi_memory_pool_get_attribute)(cuabi_memory_pool* pool, cuabi_memory_pool_attribute attribute, uint64_t* out_value);
+typedef cuabi_status (*PFN_cuabi_buffer_create_async)(cuabi_context* context, size_t size, cuabi_memory_pool* pool, const cuabi_buffer_options* options, cuabi_stream* stream, cuabi_buffer** out_buffer);
+typedef cuabi_status (*PFN_cuabi_buffer_free_async)(cuabi_buffer* buffer, cuabi_stream* stream);
+typedef cuabi_status (*PFN_cuabi_buffer_create_managed)(cuabi_context* context, size_t size, uint32_t flags, cuabi_buffer** out_buffer);
+typedef cuabi_status (*PFN_cuabi_buffer_get_host_pointer)(cuabi_buffer* buffer, void** out_pointer);
+typedef cuabi_status (*PFN_cuabi_buffer_prefetch)(cuabi_buffer* buffer, size_t offset, size_t size, cuabi_location location, cuabi_stream* stream);
+typedef cuabi_status (*PFN_cuabi_buffer_advise)(cuabi_buffer* buffer, size_t offset, size_t size, cuabi_advice advice, cuabi_location location);
 typedef cuabi_status (*PFN_cuabi_compile_options_init)(uint32_t struct_size, cuabi_compile_options* out_options);
 typedef cuabi_status (*PFN_cuabi_module_info_init)(uint32_t struct_size, cuabi_module_info* out_info);
 typedef cuabi_status (*PFN_cuabi_module_compile)(cuabi_context* context, const char* source, const cuabi_compile_options* options, cuabi_module** out_module);

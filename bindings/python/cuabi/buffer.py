@@ -170,6 +170,57 @@ class Buffer(Handle):
     def __dlpack_device__(self) -> Tuple[int, int]:
         return (dlpack.K_DL_CUDA, self.context.device)
 
+    # --- stream-ordered and managed memory ---
+
+    @staticmethod
+    def allocate_async(context: Context, size: int, pool: Any = None, stream: Optional[Stream] = None,
+                       zero: bool = False) -> "Buffer":
+        """`size` bytes allocated in stream order on `stream` (None: done before returning) from
+        `pool` (a MemoryPool; None: the device's default pool). On a capturing stream it becomes a
+        graph memory node. Free it with free_async; close() frees it at once without waiting."""
+        options = _structs.new("cuabi_buffer_options")
+        options.flags = 1 if zero else 0  # CUABI_BUFFER_ZERO
+        out = ffi.new("cuabi_buffer**")
+        check(_library.F.cuabi_buffer_create_async(context._ptr, size, ffi.NULL if pool is None else pool._ptr,
+                                                   options, _stream_ptr(stream), out))
+        return Buffer(context, out[0], pool)
+
+    def free_async(self, stream: Optional[Stream] = None) -> None:
+        """Frees a stream-ordered buffer when `stream` (None: waited for) reaches this point; the
+        Buffer is closed at once. On error it stays open."""
+        check(_library.F.cuabi_buffer_free_async(self._ptr, _stream_ptr(stream)))
+        # The handle died with the free: forget it without destroying it again.
+        self._owned.clear()
+        self._keep = None
+
+    @staticmethod
+    def allocate_managed(context: Context, size: int, attach_host: bool = False) -> "Buffer":
+        """`size` bytes of managed memory: one address for the host (host_view) and the device."""
+        out = ffi.new("cuabi_buffer**")
+        flags = _library.CONSTANTS["CUABI_MANAGED_ATTACH_HOST" if attach_host else "CUABI_MANAGED_DEFAULT"]
+        check(_library.F.cuabi_buffer_create_managed(context._ptr, size, flags, out))
+        return Buffer(context, out[0])
+
+    def host_view(self) -> memoryview:
+        """A managed buffer's bytes at their host address (numpy.frombuffer takes it), valid while
+        the Buffer is open; touching them races with kernels that use it."""
+        pointer = ffi.new("void**")
+        check(_library.F.cuabi_buffer_get_host_pointer(self._ptr, pointer))
+        return memoryview(ffi.buffer(ffi.cast("char*", pointer[0]), self.size))
+
+    def prefetch(self, location: int, offset: int = 0, size: Optional[int] = None,
+                 stream: Optional[Stream] = None) -> None:
+        """Migrates managed bytes to `location` (a device ordinal or LOCATION_HOST) on `stream`
+        (None: done before returning)."""
+        count = self.size - offset if size is None else size
+        check(_library.F.cuabi_buffer_prefetch(self._ptr, offset, count, location, _stream_ptr(stream)))
+
+    def advise(self, advice: int, location: int = 0, offset: int = 0, size: Optional[int] = None) -> None:
+        """Tells the driver how managed bytes are used (an ADVICE_* constant; the location is a
+        device ordinal or LOCATION_HOST, ignored by the read-mostly advice)."""
+        count = self.size - offset if size is None else size
+        check(_library.F.cuabi_buffer_advise(self._ptr, offset, count, advice, location))
+
 
 class _Deleting:
     """Hands an imported DLPack tensor back to its producer when the wrapping Buffer is destroyed."""

@@ -18,6 +18,7 @@ const slices = @import("slices.zig");
 const Library = @import("Library.zig");
 const Context = @import("Context.zig");
 const Stream = @import("Stream.zig");
+const MemoryPool = @import("MemoryPool.zig");
 
 const Buffer = @This();
 const Error = errors.Error;
@@ -113,6 +114,64 @@ pub fn fill(self: Buffer, value: anytype, range: Fill) Error!void {
     const bits: u32 = @as(Bits, @bitCast(value));
     const count = range.count orelse (try self.size() -| range.offset) / @sizeOf(T);
     return self.lib.call("cuabi_buffer_fill", .{ self.handle, range.offset, bits, @as(u32, @sizeOf(T)), count, streamHandle(range.stream) });
+}
+
+/// Where and how `createAsync` allocates.
+pub const AsyncOptions = struct {
+    /// Null: the device's default pool.
+    pool: ?MemoryPool = null,
+    /// Null: the calling thread's per-thread stream, done before returning. On a stream that
+    /// captures, the allocation becomes a memory node of the graph.
+    stream: ?Stream = null,
+    flags: types.BufferFlags = .{},
+};
+
+/// Allocates `byte_count` bytes in stream order. Free with `freeAsync`; `deinit` frees at once
+/// without waiting for queued work. `error.ContextMismatch` for a pool or stream of another
+/// device, `error.DeviceOutOfMemory` when the device or the pool cannot hold them.
+pub fn createAsync(context: Context, byte_count: usize, options: AsyncOptions) Error!Buffer {
+    const raw: c.cuabi_buffer_options = .{ .struct_size = @sizeOf(c.cuabi_buffer_options), .flags = @bitCast(options.flags) };
+    const pool: ?*c.cuabi_memory_pool = if (options.pool) |p| p.handle else null;
+    var handle: ?*c.cuabi_buffer = null;
+    try context.lib.call("cuabi_buffer_create_async", .{ context.handle, byte_count, pool, &raw, streamHandle(options.stream), &handle });
+    return .{ .lib = context.lib, .handle = handle.? };
+}
+
+/// Frees a stream-ordered buffer when `stream` (null: the per-thread stream, waited for) reaches
+/// this point; the handle is gone at once (do not `deinit` it). On error it stays valid:
+/// `error.InvalidArgument` for memory not allocated in stream order, a buffer a graph keeps
+/// alive, or one allocated outside a capture in progress on `stream`.
+pub fn freeAsync(self: Buffer, stream: ?Stream) Error!void {
+    return self.lib.call("cuabi_buffer_free_async", .{ self.handle, streamHandle(stream) });
+}
+
+/// Allocates `byte_count` bytes of managed memory: one address for the host (`hostBytes`) and
+/// the device. `error.Unsupported` where the device cannot allocate it.
+pub fn createManaged(context: Context, byte_count: usize, flags: types.ManagedFlags) Error!Buffer {
+    var handle: ?*c.cuabi_buffer = null;
+    try context.lib.call("cuabi_buffer_create_managed", .{ context.handle, byte_count, @as(u32, @bitCast(flags)), &handle });
+    return .{ .lib = context.lib, .handle = handle.? };
+}
+
+/// A managed buffer's bytes at their host address, valid until `deinit` (`error.Unsupported` for
+/// device memory). Touching them races with kernels that use the buffer: synchronize first.
+pub fn hostBytes(self: Buffer) Error![]u8 {
+    var out: ?*anyopaque = null;
+    try self.lib.call("cuabi_buffer_get_host_pointer", .{ self.handle, &out });
+    const start: [*]u8 = @ptrCast(out.?);
+    return start[0..try self.size()];
+}
+
+/// Migrates `byte_count` bytes of a managed buffer from `offset` to `to` (a device ordinal as
+/// `@enumFromInt(n)`, or `.host`) on `stream` (null: done before returning).
+pub fn prefetch(self: Buffer, offset: usize, byte_count: usize, to: types.Location, stream: ?Stream) Error!void {
+    return self.lib.call("cuabi_buffer_prefetch", .{ self.handle, offset, byte_count, @intFromEnum(to), streamHandle(stream) });
+}
+
+/// Tells the driver how `byte_count` bytes of a managed buffer from `offset` are used; the
+/// location is ignored by the read-mostly advice.
+pub fn advise(self: Buffer, offset: usize, byte_count: usize, advice: types.Advice, location: types.Location) Error!void {
+    return self.lib.call("cuabi_buffer_advise", .{ self.handle, offset, byte_count, @intFromEnum(advice), @intFromEnum(location) });
 }
 
 fn streamHandle(stream: ?Stream) ?*c.cuabi_stream {

@@ -54,6 +54,7 @@ pub const Error = error{
     Capture,
     GraphNode,
     GraphUpdate,
+    GraphMemory,
     Range,
     UnknownStatus,
 };

@@ -40,6 +40,8 @@ pub const Event = @import("Event.zig");
 pub const Buffer = @import("Buffer.zig");
 /// Page-locked host memory, allocated or registered.
 pub const HostMemory = @import("HostMemory.zig");
+/// A pool for stream-ordered buffers (`Buffer.createAsync`, `Buffer.freeAsync`).
+pub const MemoryPool = @import("MemoryPool.zig");
 /// A compiled or loaded image.
 pub const Module = @import("Module.zig");
 /// A kernel of a loaded module.
@@ -132,6 +134,14 @@ pub const GraphOptions = types.GraphOptions;
 pub const HostMemoryOptions = types.HostMemoryOptions;
 /// Host memory flags.
 pub const HostMemoryFlags = types.HostMemoryFlags;
+/// Where managed memory is prefetched to or advised for (`.host`, or a device ordinal).
+pub const Location = types.Location;
+/// Advice for `Buffer.advise`.
+pub const Advice = types.Advice;
+/// Flags of `Buffer.createManaged`.
+pub const ManagedFlags = types.ManagedFlags;
+/// What `MemoryPool.attribute` reads.
+pub const MemoryPoolAttribute = types.MemoryPoolAttribute;
 /// Graphviz DOT dump flags.
 pub const GraphDotFlags = types.GraphDotFlags;
 /// A CUdevice_attribute, for `Library.deviceAttribute`.

@@ -72,6 +72,60 @@ pub const HostMemoryFlags = packed struct(u32) {
     _reserved: u29 = 0,
 };
 
+/// Where managed memory is prefetched to or advised for: a device ordinal, or this constant
+/// (`CUABI_LOCATION_*`).
+pub const Location = enum(i32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_LOCATION_";
+    /// the host's memory
+    host = -1,
+    _,
+};
+
+/// Advice for a range of managed memory (cuabi_buffer_advise); the values are CUmem_advise's
+/// (`CUABI_ADVICE_*`).
+pub const Advice = enum(i32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_ADVICE_";
+    /// mostly read: devices that read it get a copy
+    set_read_mostly = 1,
+    unset_read_mostly = 2,
+    /// keep the pages at `location` where possible
+    set_preferred_location = 3,
+    unset_preferred_location = 4,
+    /// keep the pages mapped for `location`
+    set_accessed_by = 5,
+    unset_accessed_by = 6,
+    _,
+};
+
+/// Managed buffer flags (cuabi_buffer_create_managed) (`CUABI_MANAGED_*`).
+pub const ManagedFlags = packed struct(u32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_MANAGED_";
+    /// attached to the host until a stream attaches it; on devices without concurrent managed
+    /// access only the host may touch it meanwhile
+    attach_host: bool = false,
+    _reserved: u31 = 0,
+};
+
+/// What cuabi_memory_pool_get_attribute reads; each a byte count (`CUABI_MEMORY_POOL_*`).
+pub const MemoryPoolAttribute = enum(i32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_MEMORY_POOL_";
+    /// memory kept on synchronization before giving it back
+    release_threshold = 1,
+    /// memory the pool holds from the system now
+    reserved_current = 2,
+    /// the most it held since the pool was made
+    reserved_high = 3,
+    /// memory allocated to buffers now
+    used_current = 4,
+    /// the most allocated since the pool was made
+    used_high = 5,
+    _,
+};
+
 /// Image kinds: what a module was loaded from (cuabi_module_info.image_kind) (`CUABI_IMAGE_*`).
 pub const ImageKind = enum(i32) {
     /// The header prefix of the values.
@@ -281,10 +335,10 @@ pub const SettingSource = enum(i32) {
 };
 
 /// Every enumeration above, for the tests that compare them with the header.
-pub const enumerations = .{ ImageVerification, ImageKind, Tristate, ModuleOrigin, KernelAttribute, CachePreference, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource };
+pub const enumerations = .{ ImageVerification, Location, Advice, MemoryPoolAttribute, ImageKind, Tristate, ModuleOrigin, KernelAttribute, CachePreference, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource };
 
 /// Every flag set above, for the tests that compare them with the header.
-pub const flag_sets = .{ StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, CompileFlags, LaunchFlags, GraphFlags, GraphUpdateFlags, GraphDotFlags };
+pub const flag_sets = .{ StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, ManagedFlags, CompileFlags, LaunchFlags, GraphFlags, GraphUpdateFlags, GraphDotFlags };
 // ---- end of GENERATED ----
 
 /// One attribute `Kernel.setAttribute` sets, with its value: `.{ .cache_config = .shared }`.

@@ -25,17 +25,21 @@ var goFamilies = map[string]goFamily{
 	"cuabi_capture_mode": {"CaptureMode", "Capture", "Stream.Capture and Stream.BeginCapture. In Go prefer CaptureThreadLocal or " +
 		"CaptureRelaxed: finalizers run on other threads at any time, and under CaptureGlobal one that frees " +
 		"device memory during the capture invalidates it"},
-	"cuabi_capture_status":     {"CaptureStatus", "Capture", "Stream.CaptureStatus"},
-	"cuabi_graph_node_kind":    {"NodeKind", "Node", "NodeInfo.Kind"},
-	"cuabi_nvrtc_state":        {"NVRTCState", "NVRTC", "CacheStats.NVRTCState"},
-	"cuabi_setting_source":     {"SettingSource", "SetBy", "DriverJITCacheInfo"},
-	"cuabi_event_flags":        {"EventFlags", "Event", "EventOptions.Flags"},
-	"cuabi_buffer_flags":       {"BufferFlags", "Buffer", "BufferOptions.Flags"},
-	"cuabi_host_memory_flags":  {"HostMemoryFlags", "HostMemory", "NewPinnedHostMemory, HostMemory.Pin"},
-	"cuabi_compile_flags":      {"CompileFlags", "Compile", "CompileOptions.Flags"},
-	"cuabi_launch_flags":       {"LaunchFlags", "Launch", "LaunchConfig.Flags"},
-	"cuabi_graph_flags":        {"GraphFlags", "Graph", "GraphOptions.Flags"},
-	"cuabi_graph_update_flags": {"GraphUpdateFlags", "GraphUpdate", "Graph.Recapture, Stream.EndCaptureUpdate"},
+	"cuabi_capture_status":        {"CaptureStatus", "Capture", "Stream.CaptureStatus"},
+	"cuabi_graph_node_kind":       {"NodeKind", "Node", "NodeInfo.Kind"},
+	"cuabi_nvrtc_state":           {"NVRTCState", "NVRTC", "CacheStats.NVRTCState"},
+	"cuabi_setting_source":        {"SettingSource", "SetBy", "DriverJITCacheInfo"},
+	"cuabi_event_flags":           {"EventFlags", "Event", "EventOptions.Flags"},
+	"cuabi_buffer_flags":          {"BufferFlags", "Buffer", "BufferOptions.Flags"},
+	"cuabi_host_memory_flags":     {"HostMemoryFlags", "HostMemory", "NewPinnedHostMemory, HostMemory.Pin"},
+	"cuabi_compile_flags":         {"CompileFlags", "Compile", "CompileOptions.Flags"},
+	"cuabi_launch_flags":          {"LaunchFlags", "Launch", "LaunchConfig.Flags"},
+	"cuabi_graph_flags":           {"GraphFlags", "Graph", "GraphOptions.Flags"},
+	"cuabi_graph_update_flags":    {"GraphUpdateFlags", "GraphUpdate", "Graph.Recapture, Stream.EndCaptureUpdate"},
+	"cuabi_location":              {"Location", "Location", "Buffer.Prefetch, Buffer.Advise; a device ordinal is Location(n)"},
+	"cuabi_advice":                {"Advice", "Advice", "Buffer.Advise"},
+	"cuabi_managed_flags":         {"ManagedFlags", "Managed", "Context.NewManagedBuffer"},
+	"cuabi_memory_pool_attribute": {"PoolAttribute", "Pool", "MemoryPool.Attribute"},
 }
 
 // Words Go spells as initialisms.

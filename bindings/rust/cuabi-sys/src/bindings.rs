@@ -18,6 +18,14 @@ pub type cuabi_event_flags = u32;
 pub type cuabi_buffer_flags = u32;
 /// Host memory flags (cuabi_host_memory_options.flags).
 pub type cuabi_host_memory_flags = u32;
+/// Where managed memory is prefetched to or advised for: a device ordinal, or this constant.
+pub type cuabi_location = i32;
+/// Advice for a range of managed memory (cuabi_buffer_advise); the values are CUmem_advise's.
+pub type cuabi_advice = i32;
+/// Managed buffer flags (cuabi_buffer_create_managed).
+pub type cuabi_managed_flags = u32;
+/// What cuabi_memory_pool_get_attribute reads; each a byte count.
+pub type cuabi_memory_pool_attribute = i32;
 /// Image kinds: what a module was loaded from (cuabi_module_info.image_kind).
 pub type cuabi_image_kind = i32;
 /// Compile flags (cuabi_compile_options.flags).
@@ -101,6 +109,8 @@ pub const CUABI_ERROR_LAUNCH_FAILED: cuabi_status = 68;
 pub const CUABI_ERROR_CAPTURE: cuabi_status = 80;
 pub const CUABI_ERROR_GRAPH_NODE: cuabi_status = 81;
 pub const CUABI_ERROR_GRAPH_UPDATE: cuabi_status = 82;
+/// since 1.2: a replay while the graph's allocation from the last one is unfreed
+pub const CUABI_ERROR_GRAPH_MEMORY: cuabi_status = 83;
 pub const CUABI_ERROR_RANGE: cuabi_status = 100;
 /// $CUABI_IMAGE_VERIFY (untrusted, all, none), else UNTRUSTED
 pub const CUABI_IMAGE_VERIFY_DEFAULT: cuabi_image_verification = 0;
@@ -126,6 +136,32 @@ pub const CUABI_HOST_MEMORY_PORTABLE: cuabi_host_memory_flags = 1;
 pub const CUABI_HOST_MEMORY_DEVICE_MAPPED: cuabi_host_memory_flags = 2;
 /// allocation only: faster for the GPU to read across the bus, very slow for the CPU to read
 pub const CUABI_HOST_MEMORY_WRITE_COMBINED: cuabi_host_memory_flags = 4;
+/// the host's memory
+pub const CUABI_LOCATION_HOST: cuabi_location = -1;
+/// mostly read: devices that read it get a copy
+pub const CUABI_ADVICE_SET_READ_MOSTLY: cuabi_advice = 1;
+pub const CUABI_ADVICE_UNSET_READ_MOSTLY: cuabi_advice = 2;
+/// keep the pages at `location` where possible
+pub const CUABI_ADVICE_SET_PREFERRED_LOCATION: cuabi_advice = 3;
+pub const CUABI_ADVICE_UNSET_PREFERRED_LOCATION: cuabi_advice = 4;
+/// keep the pages mapped for `location`
+pub const CUABI_ADVICE_SET_ACCESSED_BY: cuabi_advice = 5;
+pub const CUABI_ADVICE_UNSET_ACCESSED_BY: cuabi_advice = 6;
+/// attached globally: any stream of any device may access it
+pub const CUABI_MANAGED_DEFAULT: cuabi_managed_flags = 0;
+/// attached to the host until a stream attaches it; on devices without concurrent managed access only the host may
+/// touch it meanwhile
+pub const CUABI_MANAGED_ATTACH_HOST: cuabi_managed_flags = 1;
+/// memory kept on synchronization before giving it back
+pub const CUABI_MEMORY_POOL_RELEASE_THRESHOLD: cuabi_memory_pool_attribute = 1;
+/// memory the pool holds from the system now
+pub const CUABI_MEMORY_POOL_RESERVED_CURRENT: cuabi_memory_pool_attribute = 2;
+/// the most it held since the pool was made
+pub const CUABI_MEMORY_POOL_RESERVED_HIGH: cuabi_memory_pool_attribute = 3;
+/// memory allocated to buffers now
+pub const CUABI_MEMORY_POOL_USED_CURRENT: cuabi_memory_pool_attribute = 4;
+/// the most allocated since the pool was made
+pub const CUABI_MEMORY_POOL_USED_HIGH: cuabi_memory_pool_attribute = 5;
 /// PTX text (NUL-terminated), JIT-compiled by the driver at load
 pub const CUABI_IMAGE_PTX: cuabi_image_kind = 1;
 /// an ELF binary for one GPU architecture: loads without a JIT
@@ -282,6 +318,11 @@ pub struct cuabi_range {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct cuabi_host_memory {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct cuabi_memory_pool {
     _unused: [u8; 0],
 }
 /// Facts about one device: identity, memory and every limit a launch is validated against. An output struct:
@@ -1546,6 +1587,99 @@ fn bindgen_test_layout_cuabi_host_memory_options() {
         );
     }
     test_field_flags();
+}
+/// Options for cuabi_memory_pool_create().
+#[repr(C)]
+pub struct cuabi_memory_pool_options {
+    /// sizeof(cuabi_memory_pool_options)
+    pub struct_size: u32,
+    /// 0
+    pub reserved: u32,
+    /// the most the pool may hold, in bytes; 0 (default): the driver's limit
+    pub max_size: u64,
+    /// bytes kept when a synchronization finds them unused; default 0
+    pub release_threshold: u64,
+}
+#[test]
+fn bindgen_test_layout_cuabi_memory_pool_options() {
+    assert_eq!(
+        ::std::mem::size_of::<cuabi_memory_pool_options>(),
+        24usize,
+        concat!("Size of: ", stringify!(cuabi_memory_pool_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<cuabi_memory_pool_options>(),
+        8usize,
+        concat!("Alignment of ", stringify!(cuabi_memory_pool_options))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_memory_pool_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_memory_pool_options),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_memory_pool_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_memory_pool_options),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_max_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_memory_pool_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_size) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_memory_pool_options),
+                "::",
+                stringify!(max_size)
+            )
+        );
+    }
+    test_field_max_size();
+    fn test_field_release_threshold() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_memory_pool_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).release_threshold) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_memory_pool_options),
+                "::",
+                stringify!(release_threshold)
+            )
+        );
+    }
+    test_field_release_threshold();
 }
 /// Options for cuabi_module_compile() and cuabi_module_compile_offline(). Fill with cuabi_compile_options_init(): the
 /// tri-state fields default to -1, so a zero-filled struct asks for "off" rather than "default". Arrays are (pointer,
@@ -4822,6 +4956,125 @@ pub type PFN_cuabi_host_memory_get_size = ::std::option::Option<
 /// CUABI_ERROR_UNSUPPORTED unless created or registered with CUABI_HOST_MEMORY_DEVICE_MAPPED.
 pub type PFN_cuabi_host_memory_get_device_address = ::std::option::Option<
     unsafe extern "C" fn(memory: *mut cuabi_host_memory, out_address: *mut u64) -> cuabi_status,
+>;
+/// Since 1.2. Fills \*out_options with defaults.
+pub type PFN_cuabi_memory_pool_options_init = ::std::option::Option<
+    unsafe extern "C" fn(
+        struct_size: u32,
+        out_options: *mut cuabi_memory_pool_options,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Creates a memory pool of device memory on `context`'s device (cuMemPoolCreate).
+/// CUABI_ERROR_INVALID_ARGUMENT for a non-zero reserved field, CUABI_ERROR_UNSUPPORTED when the device has no
+/// stream-ordered allocator. The caller owns \*out_pool.
+pub type PFN_cuabi_memory_pool_create = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut cuabi_context,
+        options: *const cuabi_memory_pool_options,
+        out_pool: *mut *mut cuabi_memory_pool,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. A handle on the device's default pool (the one cuabi_buffer_create_async uses for a NULL pool).
+/// CUABI_ERROR_UNSUPPORTED as for _create. The caller owns \*out_pool; destroying it leaves the driver's pool as it is.
+/// Each call returns a new handle.
+pub type PFN_cuabi_memory_pool_get_default = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut cuabi_context,
+        out_pool: *mut *mut cuabi_memory_pool,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Releases the handle; a created pool is destroyed once no buffer of it is left.
+pub type PFN_cuabi_memory_pool_destroy =
+    ::std::option::Option<unsafe extern "C" fn(pool: *mut cuabi_memory_pool)>;
+/// Since 1.2. How many unused bytes the pool keeps when a stream, event or context synchronization finds memory free
+/// (CU_MEMPOOL_ATTR_RELEASE_THRESHOLD; UINT64_MAX: all).
+pub type PFN_cuabi_memory_pool_set_release_threshold = ::std::option::Option<
+    unsafe extern "C" fn(pool: *mut cuabi_memory_pool, bytes: u64) -> cuabi_status,
+>;
+/// Since 1.2. Gives memory the pool holds unused back to the system until it holds at most `min_bytes_to_keep` reserved
+/// bytes (memory in use by buffers stays).
+pub type PFN_cuabi_memory_pool_trim = ::std::option::Option<
+    unsafe extern "C" fn(pool: *mut cuabi_memory_pool, min_bytes_to_keep: u64) -> cuabi_status,
+>;
+/// Since 1.2. Reads a CUABI_MEMORY_POOL_\* attribute (bytes). CUABI_ERROR_INVALID_ARGUMENT for another attribute.
+pub type PFN_cuabi_memory_pool_get_attribute = ::std::option::Option<
+    unsafe extern "C" fn(
+        pool: *mut cuabi_memory_pool,
+        attribute: cuabi_memory_pool_attribute,
+        out_value: *mut u64,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Allocates `size` bytes in stream order on `stream` (NULL: the calling thread's per-thread stream, and the
+/// call returns once the allocation is done) from `pool` (NULL: the device's default pool). Options as for
+/// cuabi_buffer_create (CUABI_BUFFER_ZERO fills on the stream). On a stream that captures, the allocation becomes a
+/// graph memory node (see above). CUABI_ERROR_INVALID_ARGUMENT for size 0 or unknown flags,
+/// CUABI_ERROR_CONTEXT_MISMATCH for a pool or stream of another device, CUABI_ERROR_DEVICE_OUT_OF_MEMORY when the
+/// device or the pool's max_size cannot hold it, CUABI_ERROR_UNSUPPORTED without a stream-ordered allocator. The caller
+/// owns \*out_buffer; it keeps the pool alive.
+pub type PFN_cuabi_buffer_create_async = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut cuabi_context,
+        size: usize,
+        pool: *mut cuabi_memory_pool,
+        options: *const cuabi_buffer_options,
+        stream: *mut cuabi_stream,
+        out_buffer: *mut *mut cuabi_buffer,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Frees a stream-ordered buffer when `stream` (NULL: the per-thread stream, waited for) reaches this point,
+/// and destroys the handle now: later calls with it return CUABI_ERROR_INVALID_HANDLE. On failure the handle stays
+/// valid. CUABI_ERROR_INVALID_ARGUMENT for a buffer not made by cuabi_buffer_create_async, one a graph keeps alive, or
+/// a buffer allocated outside a capture freed on a capturing stream; CUABI_ERROR_CONTEXT_MISMATCH for a stream of
+/// another device.
+pub type PFN_cuabi_buffer_free_async = ::std::option::Option<
+    unsafe extern "C" fn(buffer: *mut cuabi_buffer, stream: *mut cuabi_stream) -> cuabi_status,
+>;
+/// Since 1.2. Allocates `size` bytes of managed memory (cuMemAllocManaged) with CUABI_MANAGED_\* `flags`.
+/// CUABI_ERROR_INVALID_ARGUMENT for size 0 or unknown flags, CUABI_ERROR_DEVICE_OUT_OF_MEMORY for more than the device
+/// holds, CUABI_ERROR_UNSUPPORTED when the device cannot allocate managed memory. The caller owns \*out_buffer (freed
+/// on destroy).
+pub type PFN_cuabi_buffer_create_managed = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut cuabi_context,
+        size: usize,
+        flags: u32,
+        out_buffer: *mut *mut cuabi_buffer,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. The host address of a managed buffer (the same bytes as its device address); the host may read and write
+/// them while no kernel that can reach them runs (or at any time on devices with concurrent managed access).
+/// CUABI_ERROR_UNSUPPORTED for a buffer that is not managed.
+pub type PFN_cuabi_buffer_get_host_pointer = ::std::option::Option<
+    unsafe extern "C" fn(
+        buffer: *mut cuabi_buffer,
+        out_pointer: *mut *mut ::std::os::raw::c_void,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Migrates bytes \[offset, offset + size) of a managed buffer to `location` (a device ordinal or
+/// CUABI_LOCATION_HOST) on `stream` (NULL: per-thread stream, waited for). Size 0 does nothing. CUABI_ERROR_UNSUPPORTED
+/// for a buffer that is not managed or a device without concurrent managed access, CUABI_ERROR_OUT_OF_BOUNDS past the
+/// buffer, CUABI_ERROR_INVALID_DEVICE for a location that is no device, CUABI_ERROR_CONTEXT_MISMATCH for a stream of
+/// another device.
+pub type PFN_cuabi_buffer_prefetch = ::std::option::Option<
+    unsafe extern "C" fn(
+        buffer: *mut cuabi_buffer,
+        offset: usize,
+        size: usize,
+        location: cuabi_location,
+        stream: *mut cuabi_stream,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Gives CUABI_ADVICE_\* `advice` for bytes \[offset, offset + size) of a managed buffer; `location` (a
+/// device ordinal or CUABI_LOCATION_HOST) is ignored by the READ_MOSTLY advice. Size 0 does nothing.
+/// CUABI_ERROR_INVALID_ARGUMENT for unknown advice, other errors as for cuabi_buffer_prefetch.
+pub type PFN_cuabi_buffer_advise = ::std::option::Option<
+    unsafe extern "C" fn(
+        buffer: *mut cuabi_buffer,
+        offset: usize,
+        size: usize,
+        advice: cuabi_advice,
+        location: cuabi_location,
+    ) -> cuabi_status,
 >;
 /// Fills \*out_options with defaults (the tri-states to CUABI_TRISTATE_DEFAULT, everything else 0/NULL).
 pub type PFN_cuabi_compile_options_init = ::std::option::Option<

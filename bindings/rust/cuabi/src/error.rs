@@ -129,6 +129,8 @@ statuses! {
     GraphNode = CUABI_ERROR_GRAPH_NODE,
     /// The driver refused a graph update.
     GraphUpdate = CUABI_ERROR_GRAPH_UPDATE,
+    /// A replay refused while the graph's allocation from an earlier replay is still unfreed.
+    GraphMemory = CUABI_ERROR_GRAPH_MEMORY,
     /// A range popped without a push, or ended twice.
     Range = CUABI_ERROR_RANGE,
 }

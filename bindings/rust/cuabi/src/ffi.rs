@@ -138,6 +138,7 @@ versioned! {
     cuabi_event_options => cuabi_event_options_init,
     cuabi_buffer_options => cuabi_buffer_options_init,
     cuabi_host_memory_options => cuabi_host_memory_options_init,
+    cuabi_memory_pool_options => cuabi_memory_pool_options_init,
     cuabi_compile_options => cuabi_compile_options_init,
     cuabi_module_info => cuabi_module_info_init,
     cuabi_kernel_attributes => cuabi_kernel_attributes_init,

@@ -65,6 +65,9 @@
 //! # Since 1.1
 //!
 //! - [`device_attribute`]: any `CUdevice_attribute` ([`DeviceAttribute`]) without a context.
+//! - [`MemoryPool`] ([`MemoryPoolOptions`], [`PoolAttribute`]): pools for stream-ordered buffers
+//!   ([`Buffer::new_async`], [`Buffer::free_async`]; graph memory nodes inside a capture), and
+//!   managed buffers ([`Buffer::managed`], [`Buffer::prefetch`] to a [`Location`], [`Buffer::advise`])
 //! - [`HostMemory`]: pinned host memory as a slice, allocated or registered
 //!   ([`HostMemoryOptions`]: portable, device-mapped for zero-copy kernels, write-combined); with
 //!   it, stream transfers overlap with other streams' kernels.
@@ -112,6 +115,7 @@ mod host_memory;
 mod kernel;
 mod launch;
 mod library;
+mod memory;
 mod module;
 pub mod nvrtc;
 pub mod ranges;
@@ -132,6 +136,7 @@ pub use host_memory::{HostMemory, HostMemoryOptions};
 pub use kernel::{BlockSizeSuggestion, CachePreference, Carveout, Kernel, KernelAttribute, KernelAttributes};
 pub use launch::{Dim3, KernelArg, LaunchConfig, PackedArgs, Param};
 pub use library::{abi_version, driver_version, library_path, load, raw_api, version, Version, BINDING_VERSION};
+pub use memory::{Advice, Location, ManagedAttach, MemoryPool, MemoryPoolOptions, PoolAttribute};
 pub use module::{last_compile_log, ImageKind, Module, ModuleInfo, Origin};
 pub use ranges::{range, range_in, Range, RangeGuard};
 pub use stream::Stream;

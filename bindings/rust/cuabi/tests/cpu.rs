@@ -397,3 +397,29 @@ fn packed_arguments_are_checked_against_the_layout() {
     assert_eq!(args.set_all(&[&1.0f32]).unwrap_err().status(), Status::ArgumentCount);
     assert!(PackedArgs::new(Vec::new()).is_empty());
 }
+
+#[test]
+fn memory_calls_refuse_forged_handles_and_unknown_values() {
+    let api = cuabi::raw_api().unwrap();
+    let forged_pool = 0x5eed_0000_0bad_f00d_usize as *mut cuabi::sys::cuabi_memory_pool;
+    let forged_buffer = 0x5eed_0000_0bad_f00d_usize as *mut cuabi::sys::cuabi_buffer;
+    let mut value = 0u64;
+    // Safety: cuabi checks every handle against its table before touching anything.
+    unsafe {
+        assert_eq!(api.cuabi_memory_pool_trim.unwrap()(forged_pool, 0), cuabi::sys::CUABI_ERROR_INVALID_HANDLE);
+        assert_eq!(
+            api.cuabi_memory_pool_get_attribute.unwrap()(forged_pool, 0, &mut value),
+            cuabi::sys::CUABI_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            api.cuabi_buffer_free_async.unwrap()(forged_buffer, std::ptr::null_mut()),
+            cuabi::sys::CUABI_ERROR_INVALID_HANDLE
+        );
+        assert_eq!(
+            api.cuabi_buffer_advise.unwrap()(forged_buffer, 0, 64, 9, 0),
+            cuabi::sys::CUABI_ERROR_INVALID_ARGUMENT
+        );
+        let message = std::ffi::CStr::from_ptr(api.cuabi_last_error_message.unwrap()()).to_string_lossy();
+        assert!(message.contains("advice 9") && message.contains("Fix:"), "{message}");
+    }
+}

@@ -1,8 +1,11 @@
-//! Pinned host memory (allocated and registered, stream copies, zero-copy kernels) and module
-//! globals as buffers.
+//! Pinned host memory (allocated and registered, stream copies, zero-copy kernels), module
+//! globals as buffers, stream-ordered buffers and pools, managed buffers.
 
 use super::{expect_y, Gpu, Outcome, N};
-use cuabi::{Buffer, CompileOptions, HostMemory, HostMemoryOptions, LaunchConfig, Module, Status};
+use cuabi::{
+    Advice, Buffer, CompileOptions, HostMemory, HostMemoryOptions, LaunchConfig, Location, ManagedAttach, MemoryPool,
+    MemoryPoolOptions, Module, PoolAttribute, Status,
+};
 
 pub(super) fn pinned_memory_is_zeroed_and_round_trips_through_stream_copies() -> Outcome {
     let gpu = Gpu::open()?;
@@ -120,5 +123,77 @@ pub(super) fn module_globals_are_buffers_that_keep_the_module_alive() -> Outcome
     assert!(error.message().contains("Fix:"), "{error}");
     drop(module);
     assert_eq!(table.to_vec::<f32>().unwrap(), [1.0, 3.0, 5.0, 7.0]);
+    Ok(())
+}
+
+/// A stream-ordered buffer allocated, used and freed inside a capture: the graph replays three
+/// times, each exact.
+pub(super) fn a_stream_ordered_buffer_lives_inside_a_replayed_graph() -> Outcome {
+    let gpu = Gpu::open()?;
+    let bytes = N as usize * 4;
+    let config = gpu.config();
+    let graph = gpu
+        .stream
+        .capture(cuabi::CaptureMode::ThreadLocal, &cuabi::GraphOptions::new(), |stream| {
+            let scratch = Buffer::new_async(&gpu.context, bytes, None, Some(stream))?;
+            scratch.fill(0, 1.0f32, N as usize, Some(stream))?;
+            gpu.saxpy.launch(&config, &[&2.0f32, &gpu.x, &scratch, &N])?; // scratch = 2x + 1
+            gpu.saxpy.launch(&config, &[&1.0f32, &scratch, &gpu.y, &N])?; // y += scratch
+            scratch.free_async(Some(stream))
+        })
+        .unwrap();
+    for round in 1..=3 {
+        graph.launch(Some(&gpu.stream)).unwrap();
+        expect_y(&gpu, |i| 1.0 + round as f32 * (2.0 * i + 1.0));
+    }
+    Ok(())
+}
+
+/// A pool keeps freed memory under its release threshold until trimmed; memory that is not
+/// stream-ordered cannot be freed on a stream.
+pub(super) fn pools_keep_memory_until_trimmed() -> Outcome {
+    let gpu = Gpu::open()?;
+    let pool = MemoryPool::new(&gpu.context, &MemoryPoolOptions::new().release_threshold(64 << 20)).unwrap();
+    assert_eq!(pool.attribute(PoolAttribute::ReleaseThreshold).unwrap(), 64 << 20);
+    let held = Buffer::zeroed_async(&gpu.context, 32 << 20, Some(&pool), Some(&gpu.stream)).unwrap();
+    held.free_async(Some(&gpu.stream)).unwrap();
+    gpu.stream.synchronize().unwrap();
+    assert!(pool.attribute(PoolAttribute::ReservedCurrent).unwrap() >= 32 << 20);
+    assert!(pool.attribute(PoolAttribute::UsedHigh).unwrap() >= 32 << 20);
+    pool.trim(0).unwrap();
+    assert_eq!(pool.attribute(PoolAttribute::ReservedCurrent).unwrap(), 0);
+    pool.set_release_threshold(0).unwrap();
+    let default = MemoryPool::default_for(&gpu.context).unwrap();
+    let _ = default.attribute(PoolAttribute::UsedCurrent).unwrap();
+    let error = Buffer::new(&gpu.context, 64).unwrap().free_async(None).unwrap_err();
+    assert_eq!(error.status(), Status::InvalidArgument, "{error}");
+    assert!(error.message().contains("not allocated in stream order"), "{error}");
+    Ok(())
+}
+
+/// A managed buffer written on the host, computed on after a prefetch to the device, read on the
+/// host after a prefetch back; advice accepted, bad locations refused.
+pub(super) fn managed_buffers_prefetch_both_ways() -> Outcome {
+    let gpu = Gpu::open()?;
+    let n = N as usize;
+    let data = Buffer::managed(&gpu.context, n * 4, ManagedAttach::Global).unwrap();
+    let host = data.host_ptr().unwrap().cast::<f32>();
+    // Safety: managed memory of n floats, not in use by the GPU until the prefetch below.
+    unsafe { std::slice::from_raw_parts_mut(host, n).fill(5.0) };
+    data.advise(0, n * 4, Advice::SetPreferredLocation, Location::Device(0)).unwrap();
+    data.prefetch(0, n * 4, Location::Device(0), Some(&gpu.stream)).unwrap();
+    gpu.saxpy.launch(&gpu.config(), &[&3.0f32, &gpu.x, &data, &N]).unwrap();
+    data.prefetch(0, n * 4, Location::Host, Some(&gpu.stream)).unwrap();
+    gpu.stream.synchronize().unwrap();
+    // Safety: the stream is synchronized; nothing else uses the memory.
+    let values = unsafe { std::slice::from_raw_parts(host, n) };
+    for (i, value) in values.iter().enumerate() {
+        assert_eq!(*value, 3.0 * i as f32 + 5.0, "data[{i}]");
+    }
+    let error = data.prefetch(n * 4 - 4, 8, Location::Host, None).unwrap_err();
+    assert_eq!(error.status(), Status::OutOfBounds, "{error}");
+    let error = data.advise(0, 64, Advice::SetAccessedBy, Location::Device(4096)).unwrap_err();
+    assert_eq!(error.status(), Status::InvalidDevice, "{error}");
+    assert_eq!(gpu.y.host_ptr().unwrap_err().status(), Status::Unsupported);
     Ok(())
 }
