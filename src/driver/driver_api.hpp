@@ -61,6 +61,10 @@
     X(cuMemcpyHtoDAsync)                      \
     X(cuMemcpyDtoHAsync)                      \
     X(cuMemcpyDtoDAsync)                      \
+    X(cuMemcpyPeerAsync)                      \
+    X(cuDeviceCanAccessPeer)                  \
+    X(cuCtxEnablePeerAccess)                  \
+    X(cuCtxDisablePeerAccess)                 \
     X(cuMemsetD8Async)                        \
     X(cuMemsetD16Async)                       \
     X(cuMemsetD32Async)                       \
@@ -111,7 +115,9 @@
 //   kernel names listed when a module lookup finds no kernel of the name asked for.
 //   cuLogsCurrent, cuLogsDumpToMemory (CUDA 12.9): the driver's error log quoted in messages
 //   (driver/driver_log.hpp); without them messages carry only the CUresult.
+//   cuTensorMapEncodeTiled (CUDA 12.0): tensor maps (device/tensor_map.hpp).
 #define CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(X) \
+    X(cuTensorMapEncodeTiled)                 \
     X(cuModuleGetFunctionCount)               \
     X(cuModuleEnumerateFunctions)             \
     X(cuFuncGetParamInfo)                     \

@@ -116,9 +116,10 @@ mod module;
 pub mod nvrtc;
 pub mod ranges;
 mod stream;
+mod tensor_map;
 
 pub use batch::{launch_batch, BatchError, LaunchItem, MAX_BATCH_ITEMS};
-pub use buffer::{Buffer, DeviceCopy, DevicePtr, FillValue};
+pub use buffer::{Buffer, DeviceCopy, DevicePtr, FillValue, PeerCopy};
 pub use compile::CompileOptions;
 pub use context::{Context, ContextOptions, Counters, ImageVerification};
 pub use device::{device_attribute, device_count, device_info, DeviceAttribute, DeviceInfo};
@@ -135,6 +136,10 @@ pub use library::{abi_version, driver_version, library_path, load, raw_api, vers
 pub use module::{last_compile_log, ImageKind, Module, ModuleInfo, Origin};
 pub use ranges::{range, range_in, Range, RangeGuard};
 pub use stream::Stream;
+pub use tensor_map::{
+    TensorDataType, TensorInterleave, TensorL2Promotion, TensorMap, TensorMapParams, TensorOobFill, TensorSwizzle,
+    TENSOR_MAP_MAX_RANK,
+};
 
 /// The raw layer: generated declarations of `cuabi.h` and the loader.
 pub use cuabi_sys as sys;
