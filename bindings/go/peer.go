@@ -63,19 +63,8 @@ func (c *Context) PeerAccessEnabled(peer *Context) (bool, error) {
 // needs peer access to the other one unless flags has PeerCopyStaged; otherwise ErrContextMismatch
 // names both devices. ErrOutOfBounds when either range exceeds its buffer.
 func (b *Buffer) CopyPeer(s *Stream, dstOffset int, src *Buffer, srcOffset, size int, flags PeerCopyFlags) error {
-	from, err := src.ref()
-	if err != nil {
-		return err
-	}
-	for _, v := range [...]int{srcOffset, size} {
-		if err := checkOffset(v); err != nil {
-			return err
-		}
-	}
-	err = b.enqueue(dstOffset, s, func(dst, stream C.uintptr_t) *C.cuabi_go_failure {
+	return b.copyFrom(s, dstOffset, src, srcOffset, size, func(dst, from, stream C.uintptr_t) *C.cuabi_go_failure {
 		return C.cuabi_go_buffer_copy_peer(dst, C.size_t(dstOffset), from, C.size_t(srcOffset), C.size_t(size),
 			C.uint32_t(flags), stream)
 	})
-	runtime.KeepAlive(src)
-	return err
 }

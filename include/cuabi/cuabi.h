@@ -1171,7 +1171,7 @@ CUABI_API cuabi_status cuabi_launch_batch(CUABI_NULLABLE const cuabi_launch_item
  * Accelerator (TMA) of compute capability 9.0 and later: kernels take it by value as a
  * `const __grid_constant__ CUtensorMap` parameter and copy tiles with cp.async.bulk.tensor. cuabi
  * checks each of the driver's rules before the driver sees them and names the rule and the values
- * it broke; the launch checks know the parameter (128 bytes, at an offset that is a multiple of 64)
+ * it broke; the launch checks know the parameter (128 bytes, at the offset the compiler gave it)
  * like any other. A tensor map is a plain value: it holds the buffer's device address, not the
  * buffer, so the buffer must outlive every kernel that uses it, and a graph that launches such a
  * kernel does not keep the buffer alive (cuabi_graph_retain_buffer() does). Thread-safe.

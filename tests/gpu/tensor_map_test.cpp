@@ -1,7 +1,8 @@
 // Tensor maps on a real Hopper device: a kernel compiled with NVRTC copies 2D tiles through the
 // Tensor Memory Accelerator (cp.async.bulk.tensor, inline PTX) using a map cuabi encoded, and
 // gets the right elements, zeros past the tensor's edge; the launch checks see the map parameter
-// as 128 bytes at a 64-aligned offset in both argument forms; and the placement rules refuse a
+// as 128 bytes where the compiler put it, and all 128 bytes arrive in both argument forms; and the
+// placement rules refuse a
 // real buffer that is too small or a wrapped address that is misaligned.
 #include <cstdint>
 #include <cstring>
@@ -16,12 +17,17 @@ namespace {
 // mbarrier for the bytes, then write the tile out row by row.
 const char* const kTmaSource = R"(
 struct alignas(64) TensorMap { unsigned long long opaque[16]; };
+__device__ unsigned int shared_address(const void* pointer) {
+    unsigned int address;
+    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(address) : "l"(pointer));
+    return address;
+}
 
 extern "C" __global__ void copy_tile(const __grid_constant__ TensorMap map, float* out, int x0, int y0) {
-    __shared__ alignas(128) float tile[8][32];
-    __shared__ alignas(8) unsigned long long barrier;
-    unsigned int bar = static_cast<unsigned int>(__cvta_generic_to_shared(&barrier));
-    unsigned int dst = static_cast<unsigned int>(__cvta_generic_to_shared(&tile[0][0]));
+    __shared__ __attribute__((aligned(128))) float tile[8][32];
+    __shared__ __attribute__((aligned(8))) unsigned long long barrier;
+    unsigned int bar = shared_address(&barrier);
+    unsigned int dst = shared_address(&tile[0][0]);
     if (threadIdx.x == 0) {
         asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar));
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
@@ -43,8 +49,9 @@ extern "C" __global__ void copy_tile(const __grid_constant__ TensorMap map, floa
     for (int i = threadIdx.x; i < 8 * 32; i += blockDim.x) out[i] = tile[i / 32][i % 32];
 }
 
-extern "C" __global__ void map_second(int n, const __grid_constant__ TensorMap map, int* out) {
-    out[0] = n + static_cast<int>(map.opaque[0] != 0ull);
+extern "C" __global__ void map_second(int n, const __grid_constant__ TensorMap map, unsigned long long* out) {
+    out[0] = static_cast<unsigned long long>(n);
+    for (int i = 0; i < 16; ++i) out[1 + i] = map.opaque[i];
 }
 )";
 
@@ -140,42 +147,50 @@ TEST_F(TensorMapTest, ElementsPastTheTensorsEdgeReadAsZero) {
         }
 }
 
-TEST_F(TensorMapTest, TheLaunchChecksKnowA128ByteParameterAt64AlignedOffsets) {
+TEST_F(TensorMapTest, AMapParameterIs128BytesAndArrivesWholeInBothForms) {
     cuabi_kernel* kernel = this->kernel(kTmaSource, "map_second");
     ASSERT_NE(kernel, nullptr);
-    size_t offset = 0, size = 0;
-    ASSERT_OK(cuabi_kernel_get_param_info(kernel, 1, &offset, &size));
-    EXPECT_EQ(offset, 64u) << "an int, then the map at the next multiple of 64";
+    size_t n_offset = 0, map_offset = 0, out_offset = 0, size = 0;
+    ASSERT_OK(cuabi_kernel_get_param_info(kernel, 0, &n_offset, &size));
+    ASSERT_OK(cuabi_kernel_get_param_info(kernel, 1, &map_offset, &size));
     EXPECT_EQ(size, 128u);
-    ASSERT_OK(cuabi_kernel_get_param_info(kernel, 2, &offset, &size));
-    EXPECT_EQ(offset, 192u);
+    EXPECT_GE(map_offset, 4u);
+    ASSERT_OK(cuabi_kernel_get_param_info(kernel, 2, &out_offset, &size));
+    EXPECT_EQ(out_offset, map_offset + 128) << "the pointer follows the map directly (8-byte aligned)";
 
     int32_t n = 41;
     uint64_t out_address = 0;
-    cuabi_buffer* out = buffer(4, &out_address);
+    cuabi_buffer* out = buffer(17 * 8, &out_address);
     cuabi_tensor_map map;
-    std::memset(&map, 0, sizeof map);
-    map.opaque[0] = 1;
+    for (uint64_t i = 0; i < 16; ++i) map.opaque[i] = 0x1111111111111111ull * (i + 1) ^ (i << 56);
     cuabi_launch_config launch = config(1, 1);
     uint8_t half_map[64] = {};
     cuabi_kernel_arg short_map[] = {{&n, 4}, {half_map, sizeof half_map}, {&out_address, 8}};
     EXPECT_STATUS_WITH_FIX(cuabi_launch(kernel, &launch, short_map, 3), CUABI_ERROR_ARGUMENT_SIZE);
-    EXPECT_NE(std::string(cuabi_last_error_message()).find("parameter 1 is 128 bytes (at offset 64)"),
+    std::string message = cuabi_last_error_message();
+    EXPECT_NE(message.find("parameter 1 is 128 bytes (at offset " + std::to_string(map_offset) + ")"),
               std::string::npos)
-        << cuabi_last_error_message();
-    EXPECT_NE(std::string(cuabi_last_error_message()).find("cuabi_tensor_map"), std::string::npos)
-        << cuabi_last_error_message();
-    std::vector<uint8_t> packed(208, 0);  // 8 bytes too many: the layout ends at 200
-    EXPECT_STATUS_WITH_FIX(cuabi_launch_packed(kernel, &launch, packed.data(), packed.size()),
+        << message;
+    EXPECT_NE(message.find("cuabi_tensor_map"), std::string::npos) << message;
+    std::vector<uint8_t> too_long(out_offset + 16, 0);
+    EXPECT_STATUS_WITH_FIX(cuabi_launch_packed(kernel, &launch, too_long.data(), too_long.size()),
                            CUABI_ERROR_ARGUMENT_SIZE);
 
     std::vector<cuabi_kernel_arg> args = {{&n, 4}, {&map, sizeof map}, {&out_address, 8}};
-    std::vector<uint8_t> bytes = pack(kernel, args);
-    EXPECT_EQ(bytes.size(), 200u);
-    ASSERT_OK(cuabi_launch_packed(kernel, &launch, bytes.data(), bytes.size()));
-    int32_t result = 0;
-    ASSERT_OK(cuabi_buffer_read(out, 0, &result, 4, nullptr));
-    EXPECT_EQ(result, 42) << "the map arrived at offset 64 with its first word intact";
+    for (bool packed : {false, true}) {
+        ASSERT_OK(cuabi_buffer_fill(out, 0, 0, 1, 17 * 8, nullptr));
+        if (packed) {
+            std::vector<uint8_t> bytes = pack(kernel, args);
+            EXPECT_EQ(bytes.size(), out_offset + 8);
+            ASSERT_OK(cuabi_launch_packed(kernel, &launch, bytes.data(), bytes.size()));
+        } else {
+            ASSERT_OK(cuabi_launch(kernel, &launch, args.data(), args.size()));
+        }
+        uint64_t seen[17] = {};
+        ASSERT_OK(cuabi_buffer_read(out, 0, seen, sizeof seen, nullptr));
+        EXPECT_EQ(seen[0], 41u) << "packed " << packed;
+        for (int i = 0; i < 16; ++i) EXPECT_EQ(seen[1 + i], map.opaque[i]) << "word " << i << ", packed " << packed;
+    }
 }
 
 TEST_F(TensorMapTest, ATensorLargerThanItsBufferIsRefusedBeforeTheDriver) {

@@ -72,6 +72,7 @@ class TensorMap(ctypes.Structure):
     buffer: keep the buffer alive while kernels use the map."""
 
     _fields_ = [("opaque", ctypes.c_uint64 * 16)]
+    opaque: "ctypes.Array[ctypes.c_uint64]"
 
     @classmethod
     def tiled(cls, buffer: Buffer, data_type: int, global_dims: Sequence[int], global_strides: Sequence[int],

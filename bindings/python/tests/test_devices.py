@@ -68,11 +68,16 @@ def test_a_copy_between_devices_refuses_unknown_flags() -> None:
 
 TMA_SOURCE = r"""
 struct alignas(64) TensorMap { unsigned long long opaque[16]; };
+__device__ unsigned int shared_address(const void* pointer) {
+    unsigned int address;
+    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(address) : "l"(pointer));
+    return address;
+}
 extern "C" __global__ void copy_tile(const __grid_constant__ TensorMap map, float* out, int x0, int y0) {
-    __shared__ alignas(128) float tile[8][32];
-    __shared__ alignas(8) unsigned long long barrier;
-    unsigned int bar = static_cast<unsigned int>(__cvta_generic_to_shared(&barrier));
-    unsigned int dst = static_cast<unsigned int>(__cvta_generic_to_shared(&tile[0][0]));
+    __shared__ __attribute__((aligned(128))) float tile[8][32];
+    __shared__ __attribute__((aligned(8))) unsigned long long barrier;
+    unsigned int bar = shared_address(&barrier);
+    unsigned int dst = shared_address(&tile[0][0]);
     if (threadIdx.x == 0) {
         asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar));
         asm volatile("fence.proxy.async.shared::cta;" ::: "memory");

@@ -32,7 +32,8 @@ test "each broken tensor map rule comes back named with its values" {
     narrow.box_dims = &.{ 3, 8 };
     try expectFailure(buffer.tensorMap(narrow), error.InvalidArgument, "box_dims[0] 3 x 4-byte FLOAT32 = 12 bytes");
     var six = valid;
-    six.global_dims = &([_]u64{1} ** (cuabi.tensor_map_max_rank + 1));
+    const ones: [cuabi.tensor_map_max_rank + 1]u64 = @splat(1);
+    six.global_dims = &ones;
     try expectFailure(buffer.tensorMap(six), error.InvalidArgument, "rank is 6");
     var steps = valid;
     steps.element_strides = &.{ 1, 9 };
@@ -64,11 +65,16 @@ test "a copy between devices refuses unknown flags before the buffers" {
 
 const tma_source =
     \\struct alignas(64) TensorMap { unsigned long long opaque[16]; };
+    \\__device__ unsigned int shared_address(const void* pointer) {
+    \\    unsigned int address;
+    \\    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(address) : "l"(pointer));
+    \\    return address;
+    \\}
     \\extern "C" __global__ void copy_tile(const __grid_constant__ TensorMap map, float* out, int x0, int y0) {
-    \\    __shared__ alignas(128) float tile[8][32];
-    \\    __shared__ alignas(8) unsigned long long barrier;
-    \\    unsigned int bar = static_cast<unsigned int>(__cvta_generic_to_shared(&barrier));
-    \\    unsigned int dst = static_cast<unsigned int>(__cvta_generic_to_shared(&tile[0][0]));
+    \\    __shared__ __attribute__((aligned(128))) float tile[8][32];
+    \\    __shared__ __attribute__((aligned(8))) unsigned long long barrier;
+    \\    unsigned int bar = shared_address(&barrier);
+    \\    unsigned int dst = shared_address(&tile[0][0]);
     \\    if (threadIdx.x == 0) {
     \\        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar));
     \\        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");

@@ -289,7 +289,8 @@ mod tests {
     fn refusal(params: &TensorMapParams) -> crate::Error {
         let raw = params.to_raw().unwrap();
         let mut out = sys::cuabi_tensor_map { opaque: [0; 16] };
-        let encode = || -> Result<()> { call!(cuabi_tensor_map_encode_tiled(std::ptr::null_mut(), &raw, &mut out)) };
+        let mut encode =
+            || -> Result<()> { call!(cuabi_tensor_map_encode_tiled(std::ptr::null_mut(), &raw, &mut out)) };
         encode().unwrap_err()
     }
 
@@ -307,7 +308,10 @@ mod tests {
         assert_eq!(raw.global_strides, [256, 8192, 0, 0]);
         assert_eq!(raw.box_dims, [32, 8, 1, 0, 0]);
         assert_eq!(raw.element_strides, [1, 2, 1, 1, 1]);
-        assert_eq!((raw.swizzle, raw.l2_promotion), (sys::CUABI_TENSOR_SWIZZLE_64B, sys::CUABI_TENSOR_L2_PROMOTION_128B));
+        assert_eq!(
+            (raw.swizzle, raw.l2_promotion),
+            (sys::CUABI_TENSOR_SWIZZLE_64B, sys::CUABI_TENSOR_L2_PROMOTION_128B)
+        );
         assert_eq!(raw.oob_fill, sys::CUABI_TENSOR_OOB_FILL_NAN_REQUEST_ZERO_FMA);
         assert_eq!(raw.interleave, sys::CUABI_TENSOR_INTERLEAVE_NONE);
         // The rules pass: the refusal is the NULL buffer's.
