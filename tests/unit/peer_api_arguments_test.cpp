@@ -38,7 +38,7 @@ TEST(PeerApiArguments, NullOrMadeUpContextsAreRefusedNamingTheParameter) {
 
 TEST(PeerApiArguments, CopyRefusesUnknownFlagsBeforeTheBuffers) {
     EXPECT_FAILS_WITH(cuabi_buffer_copy_peer(kNoBuffer, 0, kNoBuffer, 0, 16, 0x6u, nullptr),
-                      CUABI_ERROR_INVALID_ARGUMENT, "flags is 0x6; bits 0x4 are not defined");
+                      CUABI_ERROR_INVALID_ARGUMENT, "flags is 0x6; bits 0x6 are not defined");
 }
 
 TEST(PeerApiArguments, CopyRefusesNullBuffersNamingWhich) {
