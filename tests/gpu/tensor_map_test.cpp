@@ -113,7 +113,9 @@ TEST_F(TensorMapTest, TheMapIs128BytesAsCUtensorMapIs) {
     EXPECT_EQ(sizeof(cuabi_tensor_map), 128u);
 }
 
-TEST_F(TensorMapTest, ACopyKernelReadsTheTileTheMapDescribes) {
+// copy_tile for the box at (x0, y0), in both argument forms: every element is the tensor's, or zero
+// where the box reaches past the tensor's edge.
+TEST_F(TensorMapTest, ACopyKernelReadsTheTileTheMapDescribesZerosPastTheEdge) {
     uint64_t address = 0;
     cuabi_buffer* source = tensor(&address);
     cuabi_tensor_map_params p = params_2d();
@@ -121,29 +123,18 @@ TEST_F(TensorMapTest, ACopyKernelReadsTheTileTheMapDescribes) {
     ASSERT_OK(cuabi_tensor_map_encode_tiled(source, &p, &map));
     cuabi_kernel* kernel = this->kernel(kTmaSource, "copy_tile");
     ASSERT_NE(kernel, nullptr);
-    for (bool packed : {false, true}) {
-        std::vector<float> tile = copy_tile(kernel, map, 32, 16, packed);
-        for (uint32_t y = 0; y < kBoxHeight; ++y)
-            for (uint32_t x = 0; x < kBoxWidth; ++x)
-                ASSERT_EQ(tile[y * kBoxWidth + x], static_cast<float>((16 + y) * 1000 + 32 + x))
-                    << "element (" << x << ", " << y << ") of the tile at (32, 16), packed " << packed;
-    }
-}
-
-TEST_F(TensorMapTest, ElementsPastTheTensorsEdgeReadAsZero) {
-    uint64_t address = 0;
-    cuabi_buffer* source = tensor(&address);
-    cuabi_tensor_map_params p = params_2d();
-    cuabi_tensor_map map;
-    ASSERT_OK(cuabi_tensor_map_encode_tiled(source, &p, &map));
-    cuabi_kernel* kernel = this->kernel(kTmaSource, "copy_tile");
-    ASSERT_NE(kernel, nullptr);
-    std::vector<float> tile = copy_tile(kernel, map, 48, 28, false);
-    for (uint32_t y = 0; y < kBoxHeight; ++y)
-        for (uint32_t x = 0; x < kBoxWidth; ++x) {
-            bool inside = 48 + x < kWidth && 28 + y < kHeight;
-            float expected = inside ? static_cast<float>((28 + y) * 1000 + 48 + x) : 0.0f;
-            ASSERT_EQ(tile[y * kBoxWidth + x], expected) << "element (" << x << ", " << y << ")";
+    const uint32_t origins[][2] = {{32, 16}, {0, 0}, {48, 28}};
+    for (const auto& origin : origins)
+        for (bool packed : {false, true}) {
+            const uint32_t x0 = origin[0], y0 = origin[1];
+            std::vector<float> tile = copy_tile(kernel, map, static_cast<int32_t>(x0), static_cast<int32_t>(y0), packed);
+            for (uint32_t y = 0; y < kBoxHeight; ++y)
+                for (uint32_t x = 0; x < kBoxWidth; ++x) {
+                    bool inside = x0 + x < kWidth && y0 + y < kHeight;
+                    float expected = inside ? static_cast<float>((y0 + y) * 1000 + x0 + x) : 0.0f;
+                    ASSERT_EQ(tile[y * kBoxWidth + x], expected) << "element (" << x << ", " << y << ") of the tile at ("
+                                                                 << x0 << ", " << y0 << "), packed " << packed;
+                }
         }
 }
 

@@ -85,13 +85,6 @@ class TensorMap(ctypes.Structure):
         cuabi checks every rule of the driver first and names a broken one with its values:
         GeneralError CUABI_ERROR_INVALID_ARGUMENT, or CudaError CUABI_ERROR_OUT_OF_BOUNDS for a
         tensor larger than the buffer."""
-        return cls._encode(buffer._ptr, data_type, global_dims, global_strides, box_dims, element_strides,
-                           interleave, swizzle, l2_promotion, oob_fill, offset)
-
-    @classmethod
-    def _encode(cls, buffer_ptr: Any, data_type: int, global_dims: Sequence[int], global_strides: Sequence[int],
-                box_dims: Sequence[int], element_strides: Optional[Sequence[int]], interleave: int, swizzle: int,
-                l2_promotion: int, oob_fill: int, offset: int) -> "TensorMap":
         params = _structs.new("cuabi_tensor_map_params")
         params.data_type = data_type
         params.rank = len(global_dims)
@@ -103,7 +96,7 @@ class TensorMap(ctypes.Structure):
         if element_strides is not None:
             _fill(params.element_strides, element_strides)
         encoded = ffi.new("cuabi_tensor_map*")
-        check(_library.F.cuabi_tensor_map_encode_tiled(buffer_ptr, params, encoded))
+        check(_library.F.cuabi_tensor_map_encode_tiled(buffer._ptr, params, encoded))
         made = cls()
         for i in range(16):
             made.opaque[i] = encoded.opaque[i]

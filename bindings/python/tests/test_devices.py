@@ -7,7 +7,8 @@ naming both devices, staged on request and direct once enabled."""
 from __future__ import annotations
 
 import ctypes
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -18,15 +19,16 @@ from cuabi.kernel import _encoding
 from cuabi.tensor_map import TensorDataType, TensorInterleave, TensorMap, TensorOobFill, TensorSwizzle
 
 MADE_UP_BUFFER = _library.ffi.cast("cuabi_buffer*", (4 << 56) | 4000005)
+# A buffer as TensorMap.tiled sees one, with a handle cuabi never issued: refused after the rules.
+UNISSUED = cast(cuabi.Buffer, SimpleNamespace(_ptr=MADE_UP_BUFFER))
 
 
 def refusal(**change: Any) -> cuabi.CuabiError:
     params: dict[str, Any] = dict(data_type=TensorDataType.FLOAT32, global_dims=[64, 32], global_strides=[256],
-                                  box_dims=[32, 8], element_strides=None, interleave=TensorInterleave.NONE,
-                                  swizzle=TensorSwizzle.NONE, l2_promotion=0, oob_fill=TensorOobFill.ZERO, offset=0)
+                                  box_dims=[32, 8])
     params.update(change)
     with pytest.raises(cuabi.CuabiError) as raised:
-        TensorMap._encode(MADE_UP_BUFFER, **params)
+        TensorMap.tiled(UNISSUED, **params)
     assert "Fix:" in raised.value.message
     return raised.value
 
