@@ -1,7 +1,8 @@
 // Several GPUs on real devices: peer access queried, enabled and disabled (idempotent both ways),
 // copies between devices correct with peer access, refused without it naming both devices, staged
 // on request, bounds-checked on both buffers, and kept alive by a graph that captured them. The
-// tests that need two devices skip with the reason on a machine with one.
+// tests that need two devices skip with the reason on a machine with one; two contexts of one
+// device need no peer access (OneDevicePeerTest, which runs on one device).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -81,7 +82,10 @@ TEST_F(PeerTest, AccessIsOffUntilEnabledAndEnablingTwiceOrDisablingTwiceSucceeds
     EXPECT_EQ(enabled, 0u);
 }
 
-TEST_F(PeerTest, OneDeviceNeedsNoPeerAccess) {
+// Runs on one device: two contexts of it share its memory.
+using OneDevicePeerTest = GpuTest;
+
+TEST_F(OneDevicePeerTest, TwoContextsOfOneDeviceNeedNoPeerAccess) {
     cuabi_context* again = nullptr;
     ASSERT_OK(cuabi_context_create(nullptr, &again));
     uint32_t can = 0, enabled = 0;
