@@ -175,6 +175,14 @@ func (b *Buffer) enqueue(offset int, s *Stream, op func(bits, stream C.uintptr_t
 // Both buffers belong to one device (ErrContextMismatch otherwise); ErrOutOfBounds when a range
 // exceeds its buffer, ErrInvalidArgument when the ranges overlap.
 func (b *Buffer) Copy(s *Stream, dstOffset int, src *Buffer, srcOffset, size int) error {
+	return b.copyFrom(s, dstOffset, src, srcOffset, size, func(dst, from, stream C.uintptr_t) *C.cuabi_go_failure {
+		return C.cuabi_go_buffer_copy(dst, C.size_t(dstOffset), from, C.size_t(srcOffset), C.size_t(size), stream)
+	})
+}
+
+// copyFrom checks a copy's source, offsets and stream, then makes it with the three handles.
+func (b *Buffer) copyFrom(s *Stream, dstOffset int, src *Buffer, srcOffset, size int,
+	op func(dst, from, stream C.uintptr_t) *C.cuabi_go_failure) error {
 	from, err := src.ref()
 	if err != nil {
 		return err
@@ -184,9 +192,7 @@ func (b *Buffer) Copy(s *Stream, dstOffset int, src *Buffer, srcOffset, size int
 			return err
 		}
 	}
-	err = b.enqueue(dstOffset, s, func(dst, stream C.uintptr_t) *C.cuabi_go_failure {
-		return C.cuabi_go_buffer_copy(dst, C.size_t(dstOffset), from, C.size_t(srcOffset), C.size_t(size), stream)
-	})
+	err = b.enqueue(dstOffset, s, func(dst, stream C.uintptr_t) *C.cuabi_go_failure { return op(dst, from, stream) })
 	runtime.KeepAlive(src)
 	return err
 }

@@ -78,6 +78,7 @@ func (l *LaunchConfig) fill(cfg *C.cuabi_go_launch_config) error {
 //	int64, uint64, float64, complex64    8 bytes (long long, double, float2)
 //	complex128                           16 bytes (double2)
 //	DevicePtr, *Buffer                   8 bytes: a device address (T* in the kernel)
+//	*TensorMap                           128 bytes (a __grid_constant__ CUtensorMap)
 //	[]byte                               its length: a struct parameter's bytes, laid out as in C
 //
 // Go's int, uint and uintptr are refused: their size is the platform's, not the kernel's. A
@@ -284,7 +285,7 @@ const (
 
 // encodeArg writes the C representation of args[i] at the start of dst, when it fits, and returns
 // its size (nothing is written when the size exceeds len(dst)): a number in its C size, a *Buffer
-// as its address, a []byte as itself. It never lets args escape (every launch would allocate
+// as its address, a *TensorMap as its 128 bytes, a []byte as itself. It never lets args escape (every launch would allocate
 // otherwise) and builds no message: argError does, off the launch path.
 func encodeArg(dst []byte, args []any, i int) (int, argProblem) {
 	switch v := args[i].(type) {
@@ -328,6 +329,16 @@ func encodeArg(dst []byte, args []any, i int) (int, argProblem) {
 			return 0, argClosedBuffer
 		}
 		return put64(dst, uint64(v.address))
+	case *TensorMap:
+		if v == nil {
+			return 0, argUnknownType
+		}
+		if len(dst) >= len(v.words)*8 {
+			for w, word := range v.words {
+				binary.LittleEndian.PutUint64(dst[w*8:], word)
+			}
+		}
+		return len(v.words) * 8, argOK
 	case []byte:
 		if len(dst) >= len(v) {
 			copy(dst, v)

@@ -25,6 +25,11 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_context_synchronize",
     "cuabi_context_get_native",
     "cuabi_context_get_counters",
+    "cuabi_context_can_access_peer",
+    "cuabi_context_enable_peer_access",
+    "cuabi_context_disable_peer_access",
+    "cuabi_context_get_peer_access",
+    "cuabi_buffer_copy_peer",
     "cuabi_stream_options_init",
     "cuabi_stream_create",
     "cuabi_stream_wrap",
@@ -100,6 +105,8 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_launch_packed",
     "cuabi_kernel_get_max_active_clusters",
     "cuabi_launch_batch",
+    "cuabi_tensor_map_params_init",
+    "cuabi_tensor_map_encode_tiled",
     "cuabi_graph_options_init",
     "cuabi_graph_node_info_init",
     "cuabi_graph_update_info_init",
@@ -180,6 +187,11 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.context_synchronize = (PFN_cuabi_context_synchronize)get("cuabi_context_synchronize");
     cuabi_go_fn.context_get_native = (PFN_cuabi_context_get_native)get("cuabi_context_get_native");
     cuabi_go_fn.context_get_counters = (PFN_cuabi_context_get_counters)get("cuabi_context_get_counters");
+    cuabi_go_fn.context_can_access_peer = (PFN_cuabi_context_can_access_peer)get("cuabi_context_can_access_peer");
+    cuabi_go_fn.context_enable_peer_access = (PFN_cuabi_context_enable_peer_access)get("cuabi_context_enable_peer_access");
+    cuabi_go_fn.context_disable_peer_access = (PFN_cuabi_context_disable_peer_access)get("cuabi_context_disable_peer_access");
+    cuabi_go_fn.context_get_peer_access = (PFN_cuabi_context_get_peer_access)get("cuabi_context_get_peer_access");
+    cuabi_go_fn.buffer_copy_peer = (PFN_cuabi_buffer_copy_peer)get("cuabi_buffer_copy_peer");
     cuabi_go_fn.stream_options_init = (PFN_cuabi_stream_options_init)get("cuabi_stream_options_init");
     cuabi_go_fn.stream_create = (PFN_cuabi_stream_create)get("cuabi_stream_create");
     cuabi_go_fn.stream_wrap = (PFN_cuabi_stream_wrap)get("cuabi_stream_wrap");
@@ -255,6 +267,8 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.launch_packed = (PFN_cuabi_launch_packed)get("cuabi_launch_packed");
     cuabi_go_fn.kernel_get_max_active_clusters = (PFN_cuabi_kernel_get_max_active_clusters)get("cuabi_kernel_get_max_active_clusters");
     cuabi_go_fn.launch_batch = (PFN_cuabi_launch_batch)get("cuabi_launch_batch");
+    cuabi_go_fn.tensor_map_params_init = (PFN_cuabi_tensor_map_params_init)get("cuabi_tensor_map_params_init");
+    cuabi_go_fn.tensor_map_encode_tiled = (PFN_cuabi_tensor_map_encode_tiled)get("cuabi_tensor_map_encode_tiled");
     cuabi_go_fn.graph_options_init = (PFN_cuabi_graph_options_init)get("cuabi_graph_options_init");
     cuabi_go_fn.graph_node_info_init = (PFN_cuabi_graph_node_info_init)get("cuabi_graph_node_info_init");
     cuabi_go_fn.graph_update_info_init = (PFN_cuabi_graph_update_info_init)get("cuabi_graph_update_info_init");
@@ -336,137 +350,144 @@ int cuabi_go_function_present(size_t index) {
     case 18: return cuabi_go_fn.context_synchronize != NULL;
     case 19: return cuabi_go_fn.context_get_native != NULL;
     case 20: return cuabi_go_fn.context_get_counters != NULL;
-    case 21: return cuabi_go_fn.stream_options_init != NULL;
-    case 22: return cuabi_go_fn.stream_create != NULL;
-    case 23: return cuabi_go_fn.stream_wrap != NULL;
-    case 24: return cuabi_go_fn.stream_destroy != NULL;
-    case 25: return cuabi_go_fn.stream_synchronize != NULL;
-    case 26: return cuabi_go_fn.stream_query != NULL;
-    case 27: return cuabi_go_fn.stream_wait_event != NULL;
-    case 28: return cuabi_go_fn.stream_get_native != NULL;
-    case 29: return cuabi_go_fn.event_options_init != NULL;
-    case 30: return cuabi_go_fn.event_create != NULL;
-    case 31: return cuabi_go_fn.event_destroy != NULL;
-    case 32: return cuabi_go_fn.event_record != NULL;
-    case 33: return cuabi_go_fn.event_synchronize != NULL;
-    case 34: return cuabi_go_fn.event_query != NULL;
-    case 35: return cuabi_go_fn.event_get_elapsed_ms != NULL;
-    case 36: return cuabi_go_fn.buffer_options_init != NULL;
-    case 37: return cuabi_go_fn.buffer_create != NULL;
-    case 38: return cuabi_go_fn.buffer_wrap != NULL;
-    case 39: return cuabi_go_fn.buffer_destroy != NULL;
-    case 40: return cuabi_go_fn.buffer_get_size != NULL;
-    case 41: return cuabi_go_fn.buffer_get_device_address != NULL;
-    case 42: return cuabi_go_fn.buffer_write != NULL;
-    case 43: return cuabi_go_fn.buffer_read != NULL;
-    case 44: return cuabi_go_fn.buffer_copy != NULL;
-    case 45: return cuabi_go_fn.buffer_fill != NULL;
-    case 46: return cuabi_go_fn.host_memory_options_init != NULL;
-    case 47: return cuabi_go_fn.host_memory_create != NULL;
-    case 48: return cuabi_go_fn.host_memory_register != NULL;
-    case 49: return cuabi_go_fn.host_memory_destroy != NULL;
-    case 50: return cuabi_go_fn.host_memory_get_pointer != NULL;
-    case 51: return cuabi_go_fn.host_memory_get_size != NULL;
-    case 52: return cuabi_go_fn.host_memory_get_device_address != NULL;
-    case 53: return cuabi_go_fn.memory_pool_options_init != NULL;
-    case 54: return cuabi_go_fn.memory_pool_create != NULL;
-    case 55: return cuabi_go_fn.memory_pool_get_default != NULL;
-    case 56: return cuabi_go_fn.memory_pool_destroy != NULL;
-    case 57: return cuabi_go_fn.memory_pool_set_release_threshold != NULL;
-    case 58: return cuabi_go_fn.memory_pool_trim != NULL;
-    case 59: return cuabi_go_fn.memory_pool_get_attribute != NULL;
-    case 60: return cuabi_go_fn.buffer_create_async != NULL;
-    case 61: return cuabi_go_fn.buffer_free_async != NULL;
-    case 62: return cuabi_go_fn.buffer_create_managed != NULL;
-    case 63: return cuabi_go_fn.buffer_get_host_pointer != NULL;
-    case 64: return cuabi_go_fn.buffer_prefetch != NULL;
-    case 65: return cuabi_go_fn.buffer_advise != NULL;
-    case 66: return cuabi_go_fn.compile_options_init != NULL;
-    case 67: return cuabi_go_fn.module_info_init != NULL;
-    case 68: return cuabi_go_fn.module_compile != NULL;
-    case 69: return cuabi_go_fn.module_compile_offline != NULL;
-    case 70: return cuabi_go_fn.module_load_image != NULL;
-    case 71: return cuabi_go_fn.module_destroy != NULL;
-    case 72: return cuabi_go_fn.module_get_info != NULL;
-    case 73: return cuabi_go_fn.module_get_image != NULL;
-    case 74: return cuabi_go_fn.module_get_log != NULL;
-    case 75: return cuabi_go_fn.module_get_lowered_name != NULL;
-    case 76: return cuabi_go_fn.module_get_kernel != NULL;
-    case 77: return cuabi_go_fn.module_get_global != NULL;
-    case 78: return cuabi_go_fn.nvrtc_get_version != NULL;
-    case 79: return cuabi_go_fn.nvrtc_get_supported_archs != NULL;
-    case 80: return cuabi_go_fn.nvrtc_get_path != NULL;
-    case 81: return cuabi_go_fn.nvrtc_get_include_dirs != NULL;
-    case 82: return cuabi_go_fn.kernel_attributes_init != NULL;
-    case 83: return cuabi_go_fn.kernel_destroy != NULL;
-    case 84: return cuabi_go_fn.kernel_get_attributes != NULL;
-    case 85: return cuabi_go_fn.kernel_get_native != NULL;
-    case 86: return cuabi_go_fn.kernel_get_param_count != NULL;
-    case 87: return cuabi_go_fn.kernel_get_param_info != NULL;
-    case 88: return cuabi_go_fn.kernel_get_max_active_blocks_per_sm != NULL;
-    case 89: return cuabi_go_fn.kernel_suggest_block_size != NULL;
-    case 90: return cuabi_go_fn.kernel_set_attribute != NULL;
-    case 91: return cuabi_go_fn.launch_config_init != NULL;
-    case 92: return cuabi_go_fn.launch != NULL;
-    case 93: return cuabi_go_fn.launch_packed != NULL;
-    case 94: return cuabi_go_fn.kernel_get_max_active_clusters != NULL;
-    case 95: return cuabi_go_fn.launch_batch != NULL;
-    case 96: return cuabi_go_fn.graph_options_init != NULL;
-    case 97: return cuabi_go_fn.graph_node_info_init != NULL;
-    case 98: return cuabi_go_fn.graph_update_info_init != NULL;
-    case 99: return cuabi_go_fn.graph_memcpy_params_init != NULL;
-    case 100: return cuabi_go_fn.graph_capture_begin != NULL;
-    case 101: return cuabi_go_fn.graph_capture_end != NULL;
-    case 102: return cuabi_go_fn.graph_capture_end_update != NULL;
-    case 103: return cuabi_go_fn.graph_capture_abort != NULL;
-    case 104: return cuabi_go_fn.graph_capture_get_status != NULL;
-    case 105: return cuabi_go_fn.graph_destroy != NULL;
-    case 106: return cuabi_go_fn.graph_launch != NULL;
-    case 107: return cuabi_go_fn.graph_upload != NULL;
-    case 108: return cuabi_go_fn.graph_retain_buffer != NULL;
-    case 109: return cuabi_go_fn.graph_get_native != NULL;
-    case 110: return cuabi_go_fn.graph_get_node_count != NULL;
-    case 111: return cuabi_go_fn.graph_get_node_info != NULL;
-    case 112: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
-    case 113: return cuabi_go_fn.graph_get_node_param_info != NULL;
-    case 114: return cuabi_go_fn.graph_update_kernel_args != NULL;
-    case 115: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
-    case 116: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
-    case 117: return cuabi_go_fn.graph_update_memset_value != NULL;
-    case 118: return cuabi_go_fn.graph_update_memcpy != NULL;
-    case 119: return cuabi_go_fn.graph_set_node_enabled != NULL;
-    case 120: return cuabi_go_fn.graph_get_node_enabled != NULL;
-    case 121: return cuabi_go_fn.graph_write_dot != NULL;
-    case 122: return cuabi_go_fn.graph_get_dot != NULL;
-    case 123: return cuabi_go_fn.graph_cache_stats_init != NULL;
-    case 124: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
-    case 125: return cuabi_go_fn.graph_cache_lookup != NULL;
-    case 126: return cuabi_go_fn.graph_cache_insert != NULL;
-    case 127: return cuabi_go_fn.graph_cache_set_capacity != NULL;
-    case 128: return cuabi_go_fn.graph_cache_clear != NULL;
-    case 129: return cuabi_go_fn.graph_cache_get_stats != NULL;
-    case 130: return cuabi_go_fn.cache_stats_init != NULL;
-    case 131: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
-    case 132: return cuabi_go_fn.cache_get_stats != NULL;
-    case 133: return cuabi_go_fn.cache_get_directory != NULL;
-    case 134: return cuabi_go_fn.cache_get_degradation_reason != NULL;
-    case 135: return cuabi_go_fn.cache_prune != NULL;
-    case 136: return cuabi_go_fn.cache_clear != NULL;
-    case 137: return cuabi_go_fn.cache_verify != NULL;
-    case 138: return cuabi_go_fn.cache_add_readonly_layer != NULL;
-    case 139: return cuabi_go_fn.cache_export != NULL;
-    case 140: return cuabi_go_fn.cache_import != NULL;
-    case 141: return cuabi_go_fn.cache_configure_driver_jit != NULL;
-    case 142: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
-    case 143: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
-    case 144: return cuabi_go_fn.range_get_enabled != NULL;
-    case 145: return cuabi_go_fn.range_get_profiler_attached != NULL;
-    case 146: return cuabi_go_fn.range_get_catalog_count != NULL;
-    case 147: return cuabi_go_fn.range_get_catalog_entry != NULL;
-    case 148: return cuabi_go_fn.range_push != NULL;
-    case 149: return cuabi_go_fn.range_pop != NULL;
-    case 150: return cuabi_go_fn.range_start != NULL;
-    case 151: return cuabi_go_fn.range_end != NULL;
+    case 21: return cuabi_go_fn.context_can_access_peer != NULL;
+    case 22: return cuabi_go_fn.context_enable_peer_access != NULL;
+    case 23: return cuabi_go_fn.context_disable_peer_access != NULL;
+    case 24: return cuabi_go_fn.context_get_peer_access != NULL;
+    case 25: return cuabi_go_fn.buffer_copy_peer != NULL;
+    case 26: return cuabi_go_fn.stream_options_init != NULL;
+    case 27: return cuabi_go_fn.stream_create != NULL;
+    case 28: return cuabi_go_fn.stream_wrap != NULL;
+    case 29: return cuabi_go_fn.stream_destroy != NULL;
+    case 30: return cuabi_go_fn.stream_synchronize != NULL;
+    case 31: return cuabi_go_fn.stream_query != NULL;
+    case 32: return cuabi_go_fn.stream_wait_event != NULL;
+    case 33: return cuabi_go_fn.stream_get_native != NULL;
+    case 34: return cuabi_go_fn.event_options_init != NULL;
+    case 35: return cuabi_go_fn.event_create != NULL;
+    case 36: return cuabi_go_fn.event_destroy != NULL;
+    case 37: return cuabi_go_fn.event_record != NULL;
+    case 38: return cuabi_go_fn.event_synchronize != NULL;
+    case 39: return cuabi_go_fn.event_query != NULL;
+    case 40: return cuabi_go_fn.event_get_elapsed_ms != NULL;
+    case 41: return cuabi_go_fn.buffer_options_init != NULL;
+    case 42: return cuabi_go_fn.buffer_create != NULL;
+    case 43: return cuabi_go_fn.buffer_wrap != NULL;
+    case 44: return cuabi_go_fn.buffer_destroy != NULL;
+    case 45: return cuabi_go_fn.buffer_get_size != NULL;
+    case 46: return cuabi_go_fn.buffer_get_device_address != NULL;
+    case 47: return cuabi_go_fn.buffer_write != NULL;
+    case 48: return cuabi_go_fn.buffer_read != NULL;
+    case 49: return cuabi_go_fn.buffer_copy != NULL;
+    case 50: return cuabi_go_fn.buffer_fill != NULL;
+    case 51: return cuabi_go_fn.host_memory_options_init != NULL;
+    case 52: return cuabi_go_fn.host_memory_create != NULL;
+    case 53: return cuabi_go_fn.host_memory_register != NULL;
+    case 54: return cuabi_go_fn.host_memory_destroy != NULL;
+    case 55: return cuabi_go_fn.host_memory_get_pointer != NULL;
+    case 56: return cuabi_go_fn.host_memory_get_size != NULL;
+    case 57: return cuabi_go_fn.host_memory_get_device_address != NULL;
+    case 58: return cuabi_go_fn.memory_pool_options_init != NULL;
+    case 59: return cuabi_go_fn.memory_pool_create != NULL;
+    case 60: return cuabi_go_fn.memory_pool_get_default != NULL;
+    case 61: return cuabi_go_fn.memory_pool_destroy != NULL;
+    case 62: return cuabi_go_fn.memory_pool_set_release_threshold != NULL;
+    case 63: return cuabi_go_fn.memory_pool_trim != NULL;
+    case 64: return cuabi_go_fn.memory_pool_get_attribute != NULL;
+    case 65: return cuabi_go_fn.buffer_create_async != NULL;
+    case 66: return cuabi_go_fn.buffer_free_async != NULL;
+    case 67: return cuabi_go_fn.buffer_create_managed != NULL;
+    case 68: return cuabi_go_fn.buffer_get_host_pointer != NULL;
+    case 69: return cuabi_go_fn.buffer_prefetch != NULL;
+    case 70: return cuabi_go_fn.buffer_advise != NULL;
+    case 71: return cuabi_go_fn.compile_options_init != NULL;
+    case 72: return cuabi_go_fn.module_info_init != NULL;
+    case 73: return cuabi_go_fn.module_compile != NULL;
+    case 74: return cuabi_go_fn.module_compile_offline != NULL;
+    case 75: return cuabi_go_fn.module_load_image != NULL;
+    case 76: return cuabi_go_fn.module_destroy != NULL;
+    case 77: return cuabi_go_fn.module_get_info != NULL;
+    case 78: return cuabi_go_fn.module_get_image != NULL;
+    case 79: return cuabi_go_fn.module_get_log != NULL;
+    case 80: return cuabi_go_fn.module_get_lowered_name != NULL;
+    case 81: return cuabi_go_fn.module_get_kernel != NULL;
+    case 82: return cuabi_go_fn.module_get_global != NULL;
+    case 83: return cuabi_go_fn.nvrtc_get_version != NULL;
+    case 84: return cuabi_go_fn.nvrtc_get_supported_archs != NULL;
+    case 85: return cuabi_go_fn.nvrtc_get_path != NULL;
+    case 86: return cuabi_go_fn.nvrtc_get_include_dirs != NULL;
+    case 87: return cuabi_go_fn.kernel_attributes_init != NULL;
+    case 88: return cuabi_go_fn.kernel_destroy != NULL;
+    case 89: return cuabi_go_fn.kernel_get_attributes != NULL;
+    case 90: return cuabi_go_fn.kernel_get_native != NULL;
+    case 91: return cuabi_go_fn.kernel_get_param_count != NULL;
+    case 92: return cuabi_go_fn.kernel_get_param_info != NULL;
+    case 93: return cuabi_go_fn.kernel_get_max_active_blocks_per_sm != NULL;
+    case 94: return cuabi_go_fn.kernel_suggest_block_size != NULL;
+    case 95: return cuabi_go_fn.kernel_set_attribute != NULL;
+    case 96: return cuabi_go_fn.launch_config_init != NULL;
+    case 97: return cuabi_go_fn.launch != NULL;
+    case 98: return cuabi_go_fn.launch_packed != NULL;
+    case 99: return cuabi_go_fn.kernel_get_max_active_clusters != NULL;
+    case 100: return cuabi_go_fn.launch_batch != NULL;
+    case 101: return cuabi_go_fn.tensor_map_params_init != NULL;
+    case 102: return cuabi_go_fn.tensor_map_encode_tiled != NULL;
+    case 103: return cuabi_go_fn.graph_options_init != NULL;
+    case 104: return cuabi_go_fn.graph_node_info_init != NULL;
+    case 105: return cuabi_go_fn.graph_update_info_init != NULL;
+    case 106: return cuabi_go_fn.graph_memcpy_params_init != NULL;
+    case 107: return cuabi_go_fn.graph_capture_begin != NULL;
+    case 108: return cuabi_go_fn.graph_capture_end != NULL;
+    case 109: return cuabi_go_fn.graph_capture_end_update != NULL;
+    case 110: return cuabi_go_fn.graph_capture_abort != NULL;
+    case 111: return cuabi_go_fn.graph_capture_get_status != NULL;
+    case 112: return cuabi_go_fn.graph_destroy != NULL;
+    case 113: return cuabi_go_fn.graph_launch != NULL;
+    case 114: return cuabi_go_fn.graph_upload != NULL;
+    case 115: return cuabi_go_fn.graph_retain_buffer != NULL;
+    case 116: return cuabi_go_fn.graph_get_native != NULL;
+    case 117: return cuabi_go_fn.graph_get_node_count != NULL;
+    case 118: return cuabi_go_fn.graph_get_node_info != NULL;
+    case 119: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
+    case 120: return cuabi_go_fn.graph_get_node_param_info != NULL;
+    case 121: return cuabi_go_fn.graph_update_kernel_args != NULL;
+    case 122: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
+    case 123: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
+    case 124: return cuabi_go_fn.graph_update_memset_value != NULL;
+    case 125: return cuabi_go_fn.graph_update_memcpy != NULL;
+    case 126: return cuabi_go_fn.graph_set_node_enabled != NULL;
+    case 127: return cuabi_go_fn.graph_get_node_enabled != NULL;
+    case 128: return cuabi_go_fn.graph_write_dot != NULL;
+    case 129: return cuabi_go_fn.graph_get_dot != NULL;
+    case 130: return cuabi_go_fn.graph_cache_stats_init != NULL;
+    case 131: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
+    case 132: return cuabi_go_fn.graph_cache_lookup != NULL;
+    case 133: return cuabi_go_fn.graph_cache_insert != NULL;
+    case 134: return cuabi_go_fn.graph_cache_set_capacity != NULL;
+    case 135: return cuabi_go_fn.graph_cache_clear != NULL;
+    case 136: return cuabi_go_fn.graph_cache_get_stats != NULL;
+    case 137: return cuabi_go_fn.cache_stats_init != NULL;
+    case 138: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
+    case 139: return cuabi_go_fn.cache_get_stats != NULL;
+    case 140: return cuabi_go_fn.cache_get_directory != NULL;
+    case 141: return cuabi_go_fn.cache_get_degradation_reason != NULL;
+    case 142: return cuabi_go_fn.cache_prune != NULL;
+    case 143: return cuabi_go_fn.cache_clear != NULL;
+    case 144: return cuabi_go_fn.cache_verify != NULL;
+    case 145: return cuabi_go_fn.cache_add_readonly_layer != NULL;
+    case 146: return cuabi_go_fn.cache_export != NULL;
+    case 147: return cuabi_go_fn.cache_import != NULL;
+    case 148: return cuabi_go_fn.cache_configure_driver_jit != NULL;
+    case 149: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
+    case 150: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
+    case 151: return cuabi_go_fn.range_get_enabled != NULL;
+    case 152: return cuabi_go_fn.range_get_profiler_attached != NULL;
+    case 153: return cuabi_go_fn.range_get_catalog_count != NULL;
+    case 154: return cuabi_go_fn.range_get_catalog_entry != NULL;
+    case 155: return cuabi_go_fn.range_push != NULL;
+    case 156: return cuabi_go_fn.range_pop != NULL;
+    case 157: return cuabi_go_fn.range_start != NULL;
+    case 158: return cuabi_go_fn.range_end != NULL;
     default: return 0;
     }
 }
@@ -596,6 +617,41 @@ cuabi_go_failure* cuabi_go_context_get_counters(uintptr_t context, cuabi_counter
         if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
     }
     cuabi_status status = cuabi_go_fn.context_get_counters((cuabi_context*)context, out_counters);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_context_can_access_peer(uintptr_t context, uintptr_t peer, uint32_t* out_can_access) {
+    if (cuabi_go_fn.context_can_access_peer == NULL) return cuabi_go_missing("cuabi_context_can_access_peer");
+    cuabi_status status = cuabi_go_fn.context_can_access_peer((cuabi_context*)context, (cuabi_context*)peer, out_can_access);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_context_enable_peer_access(uintptr_t context, uintptr_t peer) {
+    if (cuabi_go_fn.context_enable_peer_access == NULL) return cuabi_go_missing("cuabi_context_enable_peer_access");
+    cuabi_status status = cuabi_go_fn.context_enable_peer_access((cuabi_context*)context, (cuabi_context*)peer);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_context_disable_peer_access(uintptr_t context, uintptr_t peer) {
+    if (cuabi_go_fn.context_disable_peer_access == NULL) return cuabi_go_missing("cuabi_context_disable_peer_access");
+    cuabi_status status = cuabi_go_fn.context_disable_peer_access((cuabi_context*)context, (cuabi_context*)peer);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_context_get_peer_access(uintptr_t context, uintptr_t peer, uint32_t* out_enabled) {
+    if (cuabi_go_fn.context_get_peer_access == NULL) return cuabi_go_missing("cuabi_context_get_peer_access");
+    cuabi_status status = cuabi_go_fn.context_get_peer_access((cuabi_context*)context, (cuabi_context*)peer, out_enabled);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_buffer_copy_peer(uintptr_t dst, size_t dst_offset, uintptr_t src, size_t src_offset, size_t size, uint32_t flags, uintptr_t stream) {
+    if (cuabi_go_fn.buffer_copy_peer == NULL) return cuabi_go_missing("cuabi_buffer_copy_peer");
+    cuabi_status status = cuabi_go_fn.buffer_copy_peer((cuabi_buffer*)dst, dst_offset, (cuabi_buffer*)src, src_offset, size, flags, (cuabi_stream*)stream);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
@@ -1105,6 +1161,20 @@ cuabi_go_failure* cuabi_go_launch_config_init(uint32_t struct_size, cuabi_launch
 cuabi_go_failure* cuabi_go_launch_batch(const cuabi_launch_item* items, size_t count, size_t* out_submitted) {
     if (cuabi_go_fn.launch_batch == NULL) return cuabi_go_missing("cuabi_launch_batch");
     cuabi_status status = cuabi_go_fn.launch_batch(items, count, out_submitted);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_tensor_map_params_init(uint32_t struct_size, cuabi_tensor_map_params* out_params) {
+    if (cuabi_go_fn.tensor_map_params_init == NULL) return cuabi_go_missing("cuabi_tensor_map_params_init");
+    cuabi_status status = cuabi_go_fn.tensor_map_params_init(struct_size, out_params);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_tensor_map_encode_tiled(uintptr_t buffer, const cuabi_tensor_map_params* params, cuabi_tensor_map* out_map) {
+    if (cuabi_go_fn.tensor_map_encode_tiled == NULL) return cuabi_go_missing("cuabi_tensor_map_encode_tiled");
+    cuabi_status status = cuabi_go_fn.tensor_map_encode_tiled((cuabi_buffer*)buffer, params, out_map);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }

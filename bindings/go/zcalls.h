@@ -28,6 +28,11 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_context_synchronize context_synchronize;
     PFN_cuabi_context_get_native context_get_native;
     PFN_cuabi_context_get_counters context_get_counters;
+    PFN_cuabi_context_can_access_peer context_can_access_peer;
+    PFN_cuabi_context_enable_peer_access context_enable_peer_access;
+    PFN_cuabi_context_disable_peer_access context_disable_peer_access;
+    PFN_cuabi_context_get_peer_access context_get_peer_access;
+    PFN_cuabi_buffer_copy_peer buffer_copy_peer;
     PFN_cuabi_stream_options_init stream_options_init;
     PFN_cuabi_stream_create stream_create;
     PFN_cuabi_stream_wrap stream_wrap;
@@ -103,6 +108,8 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_launch_packed launch_packed;
     PFN_cuabi_kernel_get_max_active_clusters kernel_get_max_active_clusters;
     PFN_cuabi_launch_batch launch_batch;
+    PFN_cuabi_tensor_map_params_init tensor_map_params_init;
+    PFN_cuabi_tensor_map_encode_tiled tensor_map_encode_tiled;
     PFN_cuabi_graph_options_init graph_options_init;
     PFN_cuabi_graph_node_info_init graph_node_info_init;
     PFN_cuabi_graph_update_info_init graph_update_info_init;
@@ -163,7 +170,7 @@ typedef struct cuabi_go_functions {
 
 extern cuabi_go_functions cuabi_go_fn;
 
-#define CUABI_GO_FUNCTION_COUNT 152
+#define CUABI_GO_FUNCTION_COUNT 159
 extern const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT];
 
 /* Fills cuabi_go_fn through `get`. */
@@ -191,6 +198,11 @@ cuabi_go_failure* cuabi_go_context_get_device_info(uintptr_t context, cuabi_devi
 cuabi_go_failure* cuabi_go_context_synchronize(uintptr_t context);
 cuabi_go_failure* cuabi_go_context_get_native(uintptr_t context, void** out_cu_context);
 cuabi_go_failure* cuabi_go_context_get_counters(uintptr_t context, cuabi_counters* out_counters);
+cuabi_go_failure* cuabi_go_context_can_access_peer(uintptr_t context, uintptr_t peer, uint32_t* out_can_access);
+cuabi_go_failure* cuabi_go_context_enable_peer_access(uintptr_t context, uintptr_t peer);
+cuabi_go_failure* cuabi_go_context_disable_peer_access(uintptr_t context, uintptr_t peer);
+cuabi_go_failure* cuabi_go_context_get_peer_access(uintptr_t context, uintptr_t peer, uint32_t* out_enabled);
+cuabi_go_failure* cuabi_go_buffer_copy_peer(uintptr_t dst, size_t dst_offset, uintptr_t src, size_t src_offset, size_t size, uint32_t flags, uintptr_t stream);
 cuabi_go_failure* cuabi_go_stream_options_init(uint32_t struct_size, cuabi_stream_options* out_options);
 cuabi_go_failure* cuabi_go_stream_create(uintptr_t context, const cuabi_stream_options* options, uintptr_t* out_stream);
 cuabi_go_failure* cuabi_go_stream_wrap(uintptr_t context, void* cu_stream, uintptr_t* out_stream);
@@ -261,6 +273,8 @@ cuabi_go_failure* cuabi_go_kernel_suggest_block_size(uintptr_t kernel, uint32_t 
 cuabi_go_failure* cuabi_go_kernel_set_attribute(uintptr_t kernel, int32_t attribute, int32_t value);
 cuabi_go_failure* cuabi_go_launch_config_init(uint32_t struct_size, cuabi_launch_config* out_config);
 cuabi_go_failure* cuabi_go_launch_batch(const cuabi_launch_item* items, size_t count, size_t* out_submitted);
+cuabi_go_failure* cuabi_go_tensor_map_params_init(uint32_t struct_size, cuabi_tensor_map_params* out_params);
+cuabi_go_failure* cuabi_go_tensor_map_encode_tiled(uintptr_t buffer, const cuabi_tensor_map_params* params, cuabi_tensor_map* out_map);
 cuabi_go_failure* cuabi_go_graph_options_init(uint32_t struct_size, cuabi_graph_options* out_options);
 cuabi_go_failure* cuabi_go_graph_node_info_init(uint32_t struct_size, cuabi_graph_node_info* out_info);
 cuabi_go_failure* cuabi_go_graph_update_info_init(uint32_t struct_size, cuabi_graph_update_info* out_info);

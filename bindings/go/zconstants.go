@@ -25,6 +25,19 @@ const (
 	ImageVerifyNone ImageVerification = 3
 )
 
+// PeerCopyFlags is cuabi_peer_copy_flags: Since 1.2. Flags of cuabi_buffer_copy_peer(). Used in
+// Buffer.CopyPeer.
+type PeerCopyFlags uint32
+
+const (
+	// PeerCopyDefault is CUABI_PEER_COPY_DEFAULT: refuse a copy between devices without peer
+	// access.
+	PeerCopyDefault PeerCopyFlags = 0
+	// PeerCopyStaged is CUABI_PEER_COPY_STAGED: without peer access, let the driver stage the bytes
+	// through host memory (slower, but any two devices).
+	PeerCopyStaged PeerCopyFlags = 1
+)
+
 // EventFlags is cuabi_event_flags: Event flags (cuabi_event_options.flags). Used in
 // EventOptions.Flags.
 type EventFlags uint32
@@ -224,6 +237,102 @@ const (
 	// launch (sm_90+): this kernel may start before the previous kernel on the stream finishes; it
 	// must call cudaGridDependencySynchronize() before reading what that kernel writes.
 	LaunchProgrammaticDependent LaunchFlags = 8
+)
+
+// TensorDataType is cuabi_tensor_data_type: Since 1.2. Element types of a tensor map
+// (cuabi_tensor_map_params.data_type); the values are those of CUtensorMapDataType. Used in
+// TensorMapParams.DataType.
+type TensorDataType int32
+
+const (
+	// TensorDataUint8 is CUABI_TENSOR_DATA_UINT8.
+	TensorDataUint8 TensorDataType = 0
+	// TensorDataUint16 is CUABI_TENSOR_DATA_UINT16.
+	TensorDataUint16 TensorDataType = 1
+	// TensorDataUint32 is CUABI_TENSOR_DATA_UINT32.
+	TensorDataUint32 TensorDataType = 2
+	// TensorDataInt32 is CUABI_TENSOR_DATA_INT32.
+	TensorDataInt32 TensorDataType = 3
+	// TensorDataUint64 is CUABI_TENSOR_DATA_UINT64.
+	TensorDataUint64 TensorDataType = 4
+	// TensorDataInt64 is CUABI_TENSOR_DATA_INT64.
+	TensorDataInt64 TensorDataType = 5
+	// TensorDataFloat16 is CUABI_TENSOR_DATA_FLOAT16.
+	TensorDataFloat16 TensorDataType = 6
+	// TensorDataFloat32 is CUABI_TENSOR_DATA_FLOAT32.
+	TensorDataFloat32 TensorDataType = 7
+	// TensorDataFloat64 is CUABI_TENSOR_DATA_FLOAT64.
+	TensorDataFloat64 TensorDataType = 8
+	// TensorDataBfloat16 is CUABI_TENSOR_DATA_BFLOAT16.
+	TensorDataBfloat16 TensorDataType = 9
+	// TensorDataFloat32Ftz is CUABI_TENSOR_DATA_FLOAT32_FTZ.
+	TensorDataFloat32Ftz TensorDataType = 10
+	// TensorDataTfloat32 is CUABI_TENSOR_DATA_TFLOAT32.
+	TensorDataTfloat32 TensorDataType = 11
+	// TensorDataTfloat32Ftz is CUABI_TENSOR_DATA_TFLOAT32_FTZ.
+	TensorDataTfloat32Ftz TensorDataType = 12
+)
+
+// TensorInterleave is cuabi_tensor_interleave: Since 1.2. Interleaved layouts
+// (cuabi_tensor_map_params.interleave); CUtensorMapInterleave. Used in TensorMapParams.Interleave.
+type TensorInterleave int32
+
+const (
+	// TensorInterleaveNone is CUABI_TENSOR_INTERLEAVE_NONE.
+	TensorInterleaveNone TensorInterleave = 0
+	// TensorInterleave16b is CUABI_TENSOR_INTERLEAVE_16B.
+	TensorInterleave16b TensorInterleave = 1
+	// TensorInterleave32b is CUABI_TENSOR_INTERLEAVE_32B.
+	TensorInterleave32b TensorInterleave = 2
+)
+
+// TensorSwizzle is cuabi_tensor_swizzle: Since 1.2. Shared memory swizzles
+// (cuabi_tensor_map_params.swizzle); CUtensorMapSwizzle. Used in TensorMapParams.Swizzle.
+type TensorSwizzle int32
+
+const (
+	// TensorSwizzleNone is CUABI_TENSOR_SWIZZLE_NONE.
+	TensorSwizzleNone TensorSwizzle = 0
+	// TensorSwizzle32b is CUABI_TENSOR_SWIZZLE_32B.
+	TensorSwizzle32b TensorSwizzle = 1
+	// TensorSwizzle64b is CUABI_TENSOR_SWIZZLE_64B.
+	TensorSwizzle64b TensorSwizzle = 2
+	// TensorSwizzle128b is CUABI_TENSOR_SWIZZLE_128B.
+	TensorSwizzle128b TensorSwizzle = 3
+	// TensorSwizzle128bAtom32b is CUABI_TENSOR_SWIZZLE_128B_ATOM_32B.
+	TensorSwizzle128bAtom32b TensorSwizzle = 4
+	// TensorSwizzle128bAtom32bFlip8b is CUABI_TENSOR_SWIZZLE_128B_ATOM_32B_FLIP_8B.
+	TensorSwizzle128bAtom32bFlip8b TensorSwizzle = 5
+	// TensorSwizzle128bAtom64b is CUABI_TENSOR_SWIZZLE_128B_ATOM_64B.
+	TensorSwizzle128bAtom64b TensorSwizzle = 6
+)
+
+// TensorL2Promotion is cuabi_tensor_l2_promotion: Since 1.2. L2 fetch sizes
+// (cuabi_tensor_map_params.l2_promotion); CUtensorMapL2promotion. Used in
+// TensorMapParams.L2Promotion.
+type TensorL2Promotion int32
+
+const (
+	// TensorL2PromotionNone is CUABI_TENSOR_L2_PROMOTION_NONE.
+	TensorL2PromotionNone TensorL2Promotion = 0
+	// TensorL2Promotion64b is CUABI_TENSOR_L2_PROMOTION_64B.
+	TensorL2Promotion64b TensorL2Promotion = 1
+	// TensorL2Promotion128b is CUABI_TENSOR_L2_PROMOTION_128B.
+	TensorL2Promotion128b TensorL2Promotion = 2
+	// TensorL2Promotion256b is CUABI_TENSOR_L2_PROMOTION_256B.
+	TensorL2Promotion256b TensorL2Promotion = 3
+)
+
+// TensorOOBFill is cuabi_tensor_oob_fill: Since 1.2. What out-of-bounds elements read as
+// (cuabi_tensor_map_params.oob_fill); CUtensorMapFloatOOBfill. Used in TensorMapParams.OOBFill.
+type TensorOOBFill int32
+
+const (
+	// TensorOOBFillZero is CUABI_TENSOR_OOB_FILL_ZERO: zeros.
+	TensorOOBFillZero TensorOOBFill = 0
+	// TensorOOBFillNanRequestZeroFma is CUABI_TENSOR_OOB_FILL_NAN_REQUEST_ZERO_FMA: a NaN that FMA
+	// treats as zero; floating-point types only.
+	TensorOOBFillNanRequestZeroFma TensorOOBFill = 1
 )
 
 // CaptureMode is cuabi_capture_mode: Capture modes (cuabi_graph_capture_begin): which CUDA calls

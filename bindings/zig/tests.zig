@@ -9,6 +9,7 @@
 //!   tests/gpu_1_1_test.zig  the same for the calls of cuabi 1.1
 //!   tests/batch_test.zig    batched launches (cuabi 1.2), without and with a GPU
 //!   tests/memory_test.zig   memory pools, stream-ordered and managed buffers (cuabi 1.2)
+//!   tests/devices_test.zig  several GPUs and tensor maps (cuabi 1.2), without and with GPUs
 //!   tests/docs_test.zig     the README against the example the build compiles
 
 comptime {
@@ -20,5 +21,6 @@ comptime {
     _ = @import("tests/gpu_1_1_test.zig");
     _ = @import("tests/batch_test.zig");
     _ = @import("tests/memory_test.zig");
+    _ = @import("tests/devices_test.zig");
     _ = @import("tests/docs_test.zig");
 }

@@ -5,8 +5,8 @@
  * each group opens with the lifetime and thread-safety rules of its object, then its constants and
  * structs, then its functions; each function says what it does, which statuses it returns beyond
  * the common ones, and who owns what it returns. The longer documents installed with the library
- * (share/doc/cuabi/: errors.md, safety.md, compile.md, cache.md, device.md, profiling.md,
- * abi-policy.md, performance.md) add background; nothing a caller needs is only there.
+ * (share/doc/cuabi/: errors.md, safety.md, compile.md, cache.md, device.md, multi-gpu.md,
+ * tensor-maps.md, profiling.md, abi-policy.md, performance.md) add background only.
  *
  * Conventions that hold for every function (so they are not repeated below):
  *   - Names: cuabi_<object>_<verb> (cuabi_stream_create, cuabi_graph_launch); a getter is
@@ -421,6 +421,64 @@ CUABI_API cuabi_status cuabi_context_get_native(cuabi_context* context, CUABI_OU
 
 /* Reads the context's counters (set out_counters->struct_size first). */
 CUABI_API cuabi_status cuabi_context_get_counters(cuabi_context* context, CUABI_INOUT cuabi_counters* out_counters);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Several GPUs (since 1.2)
+ *
+ * Each device has its own contexts (cuabi_context_options.device_ordinal). Kernels and copies of
+ * one device reach another device's memory only through peer access, which the hardware offers
+ * between some pairs of devices (NVLink, or PCIe with peer-to-peer support) and which is enabled
+ * in one direction at a time: from a context to the memory of a peer's device. Peer access belongs
+ * to the devices' primary contexts, so it is shared with every other user of them in this process
+ * (the CUDA runtime, other cuabi handles of the same devices) and lasts until it is disabled or the
+ * primary context ends. cuabi remembers what it enabled; copies between devices ask that record,
+ * never the hardware, so a copy that works does so at the speed peer access gives, or is refused
+ * (unless staged through host memory on request). Refusals name both devices, by ordinal and
+ * name. Two contexts of one device share its memory: nothing needs enabling between them.
+ * Thread-safe.
+ * ========================================================================================== */
+
+/* Since 1.2. Flags of cuabi_buffer_copy_peer(). */
+typedef uint32_t cuabi_peer_copy_flags CUABI_FLAGS_FAMILY("CUABI_PEER_COPY_") CUABI_SINCE(1.2);
+#define CUABI_PEER_COPY_DEFAULT 0x0u /* refuse a copy between devices without peer access */
+#define CUABI_PEER_COPY_STAGED 0x1u  /* without peer access, let the driver stage the bytes through
+                                        host memory (slower, but any two devices) */
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Since 1.2. Whether `context`'s device can be given access to the memory of `peer`'s device:
+ * *out_can_access is 1 or 0 (cuDeviceCanAccessPeer); 1 for two contexts of one device. Says
+ * nothing about whether access is enabled (cuabi_context_get_peer_access). */
+CUABI_API cuabi_status cuabi_context_can_access_peer(cuabi_context* context, cuabi_context* peer, CUABI_OUT uint32_t* out_can_access) CUABI_SINCE(1.2);
+
+/* Since 1.2. Enables peer access from `context` to the memory of `peer`'s device (one direction:
+ * call it with the two swapped for the other). Idempotent: access enabled before -- by cuabi or by
+ * other code -- is success, as are two contexts of one device. CUABI_ERROR_UNSUPPORTED when the
+ * devices cannot be peers, CUABI_ERROR_CUDA when the driver refuses (e.g. CUDA_ERROR_TOO_MANY_PEERS;
+ * cuabi_last_cu_result() has it); both messages name the two devices. */
+CUABI_API cuabi_status cuabi_context_enable_peer_access(cuabi_context* context, cuabi_context* peer) CUABI_SINCE(1.2);
+
+/* Since 1.2. Disables peer access from `context` to `peer`'s device. Idempotent: access not enabled
+ * is success. Work already queued that uses the peer's memory must have finished (synchronize
+ * first): the driver does not wait for it. */
+CUABI_API cuabi_status cuabi_context_disable_peer_access(cuabi_context* context, cuabi_context* peer) CUABI_SINCE(1.2);
+
+/* Since 1.2. Whether peer access from `context` to `peer`'s device is enabled as cuabi knows it:
+ * *out_enabled is 1 after cuabi_context_enable_peer_access() (and until a disable), 1 for two
+ * contexts of one device, else 0 -- also when other code enabled it without telling cuabi. */
+CUABI_API cuabi_status cuabi_context_get_peer_access(cuabi_context* context, cuabi_context* peer, CUABI_OUT uint32_t* out_enabled) CUABI_SINCE(1.2);
+
+/* Since 1.2. Copies `size` bytes from `src` at src_offset to `dst` at dst_offset, the buffers on any
+ * two devices (on one device: as cuabi_buffer_copy()). The copy runs on `stream`, which belongs to
+ * either buffer's device (NULL: dst's device, and the call waits); that device issues the copy and
+ * needs peer access enabled to the other one, unless flags has CUABI_PEER_COPY_STAGED.
+ * CUABI_ERROR_OUT_OF_BOUNDS when either range exceeds its buffer, CUABI_ERROR_CONTEXT_MISMATCH when
+ * peer access is not enabled or the stream belongs to a third device (naming the devices),
+ * CUABI_ERROR_INVALID_ARGUMENT for unknown flags. A graph that captures the copy keeps both buffers
+ * alive. */
+CUABI_API cuabi_status cuabi_buffer_copy_peer(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, uint32_t flags, CUABI_NULLABLE cuabi_stream* stream) CUABI_SINCE(1.2);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -1264,6 +1322,123 @@ CUABI_API cuabi_status cuabi_launch_batch(CUABI_NULLABLE const cuabi_launch_item
 #endif /* CUABI_NO_PROTOTYPES */
 
 /* ============================================================================================
+ * Tensor maps (since 1.2)
+ *
+ * A tensor map describes a tile-by-tile view of a tensor in a cuabi buffer for the Tensor Memory
+ * Accelerator (TMA) of compute capability 9.0 and later: kernels take it by value as a
+ * `const __grid_constant__ CUtensorMap` parameter and copy tiles with cp.async.bulk.tensor. cuabi
+ * checks each of the driver's rules before the driver sees them and names the rule and the values
+ * it broke; the launch checks know the parameter (128 bytes, at the offset the compiler gave it)
+ * like any other. A tensor map is a plain value: it holds the buffer's device address, not the
+ * buffer, so the buffer must outlive every kernel that uses it, and a graph that launches such a
+ * kernel does not keep the buffer alive (cuabi_graph_retain_buffer() does). Thread-safe.
+ * ========================================================================================== */
+
+/* Since 1.2. Element types of a tensor map (cuabi_tensor_map_params.data_type); the values are
+ * those of CUtensorMapDataType. */
+typedef int32_t cuabi_tensor_data_type CUABI_ENUM_FAMILY("CUABI_TENSOR_DATA_") CUABI_SINCE(1.2);
+#define CUABI_TENSOR_DATA_UINT8 0
+#define CUABI_TENSOR_DATA_UINT16 1
+#define CUABI_TENSOR_DATA_UINT32 2
+#define CUABI_TENSOR_DATA_INT32 3
+#define CUABI_TENSOR_DATA_UINT64 4
+#define CUABI_TENSOR_DATA_INT64 5
+#define CUABI_TENSOR_DATA_FLOAT16 6
+#define CUABI_TENSOR_DATA_FLOAT32 7
+#define CUABI_TENSOR_DATA_FLOAT64 8
+#define CUABI_TENSOR_DATA_BFLOAT16 9
+#define CUABI_TENSOR_DATA_FLOAT32_FTZ 10
+#define CUABI_TENSOR_DATA_TFLOAT32 11
+#define CUABI_TENSOR_DATA_TFLOAT32_FTZ 12
+
+/* Since 1.2. Interleaved layouts (cuabi_tensor_map_params.interleave); CUtensorMapInterleave. */
+typedef int32_t cuabi_tensor_interleave CUABI_ENUM_FAMILY("CUABI_TENSOR_INTERLEAVE_") CUABI_SINCE(1.2);
+#define CUABI_TENSOR_INTERLEAVE_NONE 0
+#define CUABI_TENSOR_INTERLEAVE_16B 1
+#define CUABI_TENSOR_INTERLEAVE_32B 2
+
+/* Since 1.2. Shared memory swizzles (cuabi_tensor_map_params.swizzle); CUtensorMapSwizzle. */
+typedef int32_t cuabi_tensor_swizzle CUABI_ENUM_FAMILY("CUABI_TENSOR_SWIZZLE_") CUABI_SINCE(1.2);
+#define CUABI_TENSOR_SWIZZLE_NONE 0
+#define CUABI_TENSOR_SWIZZLE_32B 1
+#define CUABI_TENSOR_SWIZZLE_64B 2
+#define CUABI_TENSOR_SWIZZLE_128B 3
+#define CUABI_TENSOR_SWIZZLE_128B_ATOM_32B 4
+#define CUABI_TENSOR_SWIZZLE_128B_ATOM_32B_FLIP_8B 5
+#define CUABI_TENSOR_SWIZZLE_128B_ATOM_64B 6
+
+/* Since 1.2. L2 fetch sizes (cuabi_tensor_map_params.l2_promotion); CUtensorMapL2promotion. */
+typedef int32_t cuabi_tensor_l2_promotion CUABI_ENUM_FAMILY("CUABI_TENSOR_L2_PROMOTION_") CUABI_SINCE(1.2);
+#define CUABI_TENSOR_L2_PROMOTION_NONE 0
+#define CUABI_TENSOR_L2_PROMOTION_64B 1
+#define CUABI_TENSOR_L2_PROMOTION_128B 2
+#define CUABI_TENSOR_L2_PROMOTION_256B 3
+
+/* Since 1.2. What out-of-bounds elements read as (cuabi_tensor_map_params.oob_fill);
+ * CUtensorMapFloatOOBfill. */
+typedef int32_t cuabi_tensor_oob_fill CUABI_ENUM_FAMILY("CUABI_TENSOR_OOB_FILL_") CUABI_SINCE(1.2);
+#define CUABI_TENSOR_OOB_FILL_ZERO 0            /* zeros */
+#define CUABI_TENSOR_OOB_FILL_NAN_REQUEST_ZERO_FMA 1 /* a NaN that FMA treats as zero; floating-point types only */
+
+/* Since 1.2. The most dimensions a tensor map has. */
+#define CUABI_TENSOR_MAP_MAX_RANK 5u
+
+/* Since 1.2. A tiled tensor map over a buffer, for cuabi_tensor_map_encode_tiled(). Dimension 0 is
+ * the innermost (contiguous) one; entries at and after `rank` are ignored. The driver's rules, each
+ * checked by cuabi: rank 1 to 5 (at least 3 with interleave); every global_dims[i] 1 to 2^32; the
+ * rank - 1 global_strides (bytes; [i] is dimension i + 1's) each a non-zero multiple of 16 (32 with
+ * CUABI_TENSOR_INTERLEAVE_32B) below 2^40; every box_dims[i] 1 to 256 and, without interleave,
+ * box_dims[0] * element size a multiple of 16 bytes and no more than the swizzle's span (32, 64 or
+ * 128 bytes); every element_strides[i] 1 to 8; CUABI_TENSOR_INTERLEAVE_32B only with
+ * CUABI_TENSOR_SWIZZLE_32B; the NaN fill only for floating-point types. The tensor's address
+ * (buffer address + offset) must be 16-byte aligned (32 with CUABI_TENSOR_INTERLEAVE_32B) and
+ * every element it spans must lie inside the buffer. */
+typedef struct CUABI_SINCE(1.2) cuabi_tensor_map_params {
+    uint32_t struct_size;           /* sizeof(cuabi_tensor_map_params) */
+    int32_t data_type;              /* CUABI_TENSOR_DATA_*; default FLOAT32 */
+    uint32_t rank;                  /* dimensions, 1 to CUABI_TENSOR_MAP_MAX_RANK; default 0: must be set */
+    int32_t interleave;             /* CUABI_TENSOR_INTERLEAVE_*; default NONE */
+    int32_t swizzle;                /* CUABI_TENSOR_SWIZZLE_*; default NONE */
+    int32_t l2_promotion;           /* CUABI_TENSOR_L2_PROMOTION_*; default NONE */
+    int32_t oob_fill;               /* CUABI_TENSOR_OOB_FILL_*; default ZERO */
+    uint32_t reserved;              /* must be 0 */
+    uint64_t offset;                /* bytes into the buffer where element (0, ..., 0) lies */
+    uint64_t global_dims[5];        /* elements along each dimension */
+    uint64_t global_strides[4];     /* bytes from one index of dimension i + 1 to the next */
+    uint32_t box_dims[5];           /* elements of one tile (box) along each dimension */
+    uint32_t element_strides[5];    /* traversal step along each dimension; default 1 */
+} cuabi_tensor_map_params;
+#define CUABI_TENSOR_MAP_PARAMS_INIT                                                                         \
+    {sizeof(cuabi_tensor_map_params), CUABI_TENSOR_DATA_FLOAT32, 0u, CUABI_TENSOR_INTERLEAVE_NONE,            \
+     CUABI_TENSOR_SWIZZLE_NONE, CUABI_TENSOR_L2_PROMOTION_NONE, CUABI_TENSOR_OOB_FILL_ZERO, 0u, 0u, {0u, 0u, 0u, 0u, 0u}, \
+     {0u, 0u, 0u, 0u}, {0u, 0u, 0u, 0u, 0u}, {1u, 1u, 1u, 1u, 1u}}
+
+/* Since 1.2. An encoded tensor map: the driver's 128-byte CUtensorMap, opaque, passed to a kernel
+ * as the value of its CUtensorMap parameter (a cuabi_kernel_arg {&map, sizeof map}, or copied into
+ * a packed buffer at the parameter's offset). A value, not a versioned struct: it has no struct_size
+ * and never changes. It is 8-byte aligned, not 64 like CUtensorMap: cuabi encodes into aligned
+ * memory and copies out, and a launch copies argument bytes from any address, so no compiler
+ * extension is needed; C++ code that wants a CUtensorMap object copies the bytes into one. */
+typedef struct CUABI_SINCE(1.2) cuabi_tensor_map {
+    uint64_t opaque[16];
+} cuabi_tensor_map;
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Since 1.2. Fills *out_params with the defaults of CUABI_TENSOR_MAP_PARAMS_INIT. */
+CUABI_API cuabi_status cuabi_tensor_map_params_init(uint32_t struct_size, CUABI_OUT cuabi_tensor_map_params* out_params) CUABI_SINCE(1.2);
+
+/* Since 1.2. Encodes a tiled tensor map over `buffer` (cuTensorMapEncodeTiled) into *out_map.
+ * The rules on *params (see cuabi_tensor_map_params) are checked first, then the buffer:
+ * CUABI_ERROR_INVALID_ARGUMENT for a broken rule or a misaligned address, CUABI_ERROR_OUT_OF_BOUNDS
+ * when the tensor reaches past the buffer -- each message names the rule and its values --,
+ * CUABI_ERROR_UNSUPPORTED on a device before compute capability 9.0 or a driver without tensor
+ * maps, CUABI_ERROR_CUDA when the driver still refuses. The map stays valid while the buffer lives. */
+CUABI_API cuabi_status cuabi_tensor_map_encode_tiled(cuabi_buffer* buffer, const cuabi_tensor_map_params* params, CUABI_OUT cuabi_tensor_map* out_map) CUABI_SINCE(1.2);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
  * Graph
  *
  * Capture a sequence of cuabi (or raw CUDA) calls on a stream once, then replay it with one call:
@@ -1874,6 +2049,11 @@ typedef cuabi_status (*PFN_cuabi_context_get_device_info)(cuabi_context* context
 typedef cuabi_status (*PFN_cuabi_context_synchronize)(cuabi_context* context);
 typedef cuabi_status (*PFN_cuabi_context_get_native)(cuabi_context* context, void** out_cu_context);
 typedef cuabi_status (*PFN_cuabi_context_get_counters)(cuabi_context* context, cuabi_counters* out_counters);
+typedef cuabi_status (*PFN_cuabi_context_can_access_peer)(cuabi_context* context, cuabi_context* peer, uint32_t* out_can_access);
+typedef cuabi_status (*PFN_cuabi_context_enable_peer_access)(cuabi_context* context, cuabi_context* peer);
+typedef cuabi_status (*PFN_cuabi_context_disable_peer_access)(cuabi_context* context, cuabi_context* peer);
+typedef cuabi_status (*PFN_cuabi_context_get_peer_access)(cuabi_context* context, cuabi_context* peer, uint32_t* out_enabled);
+typedef cuabi_status (*PFN_cuabi_buffer_copy_peer)(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, uint32_t flags, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_stream_options_init)(uint32_t struct_size, cuabi_stream_options* out_options);
 typedef cuabi_status (*PFN_cuabi_stream_create)(cuabi_context* context, const cuabi_stream_options* options, cuabi_stream** out_stream);
 typedef cuabi_status (*PFN_cuabi_stream_wrap)(cuabi_context* context, void* cu_stream, cuabi_stream** out_stream);
@@ -1949,6 +2129,8 @@ typedef cuabi_status (*PFN_cuabi_launch)(cuabi_kernel* kernel, const cuabi_launc
 typedef cuabi_status (*PFN_cuabi_launch_packed)(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed, size_t packed_size);
 typedef cuabi_status (*PFN_cuabi_kernel_get_max_active_clusters)(cuabi_kernel* kernel, const cuabi_launch_config* config, uint32_t* out_clusters);
 typedef cuabi_status (*PFN_cuabi_launch_batch)(const cuabi_launch_item* items, size_t count, size_t* out_submitted);
+typedef cuabi_status (*PFN_cuabi_tensor_map_params_init)(uint32_t struct_size, cuabi_tensor_map_params* out_params);
+typedef cuabi_status (*PFN_cuabi_tensor_map_encode_tiled)(cuabi_buffer* buffer, const cuabi_tensor_map_params* params, cuabi_tensor_map* out_map);
 typedef cuabi_status (*PFN_cuabi_graph_options_init)(uint32_t struct_size, cuabi_graph_options* out_options);
 typedef cuabi_status (*PFN_cuabi_graph_node_info_init)(uint32_t struct_size, cuabi_graph_node_info* out_info);
 typedef cuabi_status (*PFN_cuabi_graph_update_info_init)(uint32_t struct_size, cuabi_graph_update_info* out_info);

@@ -1,10 +1,12 @@
-// Entry points of the "Buffer" group of cuabi.h.
+// Entry points of the "Buffer" group of cuabi.h, and cuabi_buffer_copy_peer of "Several GPUs", a
+// transfer like the others here.
 #include "api/arguments.hpp"
 #include "api/buffer_arguments.hpp"
 #include "api/enqueue.hpp"
 #include "api/guard.hpp"
 #include "cuabi/cuabi.h"
 #include "device/buffer.hpp"
+#include "device/peer_access.hpp"
 #include "graph/capture.hpp"
 #include "graph/retention.hpp"
 
@@ -119,6 +121,22 @@ CUABI_API cuabi_status cuabi_buffer_copy(cuabi_buffer* dst, size_t dst_offset, c
         Status status = transfer_buffer(dst, "dst", on, size != 0, &to);
         if (status == CUABI_SUCCESS) status = transfer_buffer(src, "src", on, size != 0, &from);
         return status == CUABI_SUCCESS ? Buffer::copy(*to, dst_offset, *from, src_offset, size, on) : status;
+    });
+} catch (...) {
+    return guard::failed(__func__);
+}
+
+CUABI_API cuabi_status cuabi_buffer_copy_peer(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src,
+                                              size_t src_offset, size_t size, uint32_t flags,
+                                              cuabi_stream* stream) try {
+    return enqueue_on_stream(stream, __func__, [&](const Stream* on) {
+        Status status = require_known_flags(flags, CUABI_PEER_COPY_STAGED, "flags", "CUABI_PEER_COPY_*");
+        std::shared_ptr<Buffer> to, from;
+        if (status == CUABI_SUCCESS) status = transfer_buffer(dst, "dst", on, size != 0, &to);
+        if (status == CUABI_SUCCESS) status = transfer_buffer(src, "src", on, size != 0, &from);
+        return status == CUABI_SUCCESS
+                   ? copy_between_devices(*to, dst_offset, *from, src_offset, size, flags, on)
+                   : status;
     });
 } catch (...) {
     return guard::failed(__func__);

@@ -71,6 +71,10 @@
     X(cuMemcpyHtoDAsync)                      \
     X(cuMemcpyDtoHAsync)                      \
     X(cuMemcpyDtoDAsync)                      \
+    X(cuMemcpyPeerAsync)                      \
+    X(cuDeviceCanAccessPeer)                  \
+    X(cuCtxEnablePeerAccess)                  \
+    X(cuCtxDisablePeerAccess)                 \
     X(cuMemsetD8Async)                        \
     X(cuMemsetD16Async)                       \
     X(cuMemsetD32Async)                       \
@@ -124,7 +128,9 @@
 //   cuMemPrefetchAsync, cuMemAdvise: their CUmemLocation ABI came with CUDA 12.2; an older driver
 //   hands out the CUdevice ABI under the same name, so callers check the version first
 //   (kManagedLocationDriver).
+//   cuTensorMapEncodeTiled (CUDA 12.0): tensor maps (device/tensor_map.hpp).
 #define CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(X) \
+    X(cuTensorMapEncodeTiled)                 \
     X(cuModuleGetFunctionCount)               \
     X(cuModuleEnumerateFunctions)             \
     X(cuFuncGetParamInfo)                     \

@@ -11,6 +11,7 @@ const char* typical_type(uint32_t size) {
         case 2: return " (e.g. short, half)";
         case 4: return " (e.g. int, float, uint32_t)";
         case 8: return " (e.g. a pointer, double, int64_t)";
+        case 128: return " (e.g. a CUtensorMap: pass a cuabi_tensor_map)";
         default: return " (a struct passed by value)";
     }
 }

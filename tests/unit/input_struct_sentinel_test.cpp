@@ -70,6 +70,26 @@ cuabi_status create_pool(const cuabi_memory_pool_options* o) {
     return cuabi_memory_pool_create(nullptr, o, &out);
 }
 
+// A valid rank-2 tensor map description with `change` applied, which the encode must refuse (the
+// rules come before the buffer handle, so a made-up one does).
+template <typename Change>
+std::function<void()> tensor_map_refusal(Change change, cuabi_status expected, const char* fragment) {
+    auto valid_then_change = [change](cuabi_tensor_map_params* o) {
+        o->rank = 2;
+        o->global_dims[0] = 64;
+        o->global_dims[1] = 32;
+        o->global_strides[0] = 256;
+        o->box_dims[0] = 32;
+        o->box_dims[1] = 8;
+        change(o);
+    };
+    auto encode = [](const cuabi_tensor_map_params* o) {
+        cuabi_tensor_map map;
+        return cuabi_tensor_map_encode_tiled(reinterpret_cast<cuabi_buffer*>(uint64_t{4} << 56 | 4000003u), o, &map);
+    };
+    return refusal(cuabi_tensor_map_params_init, valid_then_change, encode, expected, fragment);
+}
+
 const std::map<std::string, Observation>& observations() {
     static const std::map<std::string, Observation> table = {
         {"cuabi_context_options.struct_size", {nullptr, "struct_size_test.cpp: every size of every struct"}},
@@ -140,6 +160,47 @@ const std::map<std::string, Observation>& observations() {
         {"cuabi_graph_options.struct_size", {nullptr, "struct_size_test.cpp"}},
         {"cuabi_graph_options.flags", {nullptr, "not observed yet: needs a captured graph"}},
         {"cuabi_graph_memcpy_params.struct_size", {nullptr, "struct_size_test.cpp"}},
+        {"cuabi_tensor_map_params.struct_size", {nullptr, "struct_size_test.cpp"}},
+        {"cuabi_tensor_map_params.data_type",
+         {tensor_map_refusal([](auto* o) { o->data_type = 41; }, CUABI_ERROR_INVALID_ARGUMENT, "data_type is 41"),
+          nullptr}},
+        {"cuabi_tensor_map_params.rank",
+         {tensor_map_refusal([](auto* o) { o->rank = 7; }, CUABI_ERROR_INVALID_ARGUMENT, "rank is 7"), nullptr}},
+        {"cuabi_tensor_map_params.interleave",
+         {tensor_map_refusal([](auto* o) { o->interleave = 9; }, CUABI_ERROR_INVALID_ARGUMENT, "interleave is 9"),
+          nullptr}},
+        {"cuabi_tensor_map_params.swizzle",
+         {tensor_map_refusal([](auto* o) { o->swizzle = 8; }, CUABI_ERROR_INVALID_ARGUMENT, "swizzle is 8"),
+          nullptr}},
+        {"cuabi_tensor_map_params.l2_promotion",
+         {tensor_map_refusal([](auto* o) { o->l2_promotion = 5; }, CUABI_ERROR_INVALID_ARGUMENT,
+                             "l2_promotion is 5"),
+          nullptr}},
+        {"cuabi_tensor_map_params.oob_fill",
+         {tensor_map_refusal([](auto* o) { o->oob_fill = 6; }, CUABI_ERROR_INVALID_ARGUMENT, "oob_fill is 6"),
+          nullptr}},
+        {"cuabi_tensor_map_params.reserved",
+         {tensor_map_refusal([](auto* o) { o->reserved = 3; }, CUABI_ERROR_INVALID_ARGUMENT,
+                             "cuabi_tensor_map_params.reserved is 3"),
+          nullptr}},
+        {"cuabi_tensor_map_params.offset",
+         {nullptr, "gpu/tensor_map_test.cpp: AMisalignedTensorAddressIsRefused (offset 8)"}},
+        {"cuabi_tensor_map_params.global_dims",
+         {tensor_map_refusal([](auto* o) { o->global_dims[1] = 0; }, CUABI_ERROR_INVALID_ARGUMENT,
+                             "global_dims[1] is 0"),
+          nullptr}},
+        {"cuabi_tensor_map_params.global_strides",
+         {tensor_map_refusal([](auto* o) { o->global_strides[0] = 250; }, CUABI_ERROR_INVALID_ARGUMENT,
+                             "global_strides[0] (the byte stride of dimension 1) is 250"),
+          nullptr}},
+        {"cuabi_tensor_map_params.box_dims",
+         {tensor_map_refusal([](auto* o) { o->box_dims[1] = 300; }, CUABI_ERROR_INVALID_ARGUMENT,
+                             "box_dims[1] is 300"),
+          nullptr}},
+        {"cuabi_tensor_map_params.element_strides",
+         {tensor_map_refusal([](auto* o) { o->element_strides[1] = 12; }, CUABI_ERROR_INVALID_ARGUMENT,
+                             "element_strides[1] is 12"),
+          nullptr}},
         {"cuabi_graph_memcpy_params.reserved",
          {refusal(cuabi_graph_memcpy_params_init, [](auto* o) { o->reserved = 3; o->size = 8; },
                   update_made_up_memcpy, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_graph_memcpy_params.reserved is 3"),
@@ -166,11 +227,12 @@ const std::set<std::string> kInputStructs = {"cuabi_context_options", "cuabi_str
                                              "cuabi_buffer_options",  "cuabi_host_memory_options",
                                              "cuabi_memory_pool_options",
                                              "cuabi_launch_config",   "cuabi_graph_options",
-                                             "cuabi_graph_memcpy_params"};
+                                             "cuabi_graph_memcpy_params", "cuabi_tensor_map_params"};
 // Covered elsewhere or written by cuabi, not read.
 const std::set<std::string> kOtherStructs = {
     "cuabi_compile_options" /* options_sentinel_test.cpp */, "cuabi_kernel_arg" /* no struct_size */,
     "cuabi_launch_item" /* no struct_size; launch_batch_test.cpp reads each field */,
+    "cuabi_tensor_map" /* no struct_size: the driver's bytes, written by cuabi */,
     "cuabi_device_info", "cuabi_counters", "cuabi_module_info", "cuabi_kernel_attributes", "cuabi_graph_node_info",
     "cuabi_graph_update_info", "cuabi_graph_cache_stats", "cuabi_cache_stats", "cuabi_driver_jit_cache_info"};
 

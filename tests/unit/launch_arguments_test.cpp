@@ -158,6 +158,42 @@ TEST(LaunchPacked, WithoutALayoutAnyBufferIsPassedOn) {
     EXPECT_EQ(check_packed("k", unknown(), nullptr, 0), CUABI_SUCCESS);
 }
 
+// kernel(int n, const __grid_constant__ CUtensorMap map, float* out) as NVRTC 13.0 lays it out for
+// sm_90 (its .nv.info parameter records): the map is 128 bytes at offset 48, since the parameter
+// space begins at constant-bank offset 0x210 and the map needs a 64-byte aligned address there.
+const ParamSlot kMapSlots[] = {{0, 4}, {48, 128}, {176, 8}};
+
+ParamLayout map_params() {
+    ParamLayout layout;
+    layout.known = true;
+    layout.slots = kMapSlots;
+    layout.count = 3;
+    layout.total_bytes = 184;
+    return layout;
+}
+
+TEST(LaunchArguments, ATensorMapParameterTakesA128ByteValueAndSaysWhatItIs) {
+    int32_t n = 1;
+    cuabi_tensor_map map = {};
+    uint64_t out = 0x7f0000002000ull;
+    cuabi_kernel_arg args[] = {{&n, 4}, {&map, sizeof map}, {&out, 8}};
+    EXPECT_EQ(check_arguments("k", map_params(), args, 3), CUABI_SUCCESS) << last_error_message();
+    uint8_t half[64] = {};
+    args[1] = {half, sizeof half};
+    EXPECT_FAILS_WITH(check_arguments("k", map_params(), args, 3), CUABI_ERROR_ARGUMENT_SIZE,
+                      "args[1] is 64 bytes, but parameter 1 is 128 bytes (at offset 48)");
+    EXPECT_FAILS_WITH(check_arguments("k", map_params(), args, 3), CUABI_ERROR_ARGUMENT_SIZE,
+                      "(e.g. a CUtensorMap: pass a cuabi_tensor_map)");
+}
+
+TEST(LaunchPacked, ATensorMapParameterCountsToItsAlignedEnd) {
+    uint8_t packed[192] = {};
+    EXPECT_EQ(check_packed("k", map_params(), packed, 184), CUABI_SUCCESS) << last_error_message();
+    EXPECT_FAILS_WITH(check_packed("k", map_params(), packed, 176), CUABI_ERROR_ARGUMENT_SIZE,
+                      "packed_size is 176, but its 3 parameters take 184 bytes (the last, parameter 2, is 8 bytes "
+                      "at offset 176)");
+}
+
 }  // namespace
 }  // namespace launch
 }  // namespace cuabi

@@ -104,6 +104,15 @@ CUABI_CALLS(cuabi_launch_config, (void)0,
 CUABI_CALLS(cuabi_graph_memcpy_params, s->size = 16, [](void* p) {
     return cuabi_graph_update_memcpy(made_up_graph(), 0, AS(const cuabi_graph_memcpy_params));
 })
+// A valid description, so that an accepted size reaches the (made-up) buffer handle.
+CUABI_CALLS(cuabi_tensor_map_params,
+            (s->rank = 2, s->global_dims[0] = 64, s->global_dims[1] = 32, s->global_strides[0] = 256,
+             s->box_dims[0] = 32, s->box_dims[1] = 8),
+            [](void* p) {
+                cuabi_tensor_map map;
+                return cuabi_tensor_map_encode_tiled(reinterpret_cast<cuabi_buffer*>(uint64_t{4} << 56 | 4000006u),
+                                                     AS(const cuabi_tensor_map_params), &map);
+            })
 CUABI_OUTPUT_CALLS(cuabi_device_info,
             [](void* p) { return cuabi_device_get_info(-1, AS(cuabi_device_info)); },
             [](void* p) { return cuabi_context_get_device_info(nullptr, AS(cuabi_device_info)); })

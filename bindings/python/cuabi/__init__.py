@@ -27,6 +27,7 @@ from .memory import (ADVICE_SET_ACCESSED_BY, ADVICE_SET_PREFERRED_LOCATION, ADVI
 from .kernel import (LAUNCH_COOPERATIVE, LAUNCH_PRIORITY, LAUNCH_PROGRAMMATIC_DEPENDENT, LAUNCH_SYNCHRONIZE, Kernel,
                      LaunchConfig, Launcher)
 from .ranges import Range, pop, push, range
+from .tensor_map import TensorDataType, TensorInterleave, TensorL2Promotion, TensorMap, TensorOobFill, TensorSwizzle
 
 __version__ = "1.2.0"
 
@@ -58,6 +59,7 @@ __all__ = [
     "LAUNCH_COOPERATIVE", "LAUNCH_PRIORITY", "LAUNCH_PROGRAMMATIC_DEPENDENT", "LAUNCH_SYNCHRONIZE", "LaunchBatch",
     "LaunchConfig", "LaunchError", "Launcher", "LoadError", "Module", "ModuleInfo", "ORIGIN_COMPILED",
     "ORIGIN_DISK_CACHE", "ORIGIN_IMAGE", "ORIGIN_MEMORY_CACHE", "Range", "RangeError", "Stream", "abi_version",
+    "TensorDataType", "TensorInterleave", "TensorL2Promotion", "TensorMap", "TensorOobFill", "TensorSwizzle",
     "cache", "compile", "device_count", "dlpack", "from_dlpack", "load", "load_image", "nvrtc_path", "nvrtc_version",
     "pop", "push", "range", "status_name", "version_number",
 ]

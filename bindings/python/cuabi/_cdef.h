@@ -142,6 +142,14 @@ typedef struct cuabi_counters {
  cuabi_status cuabi_context_synchronize(cuabi_context* context);
  cuabi_status cuabi_context_get_native(cuabi_context* context, void** out_cu_context);
  cuabi_status cuabi_context_get_counters(cuabi_context* context, cuabi_counters* out_counters);
+typedef uint32_t cuabi_peer_copy_flags ;
+#define CUABI_PEER_COPY_DEFAULT 0x0u
+#define CUABI_PEER_COPY_STAGED 0x1u
+ cuabi_status cuabi_context_can_access_peer(cuabi_context* context, cuabi_context* peer, uint32_t* out_can_access) ;
+ cuabi_status cuabi_context_enable_peer_access(cuabi_context* context, cuabi_context* peer) ;
+ cuabi_status cuabi_context_disable_peer_access(cuabi_context* context, cuabi_context* peer) ;
+ cuabi_status cuabi_context_get_peer_access(cuabi_context* context, cuabi_context* peer, uint32_t* out_enabled) ;
+ cuabi_status cuabi_buffer_copy_peer(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, uint32_t flags, cuabi_stream* stream) ;
 typedef uint32_t cuabi_stream_flags ;
 #define CUABI_STREAM_DEFAULT 0x0u
 typedef struct cuabi_stream_options {
@@ -386,6 +394,61 @@ typedef struct cuabi_launch_item {
 } cuabi_launch_item;
 #define CUABI_LAUNCH_BATCH_MAX_ITEMS 4096u
  cuabi_status cuabi_launch_batch( const cuabi_launch_item* items, size_t count, size_t* out_submitted) ;
+typedef int32_t cuabi_tensor_data_type ;
+#define CUABI_TENSOR_DATA_UINT8 0
+#define CUABI_TENSOR_DATA_UINT16 1
+#define CUABI_TENSOR_DATA_UINT32 2
+#define CUABI_TENSOR_DATA_INT32 3
+#define CUABI_TENSOR_DATA_UINT64 4
+#define CUABI_TENSOR_DATA_INT64 5
+#define CUABI_TENSOR_DATA_FLOAT16 6
+#define CUABI_TENSOR_DATA_FLOAT32 7
+#define CUABI_TENSOR_DATA_FLOAT64 8
+#define CUABI_TENSOR_DATA_BFLOAT16 9
+#define CUABI_TENSOR_DATA_FLOAT32_FTZ 10
+#define CUABI_TENSOR_DATA_TFLOAT32 11
+#define CUABI_TENSOR_DATA_TFLOAT32_FTZ 12
+typedef int32_t cuabi_tensor_interleave ;
+#define CUABI_TENSOR_INTERLEAVE_NONE 0
+#define CUABI_TENSOR_INTERLEAVE_16B 1
+#define CUABI_TENSOR_INTERLEAVE_32B 2
+typedef int32_t cuabi_tensor_swizzle ;
+#define CUABI_TENSOR_SWIZZLE_NONE 0
+#define CUABI_TENSOR_SWIZZLE_32B 1
+#define CUABI_TENSOR_SWIZZLE_64B 2
+#define CUABI_TENSOR_SWIZZLE_128B 3
+#define CUABI_TENSOR_SWIZZLE_128B_ATOM_32B 4
+#define CUABI_TENSOR_SWIZZLE_128B_ATOM_32B_FLIP_8B 5
+#define CUABI_TENSOR_SWIZZLE_128B_ATOM_64B 6
+typedef int32_t cuabi_tensor_l2_promotion ;
+#define CUABI_TENSOR_L2_PROMOTION_NONE 0
+#define CUABI_TENSOR_L2_PROMOTION_64B 1
+#define CUABI_TENSOR_L2_PROMOTION_128B 2
+#define CUABI_TENSOR_L2_PROMOTION_256B 3
+typedef int32_t cuabi_tensor_oob_fill ;
+#define CUABI_TENSOR_OOB_FILL_ZERO 0
+#define CUABI_TENSOR_OOB_FILL_NAN_REQUEST_ZERO_FMA 1
+#define CUABI_TENSOR_MAP_MAX_RANK 5u
+typedef struct cuabi_tensor_map_params {
+    uint32_t struct_size;
+    int32_t data_type;
+    uint32_t rank;
+    int32_t interleave;
+    int32_t swizzle;
+    int32_t l2_promotion;
+    int32_t oob_fill;
+    uint32_t reserved;
+    uint64_t offset;
+    uint64_t global_dims[5];
+    uint64_t global_strides[4];
+    uint32_t box_dims[5];
+    uint32_t element_strides[5];
+} cuabi_tensor_map_params;
+typedef struct cuabi_tensor_map {
+    uint64_t opaque[16];
+} cuabi_tensor_map;
+ cuabi_status cuabi_tensor_map_params_init(uint32_t struct_size, cuabi_tensor_map_params* out_params) ;
+ cuabi_status cuabi_tensor_map_encode_tiled(cuabi_buffer* buffer, const cuabi_tensor_map_params* params, cuabi_tensor_map* out_map) ;
 typedef int32_t cuabi_capture_mode ;
 #define CUABI_CAPTURE_MODE_GLOBAL 0
 #define CUABI_CAPTURE_MODE_THREAD_LOCAL 1
@@ -601,6 +664,11 @@ typedef cuabi_status (*PFN_cuabi_context_get_device_info)(cuabi_context* context
 typedef cuabi_status (*PFN_cuabi_context_synchronize)(cuabi_context* context);
 typedef cuabi_status (*PFN_cuabi_context_get_native)(cuabi_context* context, void** out_cu_context);
 typedef cuabi_status (*PFN_cuabi_context_get_counters)(cuabi_context* context, cuabi_counters* out_counters);
+typedef cuabi_status (*PFN_cuabi_context_can_access_peer)(cuabi_context* context, cuabi_context* peer, uint32_t* out_can_access);
+typedef cuabi_status (*PFN_cuabi_context_enable_peer_access)(cuabi_context* context, cuabi_context* peer);
+typedef cuabi_status (*PFN_cuabi_context_disable_peer_access)(cuabi_context* context, cuabi_context* peer);
+typedef cuabi_status (*PFN_cuabi_context_get_peer_access)(cuabi_context* context, cuabi_context* peer, uint32_t* out_enabled);
+typedef cuabi_status (*PFN_cuabi_buffer_copy_peer)(cuabi_buffer* dst, size_t dst_offset, cuabi_buffer* src, size_t src_offset, size_t size, uint32_t flags, cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_stream_options_init)(uint32_t struct_size, cuabi_stream_options* out_options);
 typedef cuabi_status (*PFN_cuabi_stream_create)(cuabi_context* context, const cuabi_stream_options* options, cuabi_stream** out_stream);
 typedef cuabi_status (*PFN_cuabi_stream_wrap)(cuabi_context* context, void* cu_stream, cuabi_stream** out_stream);
@@ -676,6 +744,8 @@ typedef cuabi_status (*PFN_cuabi_launch)(cuabi_kernel* kernel, const cuabi_launc
 typedef cuabi_status (*PFN_cuabi_launch_packed)(cuabi_kernel* kernel, const cuabi_launch_config* config, const void* packed, size_t packed_size);
 typedef cuabi_status (*PFN_cuabi_kernel_get_max_active_clusters)(cuabi_kernel* kernel, const cuabi_launch_config* config, uint32_t* out_clusters);
 typedef cuabi_status (*PFN_cuabi_launch_batch)(const cuabi_launch_item* items, size_t count, size_t* out_submitted);
+typedef cuabi_status (*PFN_cuabi_tensor_map_params_init)(uint32_t struct_size, cuabi_tensor_map_params* out_params);
+typedef cuabi_status (*PFN_cuabi_tensor_map_encode_tiled)(cuabi_buffer* buffer, const cuabi_tensor_map_params* params, cuabi_tensor_map* out_map);
 typedef cuabi_status (*PFN_cuabi_graph_options_init)(uint32_t struct_size, cuabi_graph_options* out_options);
 typedef cuabi_status (*PFN_cuabi_graph_node_info_init)(uint32_t struct_size, cuabi_graph_node_info* out_info);
 typedef cuabi_status (*PFN_cuabi_graph_update_info_init)(uint32_t struct_size, cuabi_graph_update_info* out_info);

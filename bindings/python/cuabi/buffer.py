@@ -145,6 +145,17 @@ class Buffer(Handle):
         check(_library.F.cuabi_buffer_copy(self._ptr, offset, source._ptr, source_offset, count,
                                                       _stream_ptr(stream)))
 
+    def copy_from_peer(self, source: "Buffer", size: Optional[int] = None, offset: int = 0,
+                       source_offset: int = 0, staged: bool = False, stream: Optional[Stream] = None) -> None:
+        """Copies from `source` on any device. The stream's device (this buffer's without a stream)
+        needs peer access to the other (Context.enable_peer_access) unless `staged`, which lets the
+        driver copy through host memory; otherwise GeneralError CUABI_ERROR_CONTEXT_MISMATCH names
+        both devices."""
+        count = source.size - source_offset if size is None else size
+        flags = _library.CONSTANTS["CUABI_PEER_COPY_STAGED" if staged else "CUABI_PEER_COPY_DEFAULT"]
+        check(_library.F.cuabi_buffer_copy_peer(self._ptr, offset, source._ptr, source_offset, count, flags,
+                                                _stream_ptr(stream)))
+
     def fill(self, value: int, element_size: int = 4, count: Optional[int] = None, offset: int = 0,
              stream: Optional[Stream] = None) -> None:
         """Sets `count` elements of `element_size` bytes (1, 2 or 4) to the bit pattern `value`."""

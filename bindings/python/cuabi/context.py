@@ -89,6 +89,28 @@ class Context(Handle):
     def synchronize(self) -> None:
         check(_library.F.cuabi_context_synchronize(self._ptr))
 
+    # Several GPUs: peer access goes one way, from this context to `peer`'s device memory.
+    def can_access_peer(self, peer: "Context") -> bool:
+        """Whether this device can be given access to `peer`'s device memory (True for one device)."""
+        out = ffi.new("uint32_t*")
+        check(_library.F.cuabi_context_can_access_peer(self._ptr, peer._ptr, out))
+        return bool(out[0])
+
+    def enable_peer_access(self, peer: "Context") -> None:
+        """Lets this context's kernels and copies reach `peer`'s device memory; enabling twice is
+        harmless. GeneralError CUABI_ERROR_UNSUPPORTED, naming both devices, when they cannot be peers."""
+        check(_library.F.cuabi_context_enable_peer_access(self._ptr, peer._ptr))
+
+    def disable_peer_access(self, peer: "Context") -> None:
+        """Undoes enable_peer_access (harmless when not enabled); work using the peer must be done."""
+        check(_library.F.cuabi_context_disable_peer_access(self._ptr, peer._ptr))
+
+    def peer_access_enabled(self, peer: "Context") -> bool:
+        """Whether peer access from this context to `peer`'s device is enabled through cuabi."""
+        out = ffi.new("uint32_t*")
+        check(_library.F.cuabi_context_get_peer_access(self._ptr, peer._ptr, out))
+        return bool(out[0])
+
     def stream(self, priority: int = 0) -> "Stream":
         """A new non-blocking stream (lower priority runs first; clamped to the device's range)."""
         return Stream(self, priority)

@@ -104,6 +104,44 @@ pub fn copyFrom(self: Buffer, dst_offset: usize, src: Buffer, src_offset: usize,
     return self.lib.call("cuabi_buffer_copy", .{ self.handle, dst_offset, src.handle, src_offset, size_bytes, streamHandle(stream) });
 }
 
+/// Copies `size_bytes` from `src` at `src_offset`, on any device, to this buffer at `dst_offset`,
+/// on `stream` (of either buffer's device; null: this buffer's device, finished before returning).
+/// Between devices the stream's device needs peer access to the other (`Context.enablePeerAccess`)
+/// unless `flags.staged`; otherwise error.ContextMismatch, naming both devices.
+pub fn copyFromPeer(self: Buffer, dst_offset: usize, src: Buffer, src_offset: usize, size_bytes: usize, flags: types.PeerCopyFlags, stream: ?Stream) Error!void {
+    return self.lib.call("cuabi_buffer_copy_peer", .{ self.handle, dst_offset, src.handle, src_offset, size_bytes, @as(u32, @bitCast(flags)), streamHandle(stream) });
+}
+
+/// Encodes a tiled tensor map over this buffer as `params` describe: the value to pass for a
+/// kernel's `const __grid_constant__ CUtensorMap` parameter. error.InvalidArgument names each
+/// broken rule with its values (error.OutOfBounds for a tensor larger than the buffer);
+/// error.Unsupported before compute capability 9.0. The map holds the buffer's address, not the
+/// buffer: keep the buffer while kernels use it.
+pub fn tensorMap(self: Buffer, params: types.TensorMapParams) Error!types.TensorMap {
+    var raw: c.cuabi_tensor_map_params = undefined;
+    try self.lib.call("cuabi_tensor_map_params_init", .{ @as(u32, @sizeOf(c.cuabi_tensor_map_params)), &raw });
+    raw.data_type = @intFromEnum(params.data_type);
+    raw.rank = @intCast(@min(params.global_dims.len, std.math.maxInt(u32)));
+    raw.interleave = @intFromEnum(params.interleave);
+    raw.swizzle = @intFromEnum(params.swizzle);
+    raw.l2_promotion = @intFromEnum(params.l2_promotion);
+    raw.oob_fill = @intFromEnum(params.oob_fill);
+    raw.offset = params.offset;
+    // Entries past the arrays' capacity stay out; the rank, which counts them all, gets them refused.
+    copyInto(u64, &raw.global_dims, params.global_dims);
+    copyInto(u64, &raw.global_strides, params.global_strides);
+    copyInto(u32, &raw.box_dims, params.box_dims);
+    if (params.element_strides) |strides| copyInto(u32, &raw.element_strides, strides);
+    var map: types.TensorMap = undefined;
+    try self.lib.call("cuabi_tensor_map_encode_tiled", .{ self.handle, &raw, &map });
+    return map;
+}
+
+fn copyInto(comptime T: type, array: []T, values: []const T) void {
+    const count = @min(array.len, values.len);
+    @memcpy(array[0..count], values[0..count]);
+}
+
 /// Sets elements to `value`, whose type gives the element size (1, 2 or 4 bytes: `u8`, `f16`,
 /// `f32`, `i32`, ...).
 pub fn fill(self: Buffer, value: anytype, range: Fill) Error!void {

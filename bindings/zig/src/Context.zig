@@ -63,6 +63,34 @@ pub fn counters(self: Context) Error!types.Counters {
     return out;
 }
 
+/// Whether this context's device can be given access to the memory of `peer`'s device
+/// (`enablePeerAccess`); true for two contexts of one device.
+pub fn canAccessPeer(self: Context, peer: Context) Error!bool {
+    var can: u32 = 0;
+    try self.lib.call("cuabi_context_can_access_peer", .{ self.handle, peer.handle, &can });
+    return can != 0;
+}
+
+/// Lets this context's kernels and copies reach the memory of `peer`'s device (one direction).
+/// Enabling what is enabled succeeds; error.Unsupported when the devices cannot be peers (the
+/// message names both).
+pub fn enablePeerAccess(self: Context, peer: Context) Error!void {
+    return self.lib.call("cuabi_context_enable_peer_access", .{ self.handle, peer.handle });
+}
+
+/// Undoes `enablePeerAccess`; disabling what is not enabled succeeds. Work still using the peer's
+/// memory must have finished.
+pub fn disablePeerAccess(self: Context, peer: Context) Error!void {
+    return self.lib.call("cuabi_context_disable_peer_access", .{ self.handle, peer.handle });
+}
+
+/// Whether peer access from this context to `peer`'s device is enabled through cuabi.
+pub fn peerAccessEnabled(self: Context, peer: Context) Error!bool {
+    var enabled: u32 = 0;
+    try self.lib.call("cuabi_context_get_peer_access", .{ self.handle, peer.handle, &enabled });
+    return enabled != 0;
+}
+
 /// Creates a non-blocking stream (see `Stream`).
 pub fn createStream(self: Context, options: types.StreamOptions) Error!Stream {
     return Stream.create(self, options);

@@ -144,6 +144,24 @@ pub const ManagedFlags = types.ManagedFlags;
 pub const MemoryPoolAttribute = types.MemoryPoolAttribute;
 /// Graphviz DOT dump flags.
 pub const GraphDotFlags = types.GraphDotFlags;
+/// How `Buffer.copyFromPeer` copies between devices without peer access.
+pub const PeerCopyFlags = types.PeerCopyFlags;
+/// What `Buffer.tensorMap` encodes.
+pub const TensorMapParams = types.TensorMapParams;
+/// The most dimensions a tensor map has.
+pub const tensor_map_max_rank = types.tensor_map_max_rank;
+/// An encoded tensor map (a kernel argument).
+pub const TensorMap = types.TensorMap;
+/// The element type of a tensor map.
+pub const TensorDataType = types.TensorDataType;
+/// A tensor map's interleaved layout.
+pub const TensorInterleave = types.TensorInterleave;
+/// A tensor map's shared memory swizzle.
+pub const TensorSwizzle = types.TensorSwizzle;
+/// A tensor map's L2 promotion.
+pub const TensorL2Promotion = types.TensorL2Promotion;
+/// What a tensor map's out-of-bounds elements read as.
+pub const TensorOobFill = types.TensorOobFill;
 /// A CUdevice_attribute, for `Library.deviceAttribute`.
 pub const DeviceAttribute = types.DeviceAttribute;
 /// An attribute `Kernel.setAttribute` sets.

@@ -32,6 +32,16 @@ pub const ImageVerification = enum(i32) {
     none = 3,
 };
 
+/// Since 1.2. Flags of cuabi_buffer_copy_peer() (`CUABI_PEER_COPY_*`).
+pub const PeerCopyFlags = packed struct(u32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_PEER_COPY_";
+    /// without peer access, let the driver stage the bytes through host memory (slower, but any two
+    /// devices)
+    staged: bool = false,
+    _reserved: u31 = 0,
+};
+
 /// Stream flags (cuabi_stream_options.flags) (`CUABI_STREAM_*`).
 pub const StreamFlags = packed struct(u32) {
     /// The header prefix of the values.
@@ -226,6 +236,77 @@ pub const LaunchFlags = packed struct(u32) {
     _reserved: u28 = 0,
 };
 
+/// Since 1.2. Element types of a tensor map (cuabi_tensor_map_params.data_type); the values are
+/// those of CUtensorMapDataType (`CUABI_TENSOR_DATA_*`).
+pub const TensorDataType = enum(i32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_TENSOR_DATA_";
+    uint8 = 0,
+    uint16 = 1,
+    uint32 = 2,
+    int32 = 3,
+    uint64 = 4,
+    int64 = 5,
+    float16 = 6,
+    float32 = 7,
+    float64 = 8,
+    bfloat16 = 9,
+    float32_ftz = 10,
+    tfloat32 = 11,
+    tfloat32_ftz = 12,
+    _,
+};
+
+/// Since 1.2. Interleaved layouts (cuabi_tensor_map_params.interleave); CUtensorMapInterleave
+/// (`CUABI_TENSOR_INTERLEAVE_*`).
+pub const TensorInterleave = enum(i32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_TENSOR_INTERLEAVE_";
+    none = 0,
+    @"16b" = 1,
+    @"32b" = 2,
+    _,
+};
+
+/// Since 1.2. Shared memory swizzles (cuabi_tensor_map_params.swizzle); CUtensorMapSwizzle
+/// (`CUABI_TENSOR_SWIZZLE_*`).
+pub const TensorSwizzle = enum(i32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_TENSOR_SWIZZLE_";
+    none = 0,
+    @"32b" = 1,
+    @"64b" = 2,
+    @"128b" = 3,
+    @"128b_atom_32b" = 4,
+    @"128b_atom_32b_flip_8b" = 5,
+    @"128b_atom_64b" = 6,
+    _,
+};
+
+/// Since 1.2. L2 fetch sizes (cuabi_tensor_map_params.l2_promotion); CUtensorMapL2promotion
+/// (`CUABI_TENSOR_L2_PROMOTION_*`).
+pub const TensorL2Promotion = enum(i32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_TENSOR_L2_PROMOTION_";
+    none = 0,
+    @"64b" = 1,
+    @"128b" = 2,
+    @"256b" = 3,
+    _,
+};
+
+/// Since 1.2. What out-of-bounds elements read as (cuabi_tensor_map_params.oob_fill);
+/// CUtensorMapFloatOOBfill (`CUABI_TENSOR_OOB_FILL_*`).
+pub const TensorOobFill = enum(i32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_TENSOR_OOB_FILL_";
+    /// zeros
+    zero = 0,
+    /// a NaN that FMA treats as zero; floating-point types only
+    nan_request_zero_fma = 1,
+    _,
+};
+
 /// Capture modes (cuabi_graph_capture_begin): which CUDA calls that are unsafe while a stream
 /// captures (synchronous allocation, synchronizing the device, ...) are refused, and where
 /// (`CUABI_CAPTURE_MODE_*`).
@@ -335,10 +416,10 @@ pub const SettingSource = enum(i32) {
 };
 
 /// Every enumeration above, for the tests that compare them with the header.
-pub const enumerations = .{ ImageVerification, Location, Advice, MemoryPoolAttribute, ImageKind, Tristate, ModuleOrigin, KernelAttribute, CachePreference, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource };
+pub const enumerations = .{ ImageVerification, Location, Advice, MemoryPoolAttribute, ImageKind, Tristate, ModuleOrigin, KernelAttribute, CachePreference, TensorDataType, TensorInterleave, TensorSwizzle, TensorL2Promotion, TensorOobFill, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource };
 
 /// Every flag set above, for the tests that compare them with the header.
-pub const flag_sets = .{ StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, ManagedFlags, CompileFlags, LaunchFlags, GraphFlags, GraphUpdateFlags, GraphDotFlags };
+pub const flag_sets = .{ PeerCopyFlags, StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, ManagedFlags, CompileFlags, LaunchFlags, GraphFlags, GraphUpdateFlags, GraphDotFlags };
 // ---- end of GENERATED ----
 
 /// One attribute `Kernel.setAttribute` sets, with its value: `.{ .cache_config = .shared }`.
@@ -434,6 +515,35 @@ pub const ContextOptions = struct {
     /// Which images are trial-loaded in cuabi's image verifier process before the context loads them.
     image_verification: ImageVerification = .default,
 };
+
+/// The most dimensions a tensor map has.
+pub const tensor_map_max_rank = c.CUABI_TENSOR_MAP_MAX_RANK;
+
+/// What `Buffer.tensorMap` encodes: the tensor's dimensions (innermost first), the byte strides
+/// of every dimension after the first, the box (tile) in elements, and how the Tensor Memory
+/// Accelerator walks it. The rank is `global_dims.len`; cuabi checks every rule of the driver and
+/// names what a description breaks. Nothing here must outlive the call.
+pub const TensorMapParams = struct {
+    data_type: TensorDataType = .float32,
+    /// Elements along each dimension, 1 to `tensor_map_max_rank` of them.
+    global_dims: []const u64,
+    /// Bytes from one index of dimension i + 1 to the next: `global_dims.len - 1` of them.
+    global_strides: []const u64,
+    /// Elements of one box along each dimension.
+    box_dims: []const u32,
+    /// The step along each dimension, 1 to 8; null: all 1.
+    element_strides: ?[]const u32 = null,
+    interleave: TensorInterleave = .none,
+    swizzle: TensorSwizzle = .none,
+    l2_promotion: TensorL2Promotion = .none,
+    oob_fill: TensorOobFill = .zero,
+    /// Bytes into the buffer where element (0, ..., 0) lies.
+    offset: u64 = 0,
+};
+
+/// An encoded tensor map, the driver's 128-byte CUtensorMap: an extern struct, so it is a kernel
+/// argument like any other value.
+pub const TensorMap = c.cuabi_tensor_map;
 
 /// Options of `Context.createStream`.
 pub const StreamOptions = struct {

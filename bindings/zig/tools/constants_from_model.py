@@ -22,6 +22,7 @@ usage: constants_from_model.py [--check | --stdout] [MODEL] [TYPES_ZIG]
 import argparse
 import json
 import os
+import re
 import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
@@ -77,7 +78,10 @@ def members(model, family):
 
 
 def field_name(family, constant):
-    return constant["name"][len(family["prefix"]):].lower()
+    """The constant's words after the prefix, lower case; quoted (@"32b") where they do not make an
+    identifier, as Zig spells such names."""
+    name = constant["name"][len(family["prefix"]):].lower()
+    return name if re.match(r"[a-z_][a-z0-9_]*$", name) else '@"%s"' % name
 
 
 def family_doc(family):

@@ -40,6 +40,12 @@ var goFamilies = map[string]goFamily{
 	"cuabi_advice":                {"Advice", "Advice", "Buffer.Advise"},
 	"cuabi_managed_flags":         {"ManagedFlags", "Managed", "Context.NewManagedBuffer"},
 	"cuabi_memory_pool_attribute": {"PoolAttribute", "Pool", "MemoryPool.Attribute"},
+	"cuabi_peer_copy_flags":       {"PeerCopyFlags", "PeerCopy", "Buffer.CopyPeer"},
+	"cuabi_tensor_data_type":      {"TensorDataType", "TensorData", "TensorMapParams.DataType"},
+	"cuabi_tensor_interleave":     {"TensorInterleave", "TensorInterleave", "TensorMapParams.Interleave"},
+	"cuabi_tensor_swizzle":        {"TensorSwizzle", "TensorSwizzle", "TensorMapParams.Swizzle"},
+	"cuabi_tensor_l2_promotion":   {"TensorL2Promotion", "TensorL2Promotion", "TensorMapParams.L2Promotion"},
+	"cuabi_tensor_oob_fill":       {"TensorOOBFill", "TensorOOBFill", "TensorMapParams.OOBFill"},
 }
 
 // Words Go spells as initialisms.

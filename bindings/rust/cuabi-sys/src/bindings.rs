@@ -10,6 +10,8 @@ pub type cuabi_status = i32;
 /// ($CUABI_IMAGE_VERIFY_TIMEOUT_MS, default 30000), so a crash or hang there costs CUABI_ERROR_INVALID_IMAGE instead.
 /// Verdicts are remembered by content.
 pub type cuabi_image_verification = i32;
+/// Since 1.2. Flags of cuabi_buffer_copy_peer().
+pub type cuabi_peer_copy_flags = u32;
 /// Stream flags (cuabi_stream_options.flags).
 pub type cuabi_stream_flags = u32;
 /// Event flags (cuabi_event_options.flags).
@@ -40,6 +42,17 @@ pub type cuabi_kernel_attribute = i32;
 pub type cuabi_cache_config = i32;
 /// Launch flags (cuabi_launch_config.flags).
 pub type cuabi_launch_flags = u32;
+/// Since 1.2. Element types of a tensor map (cuabi_tensor_map_params.data_type); the values are those of
+/// CUtensorMapDataType.
+pub type cuabi_tensor_data_type = i32;
+/// Since 1.2. Interleaved layouts (cuabi_tensor_map_params.interleave); CUtensorMapInterleave.
+pub type cuabi_tensor_interleave = i32;
+/// Since 1.2. Shared memory swizzles (cuabi_tensor_map_params.swizzle); CUtensorMapSwizzle.
+pub type cuabi_tensor_swizzle = i32;
+/// Since 1.2. L2 fetch sizes (cuabi_tensor_map_params.l2_promotion); CUtensorMapL2promotion.
+pub type cuabi_tensor_l2_promotion = i32;
+/// Since 1.2. What out-of-bounds elements read as (cuabi_tensor_map_params.oob_fill); CUtensorMapFloatOOBfill.
+pub type cuabi_tensor_oob_fill = i32;
 /// Capture modes (cuabi_graph_capture_begin): which CUDA calls that are unsafe while a stream captures (synchronous
 /// allocation, synchronizing the device, ...) are refused, and where.
 pub type cuabi_capture_mode = i32;
@@ -120,6 +133,10 @@ pub const CUABI_IMAGE_VERIFY_UNTRUSTED: cuabi_image_verification = 1;
 pub const CUABI_IMAGE_VERIFY_ALL: cuabi_image_verification = 2;
 /// none: trusts every image's source with the process
 pub const CUABI_IMAGE_VERIFY_NONE: cuabi_image_verification = 3;
+/// refuse a copy between devices without peer access
+pub const CUABI_PEER_COPY_DEFAULT: cuabi_peer_copy_flags = 0;
+/// without peer access, let the driver stage the bytes through host memory (slower, but any two devices)
+pub const CUABI_PEER_COPY_STAGED: cuabi_peer_copy_flags = 1;
 pub const CUABI_STREAM_DEFAULT: cuabi_stream_flags = 0;
 pub const CUABI_EVENT_DEFAULT: cuabi_event_flags = 0;
 /// cheaper; cuabi_event_get_elapsed_ms() is then refused
@@ -215,6 +232,39 @@ pub const CUABI_LAUNCH_PRIORITY: cuabi_launch_flags = 4;
 pub const CUABI_LAUNCH_PROGRAMMATIC_DEPENDENT: cuabi_launch_flags = 8;
 /// Since 1.2. The most items one cuabi_launch_batch() call takes.
 pub const CUABI_LAUNCH_BATCH_MAX_ITEMS: u32 = 4096;
+pub const CUABI_TENSOR_DATA_UINT8: cuabi_tensor_data_type = 0;
+pub const CUABI_TENSOR_DATA_UINT16: cuabi_tensor_data_type = 1;
+pub const CUABI_TENSOR_DATA_UINT32: cuabi_tensor_data_type = 2;
+pub const CUABI_TENSOR_DATA_INT32: cuabi_tensor_data_type = 3;
+pub const CUABI_TENSOR_DATA_UINT64: cuabi_tensor_data_type = 4;
+pub const CUABI_TENSOR_DATA_INT64: cuabi_tensor_data_type = 5;
+pub const CUABI_TENSOR_DATA_FLOAT16: cuabi_tensor_data_type = 6;
+pub const CUABI_TENSOR_DATA_FLOAT32: cuabi_tensor_data_type = 7;
+pub const CUABI_TENSOR_DATA_FLOAT64: cuabi_tensor_data_type = 8;
+pub const CUABI_TENSOR_DATA_BFLOAT16: cuabi_tensor_data_type = 9;
+pub const CUABI_TENSOR_DATA_FLOAT32_FTZ: cuabi_tensor_data_type = 10;
+pub const CUABI_TENSOR_DATA_TFLOAT32: cuabi_tensor_data_type = 11;
+pub const CUABI_TENSOR_DATA_TFLOAT32_FTZ: cuabi_tensor_data_type = 12;
+pub const CUABI_TENSOR_INTERLEAVE_NONE: cuabi_tensor_interleave = 0;
+pub const CUABI_TENSOR_INTERLEAVE_16B: cuabi_tensor_interleave = 1;
+pub const CUABI_TENSOR_INTERLEAVE_32B: cuabi_tensor_interleave = 2;
+pub const CUABI_TENSOR_SWIZZLE_NONE: cuabi_tensor_swizzle = 0;
+pub const CUABI_TENSOR_SWIZZLE_32B: cuabi_tensor_swizzle = 1;
+pub const CUABI_TENSOR_SWIZZLE_64B: cuabi_tensor_swizzle = 2;
+pub const CUABI_TENSOR_SWIZZLE_128B: cuabi_tensor_swizzle = 3;
+pub const CUABI_TENSOR_SWIZZLE_128B_ATOM_32B: cuabi_tensor_swizzle = 4;
+pub const CUABI_TENSOR_SWIZZLE_128B_ATOM_32B_FLIP_8B: cuabi_tensor_swizzle = 5;
+pub const CUABI_TENSOR_SWIZZLE_128B_ATOM_64B: cuabi_tensor_swizzle = 6;
+pub const CUABI_TENSOR_L2_PROMOTION_NONE: cuabi_tensor_l2_promotion = 0;
+pub const CUABI_TENSOR_L2_PROMOTION_64B: cuabi_tensor_l2_promotion = 1;
+pub const CUABI_TENSOR_L2_PROMOTION_128B: cuabi_tensor_l2_promotion = 2;
+pub const CUABI_TENSOR_L2_PROMOTION_256B: cuabi_tensor_l2_promotion = 3;
+/// zeros
+pub const CUABI_TENSOR_OOB_FILL_ZERO: cuabi_tensor_oob_fill = 0;
+/// a NaN that FMA treats as zero; floating-point types only
+pub const CUABI_TENSOR_OOB_FILL_NAN_REQUEST_ZERO_FMA: cuabi_tensor_oob_fill = 1;
+/// Since 1.2. The most dimensions a tensor map has.
+pub const CUABI_TENSOR_MAP_MAX_RANK: u32 = 5;
 /// refused on every thread of the process
 pub const CUABI_CAPTURE_MODE_GLOBAL: cuabi_capture_mode = 0;
 /// refused on the thread that began the capture
@@ -2996,6 +3046,317 @@ fn bindgen_test_layout_cuabi_launch_item() {
     }
     test_field_packed_size();
 }
+/// Since 1.2. A tiled tensor map over a buffer, for cuabi_tensor_map_encode_tiled(). Dimension 0 is the innermost
+/// (contiguous) one; entries at and after `rank` are ignored. The driver's rules, each checked by cuabi: rank 1 to 5
+/// (at least 3 with interleave); every global_dims\[i\] 1 to 2^32; the rank - 1 global_strides (bytes; \[i\] is
+/// dimension i + 1's) each a non-zero multiple of 16 (32 with CUABI_TENSOR_INTERLEAVE_32B) below 2^40; every
+/// box_dims\[i\] 1 to 256 and, without interleave, box_dims\[0\] \* element size a multiple of 16 bytes and no more
+/// than the swizzle's span (32, 64 or 128 bytes); every element_strides\[i\] 1 to 8; CUABI_TENSOR_INTERLEAVE_32B only
+/// with CUABI_TENSOR_SWIZZLE_32B; the NaN fill only for floating-point types. The tensor's address (buffer address +
+/// offset) must be 16-byte aligned (32 with CUABI_TENSOR_INTERLEAVE_32B) and every element it spans must lie inside the
+/// buffer.
+#[repr(C)]
+pub struct cuabi_tensor_map_params {
+    /// sizeof(cuabi_tensor_map_params)
+    pub struct_size: u32,
+    /// CUABI_TENSOR_DATA_\*; default FLOAT32
+    pub data_type: i32,
+    /// dimensions, 1 to CUABI_TENSOR_MAP_MAX_RANK; default 0: must be set
+    pub rank: u32,
+    /// CUABI_TENSOR_INTERLEAVE_\*; default NONE
+    pub interleave: i32,
+    /// CUABI_TENSOR_SWIZZLE_\*; default NONE
+    pub swizzle: i32,
+    /// CUABI_TENSOR_L2_PROMOTION_\*; default NONE
+    pub l2_promotion: i32,
+    /// CUABI_TENSOR_OOB_FILL_\*; default ZERO
+    pub oob_fill: i32,
+    /// must be 0
+    pub reserved: u32,
+    /// bytes into the buffer where element (0, ..., 0) lies
+    pub offset: u64,
+    /// elements along each dimension
+    pub global_dims: [u64; 5usize],
+    /// bytes from one index of dimension i + 1 to the next
+    pub global_strides: [u64; 4usize],
+    /// elements of one tile (box) along each dimension
+    pub box_dims: [u32; 5usize],
+    /// traversal step along each dimension; default 1
+    pub element_strides: [u32; 5usize],
+}
+#[test]
+fn bindgen_test_layout_cuabi_tensor_map_params() {
+    assert_eq!(
+        ::std::mem::size_of::<cuabi_tensor_map_params>(),
+        152usize,
+        concat!("Size of: ", stringify!(cuabi_tensor_map_params))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<cuabi_tensor_map_params>(),
+        8usize,
+        concat!("Alignment of ", stringify!(cuabi_tensor_map_params))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_data_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data_type) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(data_type)
+            )
+        );
+    }
+    test_field_data_type();
+    fn test_field_rank() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).rank) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(rank)
+            )
+        );
+    }
+    test_field_rank();
+    fn test_field_interleave() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).interleave) as usize - ptr as usize
+            },
+            12usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(interleave)
+            )
+        );
+    }
+    test_field_interleave();
+    fn test_field_swizzle() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).swizzle) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(swizzle)
+            )
+        );
+    }
+    test_field_swizzle();
+    fn test_field_l2_promotion() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).l2_promotion) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(l2_promotion)
+            )
+        );
+    }
+    test_field_l2_promotion();
+    fn test_field_oob_fill() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).oob_fill) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(oob_fill)
+            )
+        );
+    }
+    test_field_oob_fill();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            28usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_offset() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).offset) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(offset)
+            )
+        );
+    }
+    test_field_offset();
+    fn test_field_global_dims() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).global_dims) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(global_dims)
+            )
+        );
+    }
+    test_field_global_dims();
+    fn test_field_global_strides() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).global_strides) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(global_strides)
+            )
+        );
+    }
+    test_field_global_strides();
+    fn test_field_box_dims() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).box_dims) as usize - ptr as usize
+            },
+            112usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(box_dims)
+            )
+        );
+    }
+    test_field_box_dims();
+    fn test_field_element_strides() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map_params>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).element_strides) as usize - ptr as usize
+            },
+            132usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map_params),
+                "::",
+                stringify!(element_strides)
+            )
+        );
+    }
+    test_field_element_strides();
+}
+/// Since 1.2. An encoded tensor map: the driver's 128-byte CUtensorMap, opaque, passed to a kernel as the value of its
+/// CUtensorMap parameter (a cuabi_kernel_arg {&map, sizeof map}, or copied into a packed buffer at the parameter's
+/// offset). A value, not a versioned struct: it has no struct_size and never changes. It is 8-byte aligned, not 64 like
+/// CUtensorMap: cuabi encodes into aligned memory and copies out, and a launch copies argument bytes from any address,
+/// so no compiler extension is needed; C++ code that wants a CUtensorMap object copies the bytes into one.
+#[repr(C)]
+pub struct cuabi_tensor_map {
+    pub opaque: [u64; 16usize],
+}
+#[test]
+fn bindgen_test_layout_cuabi_tensor_map() {
+    assert_eq!(
+        ::std::mem::size_of::<cuabi_tensor_map>(),
+        128usize,
+        concat!("Size of: ", stringify!(cuabi_tensor_map))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<cuabi_tensor_map>(),
+        8usize,
+        concat!("Alignment of ", stringify!(cuabi_tensor_map))
+    );
+    fn test_field_opaque() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_tensor_map>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).opaque) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_tensor_map),
+                "::",
+                stringify!(opaque)
+            )
+        );
+    }
+    test_field_opaque();
+}
 /// Options for cuabi_graph_capture_end().
 #[repr(C)]
 pub struct cuabi_graph_options {
@@ -4727,6 +5088,55 @@ pub type PFN_cuabi_context_get_counters = ::std::option::Option<
         out_counters: *mut cuabi_counters,
     ) -> cuabi_status,
 >;
+/// Since 1.2. Whether `context`'s device can be given access to the memory of `peer`'s device: \*out_can_access is 1 or
+/// 0 (cuDeviceCanAccessPeer); 1 for two contexts of one device. Says nothing about whether access is enabled
+/// (cuabi_context_get_peer_access).
+pub type PFN_cuabi_context_can_access_peer = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut cuabi_context,
+        peer: *mut cuabi_context,
+        out_can_access: *mut u32,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Enables peer access from `context` to the memory of `peer`'s device (one direction: call it with the two
+/// swapped for the other). Idempotent: access enabled before -- by cuabi or by other code -- is success, as are two
+/// contexts of one device. CUABI_ERROR_UNSUPPORTED when the devices cannot be peers, CUABI_ERROR_CUDA when the driver
+/// refuses (e.g. CUDA_ERROR_TOO_MANY_PEERS; cuabi_last_cu_result() has it); both messages name the two devices.
+pub type PFN_cuabi_context_enable_peer_access = ::std::option::Option<
+    unsafe extern "C" fn(context: *mut cuabi_context, peer: *mut cuabi_context) -> cuabi_status,
+>;
+/// Since 1.2. Disables peer access from `context` to `peer`'s device. Idempotent: access not enabled is success. Work
+/// already queued that uses the peer's memory must have finished (synchronize first): the driver does not wait for it.
+pub type PFN_cuabi_context_disable_peer_access = ::std::option::Option<
+    unsafe extern "C" fn(context: *mut cuabi_context, peer: *mut cuabi_context) -> cuabi_status,
+>;
+/// Since 1.2. Whether peer access from `context` to `peer`'s device is enabled as cuabi knows it: \*out_enabled is 1
+/// after cuabi_context_enable_peer_access() (and until a disable), 1 for two contexts of one device, else 0 -- also
+/// when other code enabled it without telling cuabi.
+pub type PFN_cuabi_context_get_peer_access = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut cuabi_context,
+        peer: *mut cuabi_context,
+        out_enabled: *mut u32,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Copies `size` bytes from `src` at src_offset to `dst` at dst_offset, the buffers on any two devices (on
+/// one device: as cuabi_buffer_copy()). The copy runs on `stream`, which belongs to either buffer's device (NULL: dst's
+/// device, and the call waits); that device issues the copy and needs peer access enabled to the other one, unless
+/// flags has CUABI_PEER_COPY_STAGED. CUABI_ERROR_OUT_OF_BOUNDS when either range exceeds its buffer,
+/// CUABI_ERROR_CONTEXT_MISMATCH when peer access is not enabled or the stream belongs to a third device (naming the
+/// devices), CUABI_ERROR_INVALID_ARGUMENT for unknown flags. A graph that captures the copy keeps both buffers alive.
+pub type PFN_cuabi_buffer_copy_peer = ::std::option::Option<
+    unsafe extern "C" fn(
+        dst: *mut cuabi_buffer,
+        dst_offset: usize,
+        src: *mut cuabi_buffer,
+        src_offset: usize,
+        size: usize,
+        flags: u32,
+        stream: *mut cuabi_stream,
+    ) -> cuabi_status,
+>;
 /// Fills \*out_options with defaults.
 pub type PFN_cuabi_stream_options_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_stream_options) -> cuabi_status,
@@ -5357,6 +5767,25 @@ pub type PFN_cuabi_launch_batch = ::std::option::Option<
         items: *const cuabi_launch_item,
         count: usize,
         out_submitted: *mut usize,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Fills \*out_params with the defaults of CUABI_TENSOR_MAP_PARAMS_INIT.
+pub type PFN_cuabi_tensor_map_params_init = ::std::option::Option<
+    unsafe extern "C" fn(
+        struct_size: u32,
+        out_params: *mut cuabi_tensor_map_params,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Encodes a tiled tensor map over `buffer` (cuTensorMapEncodeTiled) into \*out_map. The rules on \*params
+/// (see cuabi_tensor_map_params) are checked first, then the buffer: CUABI_ERROR_INVALID_ARGUMENT for a broken rule or
+/// a misaligned address, CUABI_ERROR_OUT_OF_BOUNDS when the tensor reaches past the buffer -- each message names the
+/// rule and its values --, CUABI_ERROR_UNSUPPORTED on a device before compute capability 9.0 or a driver without tensor
+/// maps, CUABI_ERROR_CUDA when the driver still refuses. The map stays valid while the buffer lives.
+pub type PFN_cuabi_tensor_map_encode_tiled = ::std::option::Option<
+    unsafe extern "C" fn(
+        buffer: *mut cuabi_buffer,
+        params: *const cuabi_tensor_map_params,
+        out_map: *mut cuabi_tensor_map,
     ) -> cuabi_status,
 >;
 /// Fills \*out_options with defaults (no flags).

@@ -34,6 +34,25 @@ impl DevicePtr {
     }
 }
 
+/// How [`Buffer::copy_from_peer`] copies between devices without peer access.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PeerCopy {
+    /// Refuse the copy: peer access must be enabled.
+    #[default]
+    Direct,
+    /// Let the driver stage the bytes through host memory (slower, but any two devices).
+    Staged,
+}
+
+impl PeerCopy {
+    fn flags(self) -> u32 {
+        match self {
+            PeerCopy::Direct => sys::CUABI_PEER_COPY_DEFAULT,
+            PeerCopy::Staged => sys::CUABI_PEER_COPY_STAGED,
+        }
+    }
+}
+
 /// A value [`Buffer::fill`] can repeat: 1, 2 or 4 bytes.
 pub trait FillValue: DeviceCopy + private::Sealed {
     /// The value's bytes in the low bits of a `u32`.
@@ -198,6 +217,31 @@ impl Buffer {
         stream: Option<&Stream>,
     ) -> Result<()> {
         call!(cuabi_buffer_copy(self.raw, offset, source.raw, source_offset, size, Stream::raw_or_null(stream)))
+    }
+
+    /// Copies `size` bytes from `source` at `source_offset`, on any device, to this buffer at
+    /// `offset`, on `stream` (of either buffer's device; `None`: this buffer's device, finished
+    /// before returning). Between devices, the stream's device needs peer access to the other
+    /// ([`Context::enable_peer_access`]) unless `mode` is [`PeerCopy::Staged`]; otherwise the copy
+    /// is refused with [`Status::ContextMismatch`] naming both devices.
+    pub fn copy_from_peer(
+        &self,
+        offset: usize,
+        source: &Buffer,
+        source_offset: usize,
+        size: usize,
+        mode: PeerCopy,
+        stream: Option<&Stream>,
+    ) -> Result<()> {
+        call!(cuabi_buffer_copy_peer(
+            self.raw,
+            offset,
+            source.raw,
+            source_offset,
+            size,
+            mode.flags(),
+            Stream::raw_or_null(stream)
+        ))
     }
 
     /// Sets `count` values starting at byte `offset` to `value` (1, 2 or 4 bytes; the offset must be

@@ -20,118 +20,126 @@ pub enum NvrtcState {
     Unknown(i32),
 }
 
-/// Declares [`CacheStats`] and its reading from the C struct with each counter named once: every
-/// counter is the header's `uint64_t` field of the same name.
-macro_rules! cache_stats {
-    ($($(#[$doc:meta])* $counter:ident,)*) => {
-        /// Kernel cache statistics ([`stats`]): counts of this process since it started;
-        /// `disk_entries` and `disk_bytes` are what the directory holds now.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-        #[non_exhaustive]
-        pub struct CacheStats {
-            /// Whether entries are looked up on disk.
-            pub disk_enabled: bool,
-            /// Whether new entries are written to disk.
-            pub disk_writable: bool,
-            /// Where NVRTC stands.
-            pub nvrtc_state: NvrtcState,
-            /// `CUABI_CACHE_REMOTE` is set (since 1.2; false from an older library).
-            pub remote_configured: bool,
-            /// After failures in a row the remote is skipped until a probe succeeds.
-            pub remote_breaker_open: bool,
-            $($(#[$doc])* pub $counter: u64,)*
-        }
-
-        fn read_stats(raw: &sys::cuabi_cache_stats) -> CacheStats {
-            CacheStats {
-                disk_enabled: raw.disk_enabled != 0,
-                disk_writable: raw.disk_writable != 0,
-                nvrtc_state: match raw.nvrtc_state {
-                    sys::CUABI_NVRTC_STATE_NOT_LOADED => NvrtcState::NotLoaded,
-                    sys::CUABI_NVRTC_STATE_LOADED => NvrtcState::Loaded,
-                    sys::CUABI_NVRTC_STATE_UNAVAILABLE => NvrtcState::Unavailable,
-                    other => NvrtcState::Unknown(other),
-                },
-                remote_configured: raw.remote_configured != 0,
-                remote_breaker_open: raw.remote_breaker_open != 0,
-                $($counter: raw.$counter,)*
-            }
-        }
-    };
-}
-
-cache_stats! {
-    /// Lookups the memory layer served.
-    memory_hits,
-    /// Lookups the memory layer did not have.
-    memory_misses,
-    /// Entries in memory now.
-    memory_entries,
+/// Kernel cache statistics ([`stats`]): counts of this process since it started; `disk_entries`
+/// and `disk_bytes` are what the directory holds now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+#[allow(missing_docs)] // each field is the header's field of the same name
+pub struct CacheStats {
+    /// Whether entries are looked up on disk.
+    pub disk_enabled: bool,
+    /// Whether new entries are written to disk.
+    pub disk_writable: bool,
+    /// Where NVRTC stands.
+    pub nvrtc_state: NvrtcState,
+    pub memory_hits: u64,
+    pub memory_misses: u64,
+    pub memory_entries: u64,
     /// Approximate heap bytes held by memory entries.
-    memory_bytes,
-    /// The memory layer's byte bound.
-    memory_max_bytes,
-    /// Entries dropped from memory to respect its bound.
-    memory_evictions,
-    /// Lookups the disk layer served.
-    disk_hits,
-    /// Lookups the disk layer did not have.
-    disk_misses,
-    /// Entries in the cache directory now.
-    disk_entries,
-    /// Bytes of those entries.
-    disk_bytes,
-    /// The disk layer's size cap.
-    disk_max_bytes,
+    pub memory_bytes: u64,
+    pub memory_max_bytes: u64,
+    pub memory_evictions: u64,
+    pub disk_hits: u64,
+    pub disk_misses: u64,
+    pub disk_entries: u64,
+    pub disk_bytes: u64,
+    pub disk_max_bytes: u64,
     /// Entries this process published.
-    disk_stores,
+    pub disk_stores: u64,
     /// Failed writes (full or read-only disk): see [`degradation_reason`].
-    disk_store_failures,
+    pub disk_store_failures: u64,
     /// Truncated, corrupt or foreign entries found and removed.
-    disk_corrupt_recovered,
+    pub disk_corrupt_recovered: u64,
     /// Entries this process evicted to respect the size cap.
-    disk_evictions,
+    pub disk_evictions: u64,
     /// Operations that found the lock held past its deadline and went on from memory.
-    disk_lock_timeouts,
+    pub disk_lock_timeouts: u64,
     /// Temp files of writers that died mid-write, swept.
-    disk_temp_files_removed,
+    pub disk_temp_files_removed: u64,
     /// NVRTC runs of this process.
-    compiles,
+    pub compiles: u64,
     /// Compile requests served by an identical compile another thread was running.
-    compiles_joined,
+    pub compiles_joined: u64,
     /// Read-only layers open now (since 1.2; 0 from an older library).
-    readonly_layers,
+    pub readonly_layers: u64,
     /// Lookups served by a read-only layer.
-    readonly_hits,
+    pub readonly_hits: u64,
     /// Lookups no read-only layer had (counted only when there are layers).
-    readonly_misses,
+    pub readonly_misses: u64,
     /// Damaged, foreign or linked entries found in a layer and refused.
-    readonly_refused,
+    pub readonly_refused: u64,
     /// Read-only hits handed to the disk (`CUABI_CACHE_READONLY_COPY=1`).
-    readonly_copies,
+    pub readonly_copies: u64,
+    /// `CUABI_CACHE_REMOTE` is set (since 1.2; false from an older library).
+    pub remote_configured: bool,
+    /// After failures in a row the remote is skipped until a probe succeeds.
+    pub remote_breaker_open: bool,
     /// Verified entries served by the remote.
-    remote_hits,
+    pub remote_hits: u64,
     /// Keys the remote did not have.
-    remote_misses,
+    pub remote_misses: u64,
     /// Operations that failed (timeout, connection, helper) or that the open breaker skipped.
-    remote_errors,
+    pub remote_errors: u64,
     /// Values that failed verification (forged, damaged, oversized).
-    remote_refused,
+    pub remote_refused: u64,
     /// Entries this process stored there first.
-    remote_publishes,
+    pub remote_publishes: u64,
     /// Compiles another node held, so this process waited.
-    remote_lease_waits,
+    pub remote_lease_waits: u64,
     /// Of those, the waits that ended with the other node's entry.
-    remote_lease_wait_hits,
+    pub remote_lease_wait_hits: u64,
     /// Times the breaker opened.
-    remote_breaker_opens,
+    pub remote_breaker_opens: u64,
 }
 
 /// The kernel cache's statistics (costs a scan of the cache directory).
 pub fn stats() -> Result<CacheStats> {
     let mut raw: sys::cuabi_cache_stats = defaults()?;
     call!(cuabi_cache_get_stats(&mut raw))?;
-    Ok(read_stats(&raw))
+    Ok(CacheStats {
+        disk_enabled: raw.disk_enabled != 0,
+        disk_writable: raw.disk_writable != 0,
+        nvrtc_state: match raw.nvrtc_state {
+            sys::CUABI_NVRTC_STATE_NOT_LOADED => NvrtcState::NotLoaded,
+            sys::CUABI_NVRTC_STATE_LOADED => NvrtcState::Loaded,
+            sys::CUABI_NVRTC_STATE_UNAVAILABLE => NvrtcState::Unavailable,
+            other => NvrtcState::Unknown(other),
+        },
+        memory_hits: raw.memory_hits,
+        memory_misses: raw.memory_misses,
+        memory_entries: raw.memory_entries,
+        memory_bytes: raw.memory_bytes,
+        memory_max_bytes: raw.memory_max_bytes,
+        memory_evictions: raw.memory_evictions,
+        disk_hits: raw.disk_hits,
+        disk_misses: raw.disk_misses,
+        disk_entries: raw.disk_entries,
+        disk_bytes: raw.disk_bytes,
+        disk_max_bytes: raw.disk_max_bytes,
+        disk_stores: raw.disk_stores,
+        disk_store_failures: raw.disk_store_failures,
+        disk_corrupt_recovered: raw.disk_corrupt_recovered,
+        disk_evictions: raw.disk_evictions,
+        disk_lock_timeouts: raw.disk_lock_timeouts,
+        disk_temp_files_removed: raw.disk_temp_files_removed,
+        compiles: raw.compiles,
+        compiles_joined: raw.compiles_joined,
+        readonly_layers: raw.readonly_layers,
+        readonly_hits: raw.readonly_hits,
+        readonly_misses: raw.readonly_misses,
+        readonly_refused: raw.readonly_refused,
+        readonly_copies: raw.readonly_copies,
+        remote_configured: raw.remote_configured != 0,
+        remote_breaker_open: raw.remote_breaker_open != 0,
+        remote_hits: raw.remote_hits,
+        remote_misses: raw.remote_misses,
+        remote_errors: raw.remote_errors,
+        remote_refused: raw.remote_refused,
+        remote_publishes: raw.remote_publishes,
+        remote_lease_waits: raw.remote_lease_waits,
+        remote_lease_wait_hits: raw.remote_lease_wait_hits,
+        remote_breaker_opens: raw.remote_breaker_opens,
+    })
 }
 
 /// Adds a read-only layer searched after the disk cache: the absolute path of a cache directory or

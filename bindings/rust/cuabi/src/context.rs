@@ -77,6 +77,34 @@ impl Context {
         Ok(Counters::from_raw(&raw))
     }
 
+    /// Whether this context's device can be given access to the memory of `peer`'s device
+    /// ([`enable_peer_access`](Self::enable_peer_access)); `true` for two contexts of one device.
+    pub fn can_access_peer(&self, peer: &Context) -> Result<bool> {
+        let mut can = 0u32;
+        call!(cuabi_context_can_access_peer(self.raw, peer.raw, &mut can))?;
+        Ok(can != 0)
+    }
+
+    /// Lets this context's kernels and copies reach the memory of `peer`'s device (one direction).
+    /// Enabling what is already enabled succeeds. [`Status::Unsupported`](crate::Status::Unsupported)
+    /// when the devices cannot be peers; the message names both.
+    pub fn enable_peer_access(&self, peer: &Context) -> Result<()> {
+        call!(cuabi_context_enable_peer_access(self.raw, peer.raw))
+    }
+
+    /// Undoes [`enable_peer_access`](Self::enable_peer_access); disabling what is not enabled
+    /// succeeds. Work still using the peer's memory must have finished.
+    pub fn disable_peer_access(&self, peer: &Context) -> Result<()> {
+        call!(cuabi_context_disable_peer_access(self.raw, peer.raw))
+    }
+
+    /// Whether peer access from this context to `peer`'s device is enabled through cuabi.
+    pub fn peer_access_enabled(&self, peer: &Context) -> Result<bool> {
+        let mut enabled = 0u32;
+        call!(cuabi_context_get_peer_access(self.raw, peer.raw, &mut enabled))?;
+        Ok(enabled != 0)
+    }
+
     /// The C handle, for the raw API ([`raw_api`](crate::raw_api)). Owned by this value.
     pub fn as_raw(&self) -> *mut sys::cuabi_context {
         self.raw

@@ -147,6 +147,7 @@ versioned! {
     cuabi_graph_node_info => cuabi_graph_node_info_init,
     cuabi_graph_update_info => cuabi_graph_update_info_init,
     cuabi_graph_memcpy_params => cuabi_graph_memcpy_params_init,
+    cuabi_tensor_map_params => cuabi_tensor_map_params_init,
     cuabi_graph_cache_stats => cuabi_graph_cache_stats_init,
     cuabi_cache_stats => cuabi_cache_stats_init,
     cuabi_driver_jit_cache_info => cuabi_driver_jit_cache_info_init,

@@ -120,9 +120,10 @@ mod module;
 pub mod nvrtc;
 pub mod ranges;
 mod stream;
+mod tensor_map;
 
 pub use batch::{launch_batch, BatchError, LaunchItem, MAX_BATCH_ITEMS};
-pub use buffer::{Buffer, DeviceCopy, DevicePtr, FillValue};
+pub use buffer::{Buffer, DeviceCopy, DevicePtr, FillValue, PeerCopy};
 pub use compile::CompileOptions;
 pub use context::{Context, ContextOptions, Counters, ImageVerification};
 pub use device::{device_attribute, device_count, device_info, DeviceAttribute, DeviceInfo};
@@ -140,6 +141,10 @@ pub use memory::{Advice, Location, ManagedAttach, MemoryPool, MemoryPoolOptions,
 pub use module::{last_compile_log, ImageKind, Module, ModuleInfo, Origin};
 pub use ranges::{range, range_in, Range, RangeGuard};
 pub use stream::Stream;
+pub use tensor_map::{
+    TensorDataType, TensorInterleave, TensorL2Promotion, TensorMap, TensorMapParams, TensorOobFill, TensorSwizzle,
+    TENSOR_MAP_MAX_RANK,
+};
 
 /// The raw layer: generated declarations of `cuabi.h` and the loader.
 pub use cuabi_sys as sys;

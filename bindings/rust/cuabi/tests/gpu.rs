@@ -18,9 +18,11 @@ mod sources;
 mod harness;
 use harness::{Outcome, Skip};
 
-// The 1.1 features, by area (tests/gpu/*.rs), and 1.2's batched launches.
+// The 1.1 features, by area (tests/gpu/*.rs), and 1.2's batched launches, several GPUs and tensor maps.
 #[path = "gpu/batch.rs"]
 mod batch;
+#[path = "gpu/devices.rs"]
+mod devices;
 #[path = "gpu/graphs.rs"]
 mod graphs;
 #[path = "gpu/launches.rs"]
@@ -492,5 +494,7 @@ fn main() {
         batch::a_batch_of_dependent_launches_computes_saxpy_in_order,
         batch::a_refused_launch_stops_the_batch_at_its_index,
         batch::a_batch_inside_a_capture_becomes_its_nodes_in_order,
+        devices::a_tma_kernel_copies_the_tile_a_tensor_map_describes,
+        devices::copies_between_two_devices_need_peer_access_or_staging,
     ]));
 }
