@@ -70,6 +70,8 @@ const char* handle_type_name(HandleType type) {
             return "range";
         case HandleType::HostMemory:
             return "host memory";
+        case HandleType::CompileBatch:
+            return "compile batch";
     }
     return "unknown";
 }

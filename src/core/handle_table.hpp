@@ -33,8 +33,8 @@
 
 namespace cuabi {
 
-enum class HandleType : uint8_t { Context = 1, Stream, Event, Buffer, Module, Kernel, Graph, Range, HostMemory };
-constexpr HandleType kLastHandleType = HandleType::HostMemory;
+enum class HandleType : uint8_t { Context = 1, Stream, Event, Buffer, Module, Kernel, Graph, Range, HostMemory, CompileBatch };
+constexpr HandleType kLastHandleType = HandleType::CompileBatch;
 const char* handle_type_name(HandleType type);
 
 // Base of every object the table holds.

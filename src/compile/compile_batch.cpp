@@ -1,0 +1,134 @@
+#include "compile/compile_batch.hpp"
+
+#include <algorithm>
+#include <system_error>
+
+#include "compile/compile_log.hpp"
+#include "compile/compile_worker.hpp"
+
+namespace cuabi {
+
+// What a request ended with.
+struct Ending {
+    Status status = CUABI_SUCCESS;
+    std::string message;
+    int32_t nvrtc_result = 0;
+    std::shared_ptr<const std::string> log;
+    std::shared_ptr<Module> module;
+};
+
+struct CompileBatch::Shared {
+    std::vector<BatchRequest> requests;
+    std::unique_ptr<std::atomic<int32_t>[]> states;    // CUABI_REQUEST_*
+    std::unique_ptr<std::atomic<int32_t>[]> statuses;  // written before the state becomes DONE
+    std::vector<Ending> endings;                       // written once, under mutex, before DONE
+    std::vector<size_t> pending;                       // the requests that missed the memory cache
+    std::atomic<size_t> next{0};                       // the next of `pending` to take
+    CompileCancel cancel;
+    mutable std::mutex mutex;
+    std::condition_variable done;
+
+    explicit Shared(std::vector<BatchRequest> taken)
+        : requests(std::move(taken)),
+          states(new std::atomic<int32_t>[requests.size()]),
+          statuses(new std::atomic<int32_t>[requests.size()]),
+          endings(requests.size()) {
+        for (size_t i = 0; i < requests.size(); ++i) {
+            states[i].store(CUABI_REQUEST_QUEUED, std::memory_order_relaxed);
+            statuses[i].store(CUABI_SUCCESS, std::memory_order_relaxed);
+        }
+    }
+
+    // Compiles request `index` on this thread; with memory_only, false when it missed.
+    bool run(size_t index, bool memory_only) {
+        const BatchRequest& request = requests[index];
+        set_last_compile_log(nullptr);  // this thread's log from an earlier request is not this one's
+        CompileControl control;
+        control.cancel = &cancel;
+        control.memory_only = memory_only;
+        std::shared_ptr<Module> module;
+        Status status = request.context
+                            ? Module::compile(request.context, request.source.c_str(), request.options->get(), &module,
+                                              control)
+                            : Module::compile_offline(request.source.c_str(), request.options->get(), &module, control);
+        if (status == CUABI_SUCCESS && module == nullptr) return false;
+        Ending ending;
+        ending.status = status;
+        ending.log = last_compile_log_shared();
+        if (status == CUABI_SUCCESS) {
+            ending.module = std::move(module);
+        } else {
+            ending.message = last_error_message();
+            ending.nvrtc_result = last_nvrtc_result();
+        }
+        std::lock_guard<std::mutex> lock(mutex);
+        endings[index] = std::move(ending);
+        statuses[index].store(status, std::memory_order_relaxed);
+        states[index].store(CUABI_REQUEST_DONE, std::memory_order_release);
+        done.notify_all();
+        return true;
+    }
+
+    // A thread of the batch: the pending requests, one after another, until none is left.
+    void work() {
+        for (size_t taken; (taken = next.fetch_add(1, std::memory_order_relaxed)) < pending.size();) {
+            states[pending[taken]].store(CUABI_REQUEST_COMPILING, std::memory_order_release);
+            run(pending[taken], /*memory_only=*/false);
+        }
+    }
+};
+
+CompileBatch::CompileBatch(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
+
+CompileBatch::~CompileBatch() {
+    shared_->cancel.cancel();
+    for (std::thread& thread : threads_) thread.join();
+}
+
+Status CompileBatch::start(std::vector<BatchRequest> requests, uint32_t jobs, std::shared_ptr<CompileBatch>* out) {
+    auto shared = std::make_shared<Shared>(std::move(requests));
+    for (size_t i = 0; i < shared->requests.size(); ++i)
+        if (!shared->run(i, /*memory_only=*/true)) shared->pending.push_back(i);
+    auto batch = std::make_shared<CompileBatch>(shared);
+    if (!shared->pending.empty()) {
+        uint32_t limit = 0;
+        Status status = compile_workers_limit(&limit);
+        if (status != CUABI_SUCCESS) return status;
+        size_t threads = std::min<size_t>(shared->pending.size(), limit);
+        if (jobs != 0) threads = std::min<size_t>(threads, jobs);
+        try {
+            while (batch->threads_.size() < threads) batch->threads_.emplace_back([shared] { shared->work(); });
+        } catch (const std::system_error& error) {
+            // Fewer threads only compile more slowly; none cannot compile at all.
+            if (batch->threads_.empty())
+                return fail(CUABI_ERROR_OUT_OF_HOST_MEMORY,
+                            "lower the process's thread count or raise its limit (ulimit -u), then start the batch again",
+                            "no thread could be started for a batch of %zu requests that missed the memory cache (%s)",
+                            shared->pending.size(), error.what());
+        }
+    }
+    *out = std::move(batch);
+    return CUABI_SUCCESS;
+}
+
+size_t CompileBatch::size() const { return shared_->requests.size(); }
+
+void CompileBatch::progress(size_t index, int32_t* out_state, Status* out_status) const {
+    *out_state = shared_->states[index].load(std::memory_order_acquire);
+    *out_status = *out_state == CUABI_REQUEST_DONE ? shared_->statuses[index].load(std::memory_order_relaxed)
+                                                    : CUABI_SUCCESS;
+}
+
+Status CompileBatch::result(size_t index, std::shared_ptr<Module>* out) {
+    std::unique_lock<std::mutex> lock(shared_->mutex);
+    shared_->done.wait(lock, [&] { return shared_->states[index].load(std::memory_order_acquire) == CUABI_REQUEST_DONE; });
+    const Ending& ending = shared_->endings[index];
+    set_last_compile_log(ending.log);
+    if (ending.status != CUABI_SUCCESS) return fail_as_recorded(ending.status, ending.nvrtc_result, ending.message);
+    *out = ending.module;
+    return CUABI_SUCCESS;
+}
+
+void CompileBatch::cancel() { shared_->cancel.cancel(); }
+
+}  // namespace cuabi
