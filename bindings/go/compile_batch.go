@@ -87,8 +87,15 @@ func StartCompileBatch(requests []CompileRequest, jobs int) (*CompileBatch, erro
 	if err != nil {
 		return nil, err
 	}
-	b := &CompileBatch{n: len(requests)}
-	return own(b, &b.h, bits, (*CompileBatch).Close), nil
+	b := &CompileBatch{}
+	own(b, &b.h, bits, (*CompileBatch).Close)
+	var count C.size_t
+	if err := call(b, func(bits C.uintptr_t) *C.cuabi_go_failure { return C.cuabi_go_compile_batch_get_count(bits, &count) }); err != nil {
+		b.Close()
+		return nil, err
+	}
+	b.n = int(count)
+	return b, nil
 }
 
 // CompileAll compiles requests in parallel and returns each one's result, in order. When ctx is

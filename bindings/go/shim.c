@@ -414,7 +414,12 @@ cuabi_go_failure* cuabi_go_batch_builder_add(cuabi_go_batch_builder* b, uintptr_
 }
 
 cuabi_go_failure* cuabi_go_batch_builder_start(cuabi_go_batch_builder* b, uint32_t jobs, uintptr_t* out_batch) {
-    return cuabi_go_compile_batch_start(b->requests, b->added, jobs, out_batch);
+    if (cuabi_go_fn.compile_batch_start == NULL) return cuabi_go_missing("cuabi_compile_batch_start");
+    cuabi_compile_batch* batch = NULL;
+    cuabi_status status = cuabi_go_fn.compile_batch_start(b->requests, b->added, jobs, &batch);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_batch = (uintptr_t)batch;
+    return NULL;
 }
 
 void cuabi_go_batch_builder_free(cuabi_go_batch_builder* b) {

@@ -75,7 +75,9 @@ impl CompileBatch {
             .collect();
         let mut raw = std::ptr::null_mut();
         call!(cuabi_compile_batch_start(raw_requests.as_ptr(), raw_requests.len(), jobs, &mut raw))?;
-        Ok(CompileBatch { raw, len: requests.len() })
+        let mut batch = CompileBatch { raw, len: 0 };
+        call!(cuabi_compile_batch_get_count(batch.raw, &mut batch.len))?;
+        Ok(batch)
     }
 
     /// The number of requests.
@@ -96,8 +98,11 @@ impl CompileBatch {
         Ok(match state {
             sys::CUABI_REQUEST_QUEUED => RequestState::Queued,
             sys::CUABI_REQUEST_COMPILING => RequestState::Compiling,
-            _ if status == sys::CUABI_SUCCESS => RequestState::Done(Ok(())),
-            _ => RequestState::Done(Err(Status::from_code(status))),
+            sys::CUABI_REQUEST_DONE if status == sys::CUABI_SUCCESS => RequestState::Done(Ok(())),
+            sys::CUABI_REQUEST_DONE => RequestState::Done(Err(Status::from_code(status))),
+            other => return Err(Error::binding(Status::Internal, format!(
+                "request {index} is in state {other}, which this binding does not know. Fix: use a cuabi binding as new as the library"
+            ))),
         })
     }
 
