@@ -52,6 +52,8 @@ struct CompileBatch::Shared {
                                               control)
                             : Module::compile_offline(request.source.c_str(), request.options->get(), &module, control);
         if (status == CUABI_SUCCESS && module == nullptr) return false;
+        std::lock_guard<std::mutex> lock(mutex);
+        if (states[index].load(std::memory_order_relaxed) == CUABI_REQUEST_DONE) return true;  // cancelled meanwhile
         Ending ending;
         ending.status = status;
         ending.log = last_compile_log_shared();
@@ -61,19 +63,42 @@ struct CompileBatch::Shared {
             ending.message = last_error_message();
             ending.nvrtc_result = last_nvrtc_result();
         }
-        std::lock_guard<std::mutex> lock(mutex);
+        finish(index, std::move(ending));
+        return true;
+    }
+
+    // With `mutex` held.
+    void finish(size_t index, Ending ending) {
+        statuses[index].store(ending.status, std::memory_order_relaxed);
         endings[index] = std::move(ending);
-        statuses[index].store(status, std::memory_order_relaxed);
         states[index].store(CUABI_REQUEST_DONE, std::memory_order_release);
         done.notify_all();
-        return true;
+    }
+
+    // Every request not done ends now, cancelled: a waiter need not wait for the killed worker to
+    // be reaped, nor for a thread to notice. The threads finish in the background.
+    void cancel_all() {
+        cancel.cancel();
+        std::lock_guard<std::mutex> lock(mutex);
+        for (size_t i = 0; i < requests.size(); ++i) {
+            const int32_t state = states[i].load(std::memory_order_relaxed);
+            if (state == CUABI_REQUEST_DONE) continue;
+            Ending ending;
+            ending.status = CUABI_ERROR_CANCELLED;
+            ending.message = cancelled_message(program_name(requests[i].options->get()),
+                                               state == CUABI_REQUEST_QUEUED ? "it was queued"
+                                                                             : "it was being compiled (its compile "
+                                                                               "worker, if one ran it, was killed)");
+            finish(i, std::move(ending));
+        }
     }
 
     // A thread of the batch: the pending requests, one after another, until none is left.
     void work() {
         for (size_t taken; (taken = next.fetch_add(1, std::memory_order_relaxed)) < pending.size();) {
-            states[pending[taken]].store(CUABI_REQUEST_COMPILING, std::memory_order_release);
-            run(pending[taken], /*memory_only=*/false);
+            int32_t queued = CUABI_REQUEST_QUEUED;  // a cancelled request is done already: skipped
+            if (states[pending[taken]].compare_exchange_strong(queued, CUABI_REQUEST_COMPILING, std::memory_order_acq_rel))
+                run(pending[taken], /*memory_only=*/false);
         }
     }
 };
@@ -81,7 +106,7 @@ struct CompileBatch::Shared {
 CompileBatch::CompileBatch(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
 
 CompileBatch::~CompileBatch() {
-    shared_->cancel.cancel();
+    shared_->cancel_all();
     for (std::thread& thread : threads_) thread.join();
 }
 
@@ -129,6 +154,6 @@ Status CompileBatch::result(size_t index, std::shared_ptr<Module>* out) {
     return CUABI_SUCCESS;
 }
 
-void CompileBatch::cancel() { shared_->cancel.cancel(); }
+void CompileBatch::cancel() { shared_->cancel_all(); }
 
 }  // namespace cuabi

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "compile/compile_log.hpp"
+
 namespace cuabi {
 
 void CompileCancel::cancel() {
@@ -25,10 +27,14 @@ bool CompileCancel::discharge(pid_t pid) {
     return cancelled();
 }
 
+std::string cancelled_message(const char* program_name, const char* where) {
+    return format("the compile of '%s' was cancelled (cuabi_compile_batch_cancel) while %s. Fix: nothing is wrong "
+                  "with the request: compile it again (in a new batch) when its module is wanted",
+                  program_name, where);
+}
+
 Status fail_cancelled(const char* program_name, const char* where) {
-    return fail(CUABI_ERROR_CANCELLED,
-                "nothing is wrong with the request: compile it again (in a new batch) when its module is wanted",
-                "the compile of '%s' was cancelled (cuabi_compile_batch_cancel) while %s", program_name, where);
+    return fail_as_recorded(CUABI_ERROR_CANCELLED, 0, cancelled_message(program_name, where));
 }
 
 }  // namespace cuabi

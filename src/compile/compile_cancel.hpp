@@ -14,6 +14,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "core/error.hpp"
@@ -41,5 +42,8 @@ private:
 // CUABI_ERROR_CANCELLED for the compile of `program_name`, `where` saying what it was doing
 // ("NVRTC was compiling it in the worker, which was killed").
 Status fail_cancelled(const char* program_name, const char* where);
+
+// fail_cancelled()'s message, for a request whose failure is recorded where it will be read.
+std::string cancelled_message(const char* program_name, const char* where);
 
 }  // namespace cuabi

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "child_process.hpp"
+#include "worker_support/worker_processes.hpp"
 #include "cuabi/cuabi.h"
 
 using namespace std::chrono_literals;
@@ -204,6 +205,7 @@ TEST(CompileBatch, CancelEndsARunningHeavyCompileWithinABoundAndThePoolStillWork
         cuabi_module_destroy(module);
     });
     std::this_thread::sleep_for(50ms);  // the waiter is waiting
+    const std::vector<pid_t> workers = worker_test::workers_of(getpid());  // idle ones and the busy one
     const auto cancelled = Clock::now();
     ASSERT_EQ(cuabi_compile_batch_cancel(batch), CUABI_SUCCESS);
     waiter.join();
@@ -215,6 +217,15 @@ TEST(CompileBatch, CancelEndsARunningHeavyCompileWithinABoundAndThePoolStillWork
     EXPECT_LT(std::chrono::duration_cast<std::chrono::milliseconds>(latency).count(), 250);
     EXPECT_EQ(state_of(batch, 0, &status), CUABI_REQUEST_DONE);
     EXPECT_EQ(status, CUABI_ERROR_CANCELLED);
+    // The worker that ran NVRTC is killed, not left compiling for seconds more.
+    EXPECT_TRUE(worker_test::wait_until(
+        [&] {
+            for (pid_t pid : workers)
+                if (worker_test::gone(pid)) return true;
+            return false;
+        },
+        500ms))
+        << workers.size() << " workers, none ended";
     cuabi_compile_batch_destroy(batch);
 
     Options after(unique_salt(), "VALUE=3");
