@@ -1,5 +1,5 @@
 // Entry points of the "Compile batches" group of cuabi.h: every request's arguments are checked
-// and copied before anything starts, then compile/compile_batch.hpp runs them.
+// before anything starts, then compile/compile_batch.hpp runs them.
 #include <memory>
 #include <vector>
 
@@ -27,18 +27,16 @@ Status check_requests(const cuabi_compile_request* requests, size_t count) {
     return CUABI_SUCCESS;
 }
 
-// Request `index`'s arguments, checked and copied into *out.
-Status take_request(const cuabi_compile_request& request, BatchRequest* out) {
+// Request `index`'s arguments, checked, into *out (the batch copies what it keeps).
+Status take_request(const cuabi_compile_request& request, BatchRequestView* out) {
     Status status = require_pointer(request.source, "source");
-    CompileOptions view;
-    if (status == CUABI_SUCCESS) status = read_compile_options(request.options, &view);
+    if (status == CUABI_SUCCESS) status = read_compile_options(request.options, &out->options);
     if (status != CUABI_SUCCESS) return status;
     if (request.context != nullptr) {
         out->context = acquire<Context>(request.context, "context");
         if (!out->context) return refused_handle();
     }
     out->source = request.source;
-    out->options = std::make_unique<OwnedCompileOptions>(view);
     return CUABI_SUCCESS;
 }
 
@@ -64,12 +62,12 @@ CUABI_API cuabi_status cuabi_compile_batch_start(const cuabi_compile_request* re
     Status status = require_pointer(out_batch, "out_batch");
     if (status == CUABI_SUCCESS) status = check_requests(requests, count);
     if (status != CUABI_SUCCESS) return status;
-    std::vector<BatchRequest> taken(count);
+    std::vector<BatchRequestView> taken(count);
     for (size_t i = 0; i < count; ++i)
         if ((status = take_request(requests[i], &taken[i])) != CUABI_SUCCESS)
             return name_refused_request(status, i, count);
     std::shared_ptr<CompileBatch> batch;
-    status = CompileBatch::start(std::move(taken), jobs, &batch);
+    status = CompileBatch::start(taken, jobs, &batch);
     return publish_created(status, std::move(batch), out_batch);
 } catch (...) {
     return guard::failed(__func__);

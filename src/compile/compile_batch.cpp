@@ -28,29 +28,28 @@ struct CompileBatch::Shared {
     mutable std::mutex mutex;
     std::condition_variable done;
 
-    explicit Shared(std::vector<BatchRequest> taken)
-        : requests(std::move(taken)),
-          states(new std::atomic<int32_t>[requests.size()]),
-          statuses(new std::atomic<int32_t>[requests.size()]),
-          endings(requests.size()) {
+    explicit Shared(size_t count)
+        : requests(count),
+          states(new std::atomic<int32_t>[count]),
+          statuses(new std::atomic<int32_t>[count]),
+          endings(count) {
         for (size_t i = 0; i < requests.size(); ++i) {
             states[i].store(CUABI_REQUEST_QUEUED, std::memory_order_relaxed);
             statuses[i].store(CUABI_SUCCESS, std::memory_order_relaxed);
         }
     }
 
-    // Compiles request `index` on this thread; with memory_only, false when it missed.
-    bool run(size_t index, bool memory_only) {
-        const BatchRequest& request = requests[index];
+    // Compiles request `index` (`source`, `options`, `context`) on this thread; with
+    // memory_only, false when it missed.
+    bool run(size_t index, const char* source, const CompileOptions& options, const std::shared_ptr<Context>& context,
+             bool memory_only) {
         set_last_compile_log(nullptr);  // this thread's log from an earlier request is not this one's
         CompileControl control;
         control.cancel = &cancel;
         control.memory_only = memory_only;
         std::shared_ptr<Module> module;
-        Status status = request.context
-                            ? Module::compile(request.context, request.source.c_str(), request.options->get(), &module,
-                                              control)
-                            : Module::compile_offline(request.source.c_str(), request.options->get(), &module, control);
+        Status status = context ? Module::compile(context, source, options, &module, control)
+                                : Module::compile_offline(source, options, &module, control);
         if (status == CUABI_SUCCESS && module == nullptr) return false;
         std::lock_guard<std::mutex> lock(mutex);
         if (states[index].load(std::memory_order_relaxed) == CUABI_REQUEST_DONE) return true;  // cancelled meanwhile
@@ -97,8 +96,10 @@ struct CompileBatch::Shared {
     void work() {
         for (size_t taken; (taken = next.fetch_add(1, std::memory_order_relaxed)) < pending.size();) {
             int32_t queued = CUABI_REQUEST_QUEUED;  // a cancelled request is done already: skipped
-            if (states[pending[taken]].compare_exchange_strong(queued, CUABI_REQUEST_COMPILING, std::memory_order_acq_rel))
-                run(pending[taken], /*memory_only=*/false);
+            const size_t index = pending[taken];
+            const BatchRequest& request = requests[index];
+            if (states[index].compare_exchange_strong(queued, CUABI_REQUEST_COMPILING, std::memory_order_acq_rel))
+                run(index, request.source.c_str(), request.options->get(), request.context, /*memory_only=*/false);
         }
     }
 };
@@ -110,10 +111,18 @@ CompileBatch::~CompileBatch() {
     for (std::thread& thread : threads_) thread.join();
 }
 
-Status CompileBatch::start(std::vector<BatchRequest> requests, uint32_t jobs, std::shared_ptr<CompileBatch>* out) {
-    auto shared = std::make_shared<Shared>(std::move(requests));
-    for (size_t i = 0; i < shared->requests.size(); ++i)
-        if (!shared->run(i, /*memory_only=*/true)) shared->pending.push_back(i);
+Status CompileBatch::start(const std::vector<BatchRequestView>& requests, uint32_t jobs,
+                           std::shared_ptr<CompileBatch>* out) {
+    auto shared = std::make_shared<Shared>(requests.size());
+    for (size_t i = 0; i < requests.size(); ++i) {
+        const BatchRequestView& view = requests[i];
+        if (shared->run(i, view.source, view.options, view.context, /*memory_only=*/true)) continue;
+        BatchRequest& kept = shared->requests[i];
+        kept.source = view.source;
+        kept.options = std::make_unique<OwnedCompileOptions>(view.options);
+        kept.context = view.context;
+        shared->pending.push_back(i);
+    }
     auto batch = std::make_shared<CompileBatch>(shared);
     if (!shared->pending.empty()) {
         uint32_t limit = 0;

@@ -27,21 +27,30 @@
 
 namespace cuabi {
 
-// One request, owning copies of everything it needs.
+// One request as the caller gave it: views, valid during the start call only.
+struct BatchRequestView {
+    const char* source = nullptr;
+    CompileOptions options;             // checked (check_compile_options)
+    std::shared_ptr<Context> context;   // NULL: offline, for options.target
+};
+
+// A request that missed the memory cache, owning copies of everything it needs.
 struct BatchRequest {
     std::string source;
-    std::unique_ptr<OwnedCompileOptions> options;  // checked (check_compile_options)
-    std::shared_ptr<Context> context;              // NULL: offline, for options.target
+    std::unique_ptr<OwnedCompileOptions> options;
+    std::shared_ptr<Context> context;
 };
 
 class CompileBatch final : public Object {
 public:
     static constexpr HandleType kHandleType = HandleType::CompileBatch;
 
-    // Serves the memory hits and starts min(`jobs` (0: no limit), the worker limit, the requests
-    // left) threads for the rest. Fails only when no thread can be started (then nothing runs) or
-    // as compile_workers_limit() for a $CUABI_COMPILE_WORKERS it refuses, when any request missed.
-    static Status start(std::vector<BatchRequest> requests, uint32_t jobs, std::shared_ptr<CompileBatch>* out);
+    // Serves the memory hits from the caller's views (nothing copied), copies the rest and starts
+    // min(`jobs` (0: no limit), the worker limit, the requests left) threads for them. Fails only
+    // when no thread can be started (then nothing runs) or as compile_workers_limit() for a
+    // $CUABI_COMPILE_WORKERS it refuses, when any request missed.
+    static Status start(const std::vector<BatchRequestView>& requests, uint32_t jobs,
+                        std::shared_ptr<CompileBatch>* out);
     ~CompileBatch() override;  // cancels, then waits for the threads
 
     size_t size() const;
