@@ -105,3 +105,19 @@ func TestCompileBatchRefusesAClosedBatchAndABadIndex(t *testing.T) {
 		t.Fatal(MaxCompileRequests)
 	}
 }
+
+func TestCompileAllEndsWhenItsContextIsDone(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	started := time.Now()
+	results, err := CompileAll(ctx, []CompileRequest{{Source: batchHeavy, Options: freshOptions("VALUE=4")}})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err %v", err)
+	}
+	if !errors.Is(results[0].Err, ErrCancelled) {
+		t.Fatalf("request 0: %v", results[0].Err)
+	}
+	if elapsed := time.Since(started); elapsed > 2500*time.Millisecond {
+		t.Errorf("CompileAll returned %v after it started; its context ended at 1.5 s", elapsed)
+	}
+}
