@@ -26,6 +26,8 @@ const char* const kGood = "extern \"C\" __global__ void good(int* p) { p[0] = VA
 const char* const kWarns = "#warning \"batch request one warns\"\nextern \"C\" __global__ void warns(int* p) { p[0] = 1; }\n";
 const char* const kBroken = "extern \"C\" __global__ void broken(int* p) { p[0] = undeclared_in_batch; }\n";
 // Many seconds of NVRTC time: a binary tree of 2^11 force-inlined calls (depth 14 takes minutes).
+// NVRTC 12.9+ keeps a cache of its own, which cuabi's salt does not reach: each test compiles it
+// with a comment of its own (unique_source), so that NVRTC really runs.
 const char* const kHeavy =
     "template <int D> struct Tree {\n"
     "    __device__ __forceinline__ static float run(float x, const float* p) {\n"
@@ -184,7 +186,8 @@ TEST(CompileBatch, MemoryHitsAreDoneBeforeStartReturnsAndRunNoCompile) {
 
 TEST(CompileBatch, CancelEndsARunningHeavyCompileWithinABoundAndThePoolStillWorks) {
     Options heavy(unique_salt());
-    cuabi_compile_request request = offline(kHeavy, &heavy.options);
+    const std::string source = std::string(kHeavy) + "// " + heavy.salt + "\n";
+    cuabi_compile_request request = offline(source.c_str(), &heavy.options);
     cuabi_compile_batch* batch = nullptr;
     ASSERT_EQ(cuabi_compile_batch_start(&request, 1, 0, &batch), CUABI_SUCCESS) << cuabi_last_error_message();
     const auto started = Clock::now();
@@ -258,7 +261,8 @@ TEST(CompileBatch, ACallerJoinedToACancelledCompileCompilesAgainForItself) {
 
 TEST(CompileBatch, DestroyCancelsAndReturnsPromptly) {
     Options heavy(unique_salt());
-    cuabi_compile_request request = offline(kHeavy, &heavy.options);
+    const std::string source = std::string(kHeavy) + "// " + heavy.salt + "\n";
+    cuabi_compile_request request = offline(source.c_str(), &heavy.options);
     cuabi_compile_batch* batch = nullptr;
     ASSERT_EQ(cuabi_compile_batch_start(&request, 1, 0, &batch), CUABI_SUCCESS);
     std::this_thread::sleep_for(500ms);
