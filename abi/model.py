@@ -54,6 +54,7 @@ STANDALONE = {
     "CUABI_GRAPH_PARAM_COUNT_UNKNOWN": "a sentinel value of cuabi_graph_node_info.param_count",
     "CUABI_LAUNCH_BATCH_MAX_ITEMS": "a limit of cuabi_launch_batch(), not a launch flag",
     "CUABI_TENSOR_MAP_MAX_RANK": "a limit of cuabi_tensor_map_params.rank, not a data type",
+    "CUABI_COMPILE_BATCH_MAX_REQUESTS": "a limit of cuabi_compile_batch_start(), not a compile flag",
 }
 # Macros of the header that are machinery, not ABI: the include guard, the export macro and the
 # annotation vocabulary documented in the header's preamble.

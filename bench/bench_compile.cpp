@@ -5,8 +5,10 @@
 // public API.
 //
 //   bench_compile [--reps N] [--iters N] [--cold-reps N] [--children N] [--target sm_XY] [--json PATH]
+//                 [--variants N] [--batch-only]
 //   defaults:      20 reps,   1000 iters,  5 cold reps,   10 children,  sm_90 (offline; a GPU
-//                  uses its own architecture)
+//                  uses its own architecture), 32 variants; --batch-only runs only the compile-batch
+//                  rows (compile_batches.hpp), with --cold-reps repetitions
 //
 // Methodology:
 // - The bench points CUABI_CACHE_DIR at a fresh private directory (removed at exit), so every run
@@ -52,6 +54,7 @@
 #include <vector>
 
 #include "bench_support.hpp"
+#include "compile_batches.hpp"
 #include "cuabi/cuabi.h"
 
 // Heap allocations of this thread, counted for the memory-hit row. libcuabi's allocations reach
@@ -155,6 +158,8 @@ struct Options {
     const char* child = nullptr;  // --child MODE: this process is one fresh-process sample
     std::string salt;             // --salt TEXT: the child's salt for a cold compile (owned: options point into it)
     bool no_cache = false;        // --no-cache: pass NVRTC's --no-cache (12.9+) on cold compiles
+    int variants = 32;            // --variants N: requests of the compile-batch rows
+    bool batch_only = false;      // --batch-only: only the compile-batch rows
 };
 
 Options parse(int argc, char** argv) {
@@ -176,10 +181,12 @@ Options parse(int argc, char** argv) {
         else if (std::strcmp(argv[i], "--child") == 0 && has_value) options.child = argv[++i];
         else if (std::strcmp(argv[i], "--salt") == 0 && has_value) options.salt = argv[++i];
         else if (std::strcmp(argv[i], "--no-cache") == 0) options.no_cache = true;
+        else if (std::strcmp(argv[i], "--variants") == 0) number(&options.variants);
+        else if (std::strcmp(argv[i], "--batch-only") == 0) options.batch_only = true;
         else {
             std::fprintf(stderr,
                          "usage: bench_compile [--reps N] [--iters N] [--cold-reps N] [--children N] "
-                         "[--target sm_XY] [--json PATH]\n");
+                         "[--target sm_XY] [--json PATH] [--variants N] [--batch-only]\n");
             std::exit(2);
         }
     }
@@ -499,10 +506,15 @@ int run_parent(const Options& options) {
 
     Options resolved = options;  // the children compile for the device's target too
     resolved.target = target;
-    cold_compiles(resolved, target, no_cache, context, report);
-    memory_hits(resolved, target, context, report);
-    disk_hits(resolved, context, report);  // the entries memory_hits() stored
-    readonly_hits(resolved, report);
+    if (!options.batch_only) {
+        cold_compiles(resolved, target, no_cache, context, report);
+        memory_hits(resolved, target, context, report);
+        disk_hits(resolved, context, report);  // the entries memory_hits() stored
+        readonly_hits(resolved, report);
+    }
+    report.note("cores_available", std::to_string(std::thread::hardware_concurrency()));
+    bench_batches::measure(kernel_source(), cold_options(target.c_str(), "", no_cache, 0), options.variants,
+                           options.cold_reps, options.iters, report);
     cuabi_context_destroy(context);
 
     report.print();

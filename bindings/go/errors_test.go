@@ -21,7 +21,7 @@ func TestStatusNamesMatchTheLibrary(t *testing.T) {
 			t.Errorf("Status(%d) prints %q / %q, want %q", status, status.String(), status.Error(), name)
 		}
 	}
-	for _, s := range []Status{9999, -1, 13} {
+	for _, s := range []Status{9999, -1, 14} {
 		if got := StatusName(s); got != "CUABI_UNKNOWN_STATUS" {
 			t.Errorf("StatusName(%d) = %q, want CUABI_UNKNOWN_STATUS", s, got)
 		}

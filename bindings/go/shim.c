@@ -287,13 +287,12 @@ static int next_strings(const char** cursor, const char* end, const char** list,
     return 1;
 }
 
-cuabi_go_failure* cuabi_go_module_compile(uintptr_t context, uint32_t offline, const cuabi_go_compile_request* r,
-                                          const char* strings, const void* salt, uintptr_t* out_module) {
-    if (offline && cuabi_go_fn.module_compile_offline == NULL) return cuabi_go_missing("cuabi_module_compile_offline");
-    if (!offline && cuabi_go_fn.module_compile == NULL) return cuabi_go_missing("cuabi_module_compile");
+/* Points *o (defaults first) and *source into `strings` as request r lays them out; *lists holds
+ * the pointer arrays (free it). */
+static cuabi_go_failure* decode_compile(const cuabi_go_compile_request* r, const char* strings, const void* salt,
+                                        cuabi_compile_options* o, const char** source, const char*** lists_out) {
     if (cuabi_go_fn.compile_options_init == NULL) return cuabi_go_missing("cuabi_compile_options_init");
-    cuabi_compile_options o;
-    cuabi_status prepared = cuabi_go_fn.compile_options_init((uint32_t)sizeof o, &o);
+    cuabi_status prepared = cuabi_go_fn.compile_options_init((uint32_t)sizeof *o, o);
     if (prepared != CUABI_SUCCESS) return cuabi_go_capture(prepared, 0);
 
     size_t list_count = (size_t)r->define_count + r->include_dir_count + 2 * (size_t)r->header_count +
@@ -302,11 +301,11 @@ cuabi_go_failure* cuabi_go_module_compile(uintptr_t context, uint32_t offline, c
     if (list_count != 0 && lists == NULL) return table_out_of_memory(list_count);
     const char* cursor = strings;
     const char* end = strings + r->strings_size;
-    const char* source = next_string(&cursor, end);
-    int ok = source != NULL;
-    if (ok && r->has_target) ok = (o.target = next_string(&cursor, end)) != NULL;
-    if (ok && r->has_cpp_standard) ok = (o.cpp_standard = next_string(&cursor, end)) != NULL;
-    if (ok && r->has_program_name) ok = (o.program_name = next_string(&cursor, end)) != NULL;
+    *source = next_string(&cursor, end);
+    int ok = *source != NULL;
+    if (ok && r->has_target) ok = (o->target = next_string(&cursor, end)) != NULL;
+    if (ok && r->has_cpp_standard) ok = (o->cpp_standard = next_string(&cursor, end)) != NULL;
+    if (ok && r->has_program_name) ok = (o->program_name = next_string(&cursor, end)) != NULL;
     const uint32_t counts[6] = {r->define_count, r->include_dir_count, r->header_count, r->header_count,
                                 r->name_expression_count, r->extra_flag_count};
     const char* const* starts[6] = {NULL, NULL, NULL, NULL, NULL, NULL};
@@ -321,35 +320,125 @@ cuabi_go_failure* cuabi_go_module_compile(uintptr_t context, uint32_t offline, c
                             "the Go package sent a compile request whose strings do not match its counts. Fix: report "
                             "this bug in cuabi's Go package.");
     }
-    o.flags = r->flags;
-    o.fast_math = r->fast_math;
-    o.ftz = r->ftz;
-    o.prec_div = r->prec_div;
-    o.prec_sqrt = r->prec_sqrt;
-    o.fmad = r->fmad;
-    o.max_registers = r->max_registers;
-    o.line_info = r->line_info;
-    o.device_debug = r->device_debug;
-    o.timeout_ms = r->timeout_ms;
-    o.defines = starts[0];
-    o.define_count = r->define_count;
-    o.include_dirs = starts[1];
-    o.include_dir_count = r->include_dir_count;
-    o.header_names = starts[2];
-    o.header_sources = starts[3];
-    o.header_count = r->header_count;
-    o.name_expressions = starts[4];
-    o.name_expression_count = r->name_expression_count;
-    o.extra_flags = starts[5];
-    o.extra_flag_count = r->extra_flag_count;
-    o.salt = r->salt_size != 0 ? salt : NULL;
-    o.salt_size = (size_t)r->salt_size;
+    o->flags = r->flags;
+    o->fast_math = r->fast_math;
+    o->ftz = r->ftz;
+    o->prec_div = r->prec_div;
+    o->prec_sqrt = r->prec_sqrt;
+    o->fmad = r->fmad;
+    o->max_registers = r->max_registers;
+    o->line_info = r->line_info;
+    o->device_debug = r->device_debug;
+    o->timeout_ms = r->timeout_ms;
+    o->defines = starts[0];
+    o->define_count = r->define_count;
+    o->include_dirs = starts[1];
+    o->include_dir_count = r->include_dir_count;
+    o->header_names = starts[2];
+    o->header_sources = starts[3];
+    o->header_count = r->header_count;
+    o->name_expressions = starts[4];
+    o->name_expression_count = r->name_expression_count;
+    o->extra_flags = starts[5];
+    o->extra_flag_count = r->extra_flag_count;
+    o->salt = r->salt_size != 0 ? salt : NULL;
+    o->salt_size = (size_t)r->salt_size;
+    *lists_out = lists;
+    return NULL;
+}
 
+cuabi_go_failure* cuabi_go_module_compile(uintptr_t context, uint32_t offline, const cuabi_go_compile_request* r,
+                                          const char* strings, const void* salt, uintptr_t* out_module) {
+    if (offline && cuabi_go_fn.module_compile_offline == NULL) return cuabi_go_missing("cuabi_module_compile_offline");
+    if (!offline && cuabi_go_fn.module_compile == NULL) return cuabi_go_missing("cuabi_module_compile");
+    cuabi_compile_options o;
+    const char* source = NULL;
+    const char** lists = NULL;
+    cuabi_go_failure* failure = decode_compile(r, strings, salt, &o, &source, &lists);
+    if (failure != NULL) return failure;
     cuabi_module* module = NULL;
     cuabi_status status = offline ? cuabi_go_fn.module_compile_offline(source, &o, &module)
                                   : cuabi_go_fn.module_compile((cuabi_context*)context, source, &o, &module);
-    cuabi_go_failure* failure = status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 1);
+    failure = status == CUABI_SUCCESS ? NULL : cuabi_go_capture(status, 1);
     free(lists);
     if (failure == NULL) *out_module = (uintptr_t)module;
     return failure;
+}
+
+/* One request of a batch being built: C copies of the Go side's strings and salt. */
+typedef struct batch_entry {
+    cuabi_compile_options options;
+    char* strings;
+    void* salt;
+    const char** lists;
+} batch_entry;
+
+struct cuabi_go_batch_builder {
+    size_t count, added;
+    batch_entry* entries;
+    cuabi_compile_request* requests;
+};
+
+cuabi_go_batch_builder* cuabi_go_batch_builder_new(size_t count) {
+    cuabi_go_batch_builder* b = calloc(1, sizeof *b);
+    if (b == NULL) return NULL;
+    b->count = count;
+    b->entries = count != 0 ? calloc(count, sizeof *b->entries) : NULL;
+    b->requests = count != 0 ? calloc(count, sizeof *b->requests) : NULL;
+    if (count != 0 && (b->entries == NULL || b->requests == NULL)) {
+        cuabi_go_batch_builder_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+cuabi_go_failure* cuabi_go_batch_builder_add(cuabi_go_batch_builder* b, uintptr_t context,
+                                             const cuabi_go_compile_request* r, const char* strings, const void* salt) {
+    if (b->added == b->count)
+        return shim_failure(CUABI_ERROR_INTERNAL, "the Go package added more requests than it sized the batch for. "
+                                                  "Fix: report this bug in cuabi's Go package.");
+    batch_entry* e = &b->entries[b->added];
+    e->strings = malloc(r->strings_size != 0 ? r->strings_size : 1);
+    e->salt = r->salt_size != 0 ? malloc(r->salt_size) : NULL;
+    if (e->strings == NULL || (r->salt_size != 0 && e->salt == NULL)) return table_out_of_memory(r->strings_size);
+    memcpy(e->strings, strings, r->strings_size);
+    if (r->salt_size != 0) memcpy(e->salt, salt, r->salt_size);
+    const char* source = NULL;
+    cuabi_go_failure* failure = decode_compile(r, e->strings, e->salt, &e->options, &source, &e->lists);
+    if (failure != NULL) return failure;
+    b->requests[b->added].context = (cuabi_context*)context;
+    b->requests[b->added].source = source;
+    b->requests[b->added].options = &e->options;
+    ++b->added;
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_batch_builder_start(cuabi_go_batch_builder* b, uint32_t jobs, uintptr_t* out_batch) {
+    if (cuabi_go_fn.compile_batch_start == NULL) return cuabi_go_missing("cuabi_compile_batch_start");
+    cuabi_compile_batch* batch = NULL;
+    cuabi_status status = cuabi_go_fn.compile_batch_start(b->requests, b->added, jobs, &batch);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_batch = (uintptr_t)batch;
+    return NULL;
+}
+
+void cuabi_go_batch_builder_free(cuabi_go_batch_builder* b) {
+    if (b == NULL) return;
+    for (size_t i = 0; b->entries != NULL && i < b->count; ++i) {
+        free(b->entries[i].strings);
+        free(b->entries[i].salt);
+        free(b->entries[i].lists);
+    }
+    free(b->entries);
+    free(b->requests);
+    free(b);
+}
+
+cuabi_go_failure* cuabi_go_compile_batch_result(uintptr_t batch, size_t index, uintptr_t* out_module) {
+    if (cuabi_go_fn.compile_batch_get_module == NULL) return cuabi_go_missing("cuabi_compile_batch_get_module");
+    cuabi_module* module = NULL;
+    cuabi_status status = cuabi_go_fn.compile_batch_get_module((cuabi_compile_batch*)batch, index, &module);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 1);
+    *out_module = (uintptr_t)module;
+    return NULL;
 }

@@ -139,4 +139,17 @@ typedef struct cuabi_go_compile_request {
 cuabi_go_failure* cuabi_go_module_compile(uintptr_t context, uint32_t offline, const cuabi_go_compile_request* request,
                                           const char* strings, const void* salt, uintptr_t* out_module);
 
+/* A compile batch's requests, built one by one in C memory (a Go slice of requests would be Go
+ * memory holding Go pointers, which cgo may not pass): each add copies the request's strings and
+ * salt, so the Go side's may go away at once. NULL from _new: out of memory. */
+typedef struct cuabi_go_batch_builder cuabi_go_batch_builder;
+cuabi_go_batch_builder* cuabi_go_batch_builder_new(size_t count);
+cuabi_go_failure* cuabi_go_batch_builder_add(cuabi_go_batch_builder* builder, uintptr_t context,
+                                             const cuabi_go_compile_request* request, const char* strings,
+                                             const void* salt);
+cuabi_go_failure* cuabi_go_batch_builder_start(cuabi_go_batch_builder* builder, uint32_t jobs, uintptr_t* out_batch);
+void cuabi_go_batch_builder_free(cuabi_go_batch_builder* builder);
+/* cuabi_compile_batch_get_module, its failure with the request's NVRTC log. */
+cuabi_go_failure* cuabi_go_compile_batch_result(uintptr_t batch, size_t index, uintptr_t* out_module);
+
 #endif

@@ -91,6 +91,12 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_nvrtc_get_supported_archs",
     "cuabi_nvrtc_get_path",
     "cuabi_nvrtc_get_include_dirs",
+    "cuabi_compile_batch_start",
+    "cuabi_compile_batch_get_count",
+    "cuabi_compile_batch_get_state",
+    "cuabi_compile_batch_get_module",
+    "cuabi_compile_batch_cancel",
+    "cuabi_compile_batch_destroy",
     "cuabi_kernel_attributes_init",
     "cuabi_kernel_destroy",
     "cuabi_kernel_get_attributes",
@@ -253,6 +259,12 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.nvrtc_get_supported_archs = (PFN_cuabi_nvrtc_get_supported_archs)get("cuabi_nvrtc_get_supported_archs");
     cuabi_go_fn.nvrtc_get_path = (PFN_cuabi_nvrtc_get_path)get("cuabi_nvrtc_get_path");
     cuabi_go_fn.nvrtc_get_include_dirs = (PFN_cuabi_nvrtc_get_include_dirs)get("cuabi_nvrtc_get_include_dirs");
+    cuabi_go_fn.compile_batch_start = (PFN_cuabi_compile_batch_start)get("cuabi_compile_batch_start");
+    cuabi_go_fn.compile_batch_get_count = (PFN_cuabi_compile_batch_get_count)get("cuabi_compile_batch_get_count");
+    cuabi_go_fn.compile_batch_get_state = (PFN_cuabi_compile_batch_get_state)get("cuabi_compile_batch_get_state");
+    cuabi_go_fn.compile_batch_get_module = (PFN_cuabi_compile_batch_get_module)get("cuabi_compile_batch_get_module");
+    cuabi_go_fn.compile_batch_cancel = (PFN_cuabi_compile_batch_cancel)get("cuabi_compile_batch_cancel");
+    cuabi_go_fn.compile_batch_destroy = (PFN_cuabi_compile_batch_destroy)get("cuabi_compile_batch_destroy");
     cuabi_go_fn.kernel_attributes_init = (PFN_cuabi_kernel_attributes_init)get("cuabi_kernel_attributes_init");
     cuabi_go_fn.kernel_destroy = (PFN_cuabi_kernel_destroy)get("cuabi_kernel_destroy");
     cuabi_go_fn.kernel_get_attributes = (PFN_cuabi_kernel_get_attributes)get("cuabi_kernel_get_attributes");
@@ -416,78 +428,84 @@ int cuabi_go_function_present(size_t index) {
     case 84: return cuabi_go_fn.nvrtc_get_supported_archs != NULL;
     case 85: return cuabi_go_fn.nvrtc_get_path != NULL;
     case 86: return cuabi_go_fn.nvrtc_get_include_dirs != NULL;
-    case 87: return cuabi_go_fn.kernel_attributes_init != NULL;
-    case 88: return cuabi_go_fn.kernel_destroy != NULL;
-    case 89: return cuabi_go_fn.kernel_get_attributes != NULL;
-    case 90: return cuabi_go_fn.kernel_get_native != NULL;
-    case 91: return cuabi_go_fn.kernel_get_param_count != NULL;
-    case 92: return cuabi_go_fn.kernel_get_param_info != NULL;
-    case 93: return cuabi_go_fn.kernel_get_max_active_blocks_per_sm != NULL;
-    case 94: return cuabi_go_fn.kernel_suggest_block_size != NULL;
-    case 95: return cuabi_go_fn.kernel_set_attribute != NULL;
-    case 96: return cuabi_go_fn.launch_config_init != NULL;
-    case 97: return cuabi_go_fn.launch != NULL;
-    case 98: return cuabi_go_fn.launch_packed != NULL;
-    case 99: return cuabi_go_fn.kernel_get_max_active_clusters != NULL;
-    case 100: return cuabi_go_fn.launch_batch != NULL;
-    case 101: return cuabi_go_fn.tensor_map_params_init != NULL;
-    case 102: return cuabi_go_fn.tensor_map_encode_tiled != NULL;
-    case 103: return cuabi_go_fn.graph_options_init != NULL;
-    case 104: return cuabi_go_fn.graph_node_info_init != NULL;
-    case 105: return cuabi_go_fn.graph_update_info_init != NULL;
-    case 106: return cuabi_go_fn.graph_memcpy_params_init != NULL;
-    case 107: return cuabi_go_fn.graph_capture_begin != NULL;
-    case 108: return cuabi_go_fn.graph_capture_end != NULL;
-    case 109: return cuabi_go_fn.graph_capture_end_update != NULL;
-    case 110: return cuabi_go_fn.graph_capture_abort != NULL;
-    case 111: return cuabi_go_fn.graph_capture_get_status != NULL;
-    case 112: return cuabi_go_fn.graph_destroy != NULL;
-    case 113: return cuabi_go_fn.graph_launch != NULL;
-    case 114: return cuabi_go_fn.graph_upload != NULL;
-    case 115: return cuabi_go_fn.graph_retain_buffer != NULL;
-    case 116: return cuabi_go_fn.graph_get_native != NULL;
-    case 117: return cuabi_go_fn.graph_get_node_count != NULL;
-    case 118: return cuabi_go_fn.graph_get_node_info != NULL;
-    case 119: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
-    case 120: return cuabi_go_fn.graph_get_node_param_info != NULL;
-    case 121: return cuabi_go_fn.graph_update_kernel_args != NULL;
-    case 122: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
-    case 123: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
-    case 124: return cuabi_go_fn.graph_update_memset_value != NULL;
-    case 125: return cuabi_go_fn.graph_update_memcpy != NULL;
-    case 126: return cuabi_go_fn.graph_set_node_enabled != NULL;
-    case 127: return cuabi_go_fn.graph_get_node_enabled != NULL;
-    case 128: return cuabi_go_fn.graph_write_dot != NULL;
-    case 129: return cuabi_go_fn.graph_get_dot != NULL;
-    case 130: return cuabi_go_fn.graph_cache_stats_init != NULL;
-    case 131: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
-    case 132: return cuabi_go_fn.graph_cache_lookup != NULL;
-    case 133: return cuabi_go_fn.graph_cache_insert != NULL;
-    case 134: return cuabi_go_fn.graph_cache_set_capacity != NULL;
-    case 135: return cuabi_go_fn.graph_cache_clear != NULL;
-    case 136: return cuabi_go_fn.graph_cache_get_stats != NULL;
-    case 137: return cuabi_go_fn.cache_stats_init != NULL;
-    case 138: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
-    case 139: return cuabi_go_fn.cache_get_stats != NULL;
-    case 140: return cuabi_go_fn.cache_get_directory != NULL;
-    case 141: return cuabi_go_fn.cache_get_degradation_reason != NULL;
-    case 142: return cuabi_go_fn.cache_prune != NULL;
-    case 143: return cuabi_go_fn.cache_clear != NULL;
-    case 144: return cuabi_go_fn.cache_verify != NULL;
-    case 145: return cuabi_go_fn.cache_add_readonly_layer != NULL;
-    case 146: return cuabi_go_fn.cache_export != NULL;
-    case 147: return cuabi_go_fn.cache_import != NULL;
-    case 148: return cuabi_go_fn.cache_configure_driver_jit != NULL;
-    case 149: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
-    case 150: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
-    case 151: return cuabi_go_fn.range_get_enabled != NULL;
-    case 152: return cuabi_go_fn.range_get_profiler_attached != NULL;
-    case 153: return cuabi_go_fn.range_get_catalog_count != NULL;
-    case 154: return cuabi_go_fn.range_get_catalog_entry != NULL;
-    case 155: return cuabi_go_fn.range_push != NULL;
-    case 156: return cuabi_go_fn.range_pop != NULL;
-    case 157: return cuabi_go_fn.range_start != NULL;
-    case 158: return cuabi_go_fn.range_end != NULL;
+    case 87: return cuabi_go_fn.compile_batch_start != NULL;
+    case 88: return cuabi_go_fn.compile_batch_get_count != NULL;
+    case 89: return cuabi_go_fn.compile_batch_get_state != NULL;
+    case 90: return cuabi_go_fn.compile_batch_get_module != NULL;
+    case 91: return cuabi_go_fn.compile_batch_cancel != NULL;
+    case 92: return cuabi_go_fn.compile_batch_destroy != NULL;
+    case 93: return cuabi_go_fn.kernel_attributes_init != NULL;
+    case 94: return cuabi_go_fn.kernel_destroy != NULL;
+    case 95: return cuabi_go_fn.kernel_get_attributes != NULL;
+    case 96: return cuabi_go_fn.kernel_get_native != NULL;
+    case 97: return cuabi_go_fn.kernel_get_param_count != NULL;
+    case 98: return cuabi_go_fn.kernel_get_param_info != NULL;
+    case 99: return cuabi_go_fn.kernel_get_max_active_blocks_per_sm != NULL;
+    case 100: return cuabi_go_fn.kernel_suggest_block_size != NULL;
+    case 101: return cuabi_go_fn.kernel_set_attribute != NULL;
+    case 102: return cuabi_go_fn.launch_config_init != NULL;
+    case 103: return cuabi_go_fn.launch != NULL;
+    case 104: return cuabi_go_fn.launch_packed != NULL;
+    case 105: return cuabi_go_fn.kernel_get_max_active_clusters != NULL;
+    case 106: return cuabi_go_fn.launch_batch != NULL;
+    case 107: return cuabi_go_fn.tensor_map_params_init != NULL;
+    case 108: return cuabi_go_fn.tensor_map_encode_tiled != NULL;
+    case 109: return cuabi_go_fn.graph_options_init != NULL;
+    case 110: return cuabi_go_fn.graph_node_info_init != NULL;
+    case 111: return cuabi_go_fn.graph_update_info_init != NULL;
+    case 112: return cuabi_go_fn.graph_memcpy_params_init != NULL;
+    case 113: return cuabi_go_fn.graph_capture_begin != NULL;
+    case 114: return cuabi_go_fn.graph_capture_end != NULL;
+    case 115: return cuabi_go_fn.graph_capture_end_update != NULL;
+    case 116: return cuabi_go_fn.graph_capture_abort != NULL;
+    case 117: return cuabi_go_fn.graph_capture_get_status != NULL;
+    case 118: return cuabi_go_fn.graph_destroy != NULL;
+    case 119: return cuabi_go_fn.graph_launch != NULL;
+    case 120: return cuabi_go_fn.graph_upload != NULL;
+    case 121: return cuabi_go_fn.graph_retain_buffer != NULL;
+    case 122: return cuabi_go_fn.graph_get_native != NULL;
+    case 123: return cuabi_go_fn.graph_get_node_count != NULL;
+    case 124: return cuabi_go_fn.graph_get_node_info != NULL;
+    case 125: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
+    case 126: return cuabi_go_fn.graph_get_node_param_info != NULL;
+    case 127: return cuabi_go_fn.graph_update_kernel_args != NULL;
+    case 128: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
+    case 129: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
+    case 130: return cuabi_go_fn.graph_update_memset_value != NULL;
+    case 131: return cuabi_go_fn.graph_update_memcpy != NULL;
+    case 132: return cuabi_go_fn.graph_set_node_enabled != NULL;
+    case 133: return cuabi_go_fn.graph_get_node_enabled != NULL;
+    case 134: return cuabi_go_fn.graph_write_dot != NULL;
+    case 135: return cuabi_go_fn.graph_get_dot != NULL;
+    case 136: return cuabi_go_fn.graph_cache_stats_init != NULL;
+    case 137: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
+    case 138: return cuabi_go_fn.graph_cache_lookup != NULL;
+    case 139: return cuabi_go_fn.graph_cache_insert != NULL;
+    case 140: return cuabi_go_fn.graph_cache_set_capacity != NULL;
+    case 141: return cuabi_go_fn.graph_cache_clear != NULL;
+    case 142: return cuabi_go_fn.graph_cache_get_stats != NULL;
+    case 143: return cuabi_go_fn.cache_stats_init != NULL;
+    case 144: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
+    case 145: return cuabi_go_fn.cache_get_stats != NULL;
+    case 146: return cuabi_go_fn.cache_get_directory != NULL;
+    case 147: return cuabi_go_fn.cache_get_degradation_reason != NULL;
+    case 148: return cuabi_go_fn.cache_prune != NULL;
+    case 149: return cuabi_go_fn.cache_clear != NULL;
+    case 150: return cuabi_go_fn.cache_verify != NULL;
+    case 151: return cuabi_go_fn.cache_add_readonly_layer != NULL;
+    case 152: return cuabi_go_fn.cache_export != NULL;
+    case 153: return cuabi_go_fn.cache_import != NULL;
+    case 154: return cuabi_go_fn.cache_configure_driver_jit != NULL;
+    case 155: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
+    case 156: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
+    case 157: return cuabi_go_fn.range_get_enabled != NULL;
+    case 158: return cuabi_go_fn.range_get_profiler_attached != NULL;
+    case 159: return cuabi_go_fn.range_get_catalog_count != NULL;
+    case 160: return cuabi_go_fn.range_get_catalog_entry != NULL;
+    case 161: return cuabi_go_fn.range_push != NULL;
+    case 162: return cuabi_go_fn.range_pop != NULL;
+    case 163: return cuabi_go_fn.range_start != NULL;
+    case 164: return cuabi_go_fn.range_end != NULL;
     default: return 0;
     }
 }
@@ -1084,6 +1102,49 @@ cuabi_go_failure* cuabi_go_nvrtc_get_include_dirs(char* out_text, size_t capacit
     cuabi_status status = cuabi_go_fn.nvrtc_get_include_dirs(out_text, capacity, out_size);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
+}
+
+cuabi_go_failure* cuabi_go_compile_batch_start(const cuabi_compile_request* requests, size_t count, uint32_t jobs, uintptr_t* out_batch) {
+    if (cuabi_go_fn.compile_batch_start == NULL) return cuabi_go_missing("cuabi_compile_batch_start");
+    cuabi_compile_batch* out_batch_handle = NULL;
+    cuabi_status status = cuabi_go_fn.compile_batch_start(requests, count, jobs, &out_batch_handle);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_batch = (uintptr_t)out_batch_handle;
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_compile_batch_get_count(uintptr_t batch, size_t* out_count) {
+    if (cuabi_go_fn.compile_batch_get_count == NULL) return cuabi_go_missing("cuabi_compile_batch_get_count");
+    cuabi_status status = cuabi_go_fn.compile_batch_get_count((cuabi_compile_batch*)batch, out_count);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_compile_batch_get_state(uintptr_t batch, size_t index, int32_t* out_state, cuabi_status* out_status) {
+    if (cuabi_go_fn.compile_batch_get_state == NULL) return cuabi_go_missing("cuabi_compile_batch_get_state");
+    cuabi_status status = cuabi_go_fn.compile_batch_get_state((cuabi_compile_batch*)batch, index, out_state, out_status);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_compile_batch_get_module(uintptr_t batch, size_t index, uintptr_t* out_module) {
+    if (cuabi_go_fn.compile_batch_get_module == NULL) return cuabi_go_missing("cuabi_compile_batch_get_module");
+    cuabi_module* out_module_handle = NULL;
+    cuabi_status status = cuabi_go_fn.compile_batch_get_module((cuabi_compile_batch*)batch, index, &out_module_handle);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_module = (uintptr_t)out_module_handle;
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_compile_batch_cancel(uintptr_t batch) {
+    if (cuabi_go_fn.compile_batch_cancel == NULL) return cuabi_go_missing("cuabi_compile_batch_cancel");
+    cuabi_status status = cuabi_go_fn.compile_batch_cancel((cuabi_compile_batch*)batch);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+void cuabi_go_compile_batch_destroy(uintptr_t batch) {
+    if (cuabi_go_fn.compile_batch_destroy != NULL) cuabi_go_fn.compile_batch_destroy((cuabi_compile_batch*)batch);
 }
 
 cuabi_go_failure* cuabi_go_kernel_attributes_init(uint32_t struct_size, cuabi_kernel_attributes* out_attributes) {

@@ -94,6 +94,12 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_nvrtc_get_supported_archs nvrtc_get_supported_archs;
     PFN_cuabi_nvrtc_get_path nvrtc_get_path;
     PFN_cuabi_nvrtc_get_include_dirs nvrtc_get_include_dirs;
+    PFN_cuabi_compile_batch_start compile_batch_start;
+    PFN_cuabi_compile_batch_get_count compile_batch_get_count;
+    PFN_cuabi_compile_batch_get_state compile_batch_get_state;
+    PFN_cuabi_compile_batch_get_module compile_batch_get_module;
+    PFN_cuabi_compile_batch_cancel compile_batch_cancel;
+    PFN_cuabi_compile_batch_destroy compile_batch_destroy;
     PFN_cuabi_kernel_attributes_init kernel_attributes_init;
     PFN_cuabi_kernel_destroy kernel_destroy;
     PFN_cuabi_kernel_get_attributes kernel_get_attributes;
@@ -170,7 +176,7 @@ typedef struct cuabi_go_functions {
 
 extern cuabi_go_functions cuabi_go_fn;
 
-#define CUABI_GO_FUNCTION_COUNT 159
+#define CUABI_GO_FUNCTION_COUNT 165
 extern const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT];
 
 /* Fills cuabi_go_fn through `get`. */
@@ -262,6 +268,12 @@ cuabi_go_failure* cuabi_go_nvrtc_get_version(int32_t* out_major, int32_t* out_mi
 cuabi_go_failure* cuabi_go_nvrtc_get_supported_archs(int32_t* out_archs, size_t capacity, size_t* out_count);
 cuabi_go_failure* cuabi_go_nvrtc_get_path(char* out_text, size_t capacity, size_t* out_size);
 cuabi_go_failure* cuabi_go_nvrtc_get_include_dirs(char* out_text, size_t capacity, size_t* out_size);
+cuabi_go_failure* cuabi_go_compile_batch_start(const cuabi_compile_request* requests, size_t count, uint32_t jobs, uintptr_t* out_batch);
+cuabi_go_failure* cuabi_go_compile_batch_get_count(uintptr_t batch, size_t* out_count);
+cuabi_go_failure* cuabi_go_compile_batch_get_state(uintptr_t batch, size_t index, int32_t* out_state, cuabi_status* out_status);
+cuabi_go_failure* cuabi_go_compile_batch_get_module(uintptr_t batch, size_t index, uintptr_t* out_module);
+cuabi_go_failure* cuabi_go_compile_batch_cancel(uintptr_t batch);
+void cuabi_go_compile_batch_destroy(uintptr_t batch);
 cuabi_go_failure* cuabi_go_kernel_attributes_init(uint32_t struct_size, cuabi_kernel_attributes* out_attributes);
 void cuabi_go_kernel_destroy(uintptr_t kernel);
 cuabi_go_failure* cuabi_go_kernel_get_attributes(uintptr_t kernel, cuabi_kernel_attributes* out_attributes);

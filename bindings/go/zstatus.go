@@ -32,6 +32,9 @@ const (
 	ErrForked Status = 11
 	// ErrTimeout is CUABI_ERROR_TIMEOUT: a deadline passed (a compile, the cache lock).
 	ErrTimeout Status = 12
+	// ErrCancelled is CUABI_ERROR_CANCELLED: Since 1.2. The caller cancelled the work
+	// (cuabi_compile_batch_cancel).
+	ErrCancelled Status = 13
 	// ErrDriverNotFound is CUABI_ERROR_DRIVER_NOT_FOUND.
 	ErrDriverNotFound Status = 20
 	// ErrDriverTooOld is CUABI_ERROR_DRIVER_TOO_OLD.
@@ -106,6 +109,7 @@ var statusNames = map[Status]string{
 	ErrInternal:            "CUABI_ERROR_INTERNAL",
 	ErrForked:              "CUABI_ERROR_FORKED",
 	ErrTimeout:             "CUABI_ERROR_TIMEOUT",
+	ErrCancelled:           "CUABI_ERROR_CANCELLED",
 	ErrDriverNotFound:      "CUABI_ERROR_DRIVER_NOT_FOUND",
 	ErrDriverTooOld:        "CUABI_ERROR_DRIVER_TOO_OLD",
 	ErrNoDevice:            "CUABI_ERROR_NO_DEVICE",

@@ -185,6 +185,7 @@ typedef int32_t cuabi_status CUABI_ENUM_FAMILY("CUABI_ERROR_ CUABI_SUCCESS");
 #define CUABI_ERROR_INTERNAL 10
 #define CUABI_ERROR_FORKED 11 /* this process is a fork() child of one that started CUDA */
 #define CUABI_ERROR_TIMEOUT 12 /* a deadline passed (a compile, the cache lock) */
+#define CUABI_ERROR_CANCELLED 13 /* Since 1.2. The caller cancelled the work (cuabi_compile_batch_cancel) */
 /* Environment: 20-29 */
 #define CUABI_ERROR_DRIVER_NOT_FOUND 20
 #define CUABI_ERROR_DRIVER_TOO_OLD 21
@@ -264,6 +265,7 @@ typedef struct cuabi_graph cuabi_graph;
 typedef struct cuabi_range cuabi_range;
 typedef struct cuabi_host_memory cuabi_host_memory CUABI_SINCE(1.1);
 typedef struct cuabi_memory_pool cuabi_memory_pool CUABI_SINCE(1.2);
+typedef struct cuabi_compile_batch cuabi_compile_batch CUABI_SINCE(1.2);
 
 /* ============================================================================================
  * Driver and devices
@@ -1111,6 +1113,89 @@ CUABI_API cuabi_status cuabi_nvrtc_get_path(CUABI_OUT CUABI_NULLABLE char* out_t
  * from $CUABI_CUDA_INCLUDE_PATH, $CUDA_HOME / $CUDA_PATH, the toolkit NVRTC was loaded from, the
  * usual install locations and pip's nvidia-* packages. Needs no GPU and does not load NVRTC. */
 CUABI_API cuabi_status cuabi_nvrtc_get_include_dirs(CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Compile batches (since 1.2)
+ *
+ * A batch compiles many requests -- variants of a kernel (other -D values, other template
+ * arguments in name expressions), or several sources -- in parallel, each through the kernel
+ * cache exactly as cuabi_module_compile() or cuabi_module_compile_offline() would. Starting a
+ * batch serves its memory-cache hits at once, in the calling thread; the rest are compiled by
+ * threads of the batch on the compile-worker pool, at most $CUABI_COMPILE_WORKERS at once (1 to
+ * 64; default: the cores the process may run on, at least 2), and an identical compile running
+ * elsewhere in the process is joined rather than repeated. The call returns at once; each request
+ * then ends on its own with a module, or with its own status, message and compile log.
+ *
+ * Progress is polled (cuabi_compile_batch_get_state), never called back, so any language can watch
+ * it from any thread. cuabi_compile_batch_cancel() ends every request not yet done with
+ * CUABI_ERROR_CANCELLED: a compile running in the worker is ended by killing the worker. A single
+ * long compile is cancellable as a batch of one. Thread-safe: a batch may be read, waited on and
+ * cancelled from any thread at once.
+ * ========================================================================================== */
+
+/* Since 1.2. Where a request of a batch is (cuabi_compile_batch_get_state). */
+typedef int32_t cuabi_request_state CUABI_ENUM_FAMILY("CUABI_REQUEST_") CUABI_SINCE(1.2);
+#define CUABI_REQUEST_QUEUED 0    /* waiting for a thread of the batch */
+#define CUABI_REQUEST_COMPILING 1 /* looked up below the memory cache, or compiled by NVRTC */
+#define CUABI_REQUEST_DONE 2      /* ended: its status says how */
+
+/* Since 1.2. One request of a batch: what one cuabi_module_compile() (context set) or
+ * cuabi_module_compile_offline() (context NULL: options->target is required) call takes. An array
+ * element, not a versioned struct: it has no struct_size and never changes (the options it points
+ * to carry theirs). cuabi copies what it needs: nothing here must outlive the start call. */
+typedef struct CUABI_SINCE(1.2) cuabi_compile_request {
+    CUABI_NULLABLE CUABI_BORROWED cuabi_context* context; /* NULL: compile offline, for options->target */
+    const char* source;                                  /* CUDA C++, NUL-terminated */
+    CUABI_NULLABLE const cuabi_compile_options* options; /* NULL: the defaults; program_name and
+                                                            name_expressions are per request */
+} cuabi_compile_request;
+
+/* Since 1.2. The most requests one cuabi_compile_batch_start() call takes. */
+#define CUABI_COMPILE_BATCH_MAX_REQUESTS 4096u
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Since 1.2. Starts compiling requests[0..count) and returns at once with the batch in
+ * *out_batch; memory-cache hits are done before it returns. `jobs` bounds the requests this batch
+ * compiles at once (0: as many as $CUABI_COMPILE_WORKERS allows; more than that is capped to it).
+ * count 0 gives an empty batch. A request's own compile failure is not the call's: it is that
+ * request's result. The call fails, starting nothing, with CUABI_ERROR_INVALID_ARGUMENT for
+ * requests NULL with count > 0, count > CUABI_COMPILE_BATCH_MAX_REQUESTS, a request whose source
+ * is NULL or whose options are invalid (CUABI_ERROR_STRUCT_SIZE for a bad options->struct_size),
+ * CUABI_ERROR_INVALID_HANDLE for a request's bad context -- the message then begins
+ * "cuabi_compile_batch_start request k of count: " -- and, once, CUABI_ERROR_INVALID_ARGUMENT for a
+ * $CUABI_COMPILE_WORKERS that is not a number from 1 to 64 (naming the value; later batches use
+ * the default). Replaces this thread's last compile log. The caller owns *out_batch. */
+CUABI_API cuabi_status cuabi_compile_batch_start(CUABI_NULLABLE const cuabi_compile_request* requests, size_t count, uint32_t jobs, CUABI_OUT CUABI_OWNED cuabi_compile_batch** out_batch) CUABI_SINCE(1.2);
+
+/* Since 1.2. The number of requests of the batch. */
+CUABI_API cuabi_status cuabi_compile_batch_get_count(cuabi_compile_batch* batch, CUABI_OUT size_t* out_count) CUABI_SINCE(1.2);
+
+/* Since 1.2. Request `index`'s state (CUABI_REQUEST_*) without waiting, and its status once it is
+ * CUABI_REQUEST_DONE (CUABI_SUCCESS before). CUABI_ERROR_INVALID_ARGUMENT for an index out of
+ * range. */
+CUABI_API cuabi_status cuabi_compile_batch_get_state(cuabi_compile_batch* batch, size_t index, CUABI_OUT int32_t* out_state, CUABI_OUT cuabi_status* out_status) CUABI_SINCE(1.2);
+
+/* Since 1.2. Waits until request `index` is done and returns its status: its module in
+ * *out_module (a new handle each call; the caller owns it), or its failure -- the statuses of
+ * cuabi_module_compile(), and CUABI_ERROR_CANCELLED -- with its own message, nvrtcResult and
+ * compile log on this thread (cuabi_last_error_message(), cuabi_last_compile_log()). On success
+ * cuabi_last_compile_log() is the module's log. CUABI_ERROR_INVALID_ARGUMENT for an index out of
+ * range. */
+CUABI_API cuabi_status cuabi_compile_batch_get_module(cuabi_compile_batch* batch, size_t index, CUABI_OUT CUABI_OWNED cuabi_module** out_module) CUABI_SINCE(1.2);
+
+/* Since 1.2. Cancels every request of the batch that is not done: each ends with
+ * CUABI_ERROR_CANCELLED -- one whose NVRTC runs in the compile worker within milliseconds (the
+ * worker is killed); one whose NVRTC runs in this process (CUABI_COMPILE_IN_PROCESS) only after
+ * NVRTC returns. Returns without waiting. Requests already done keep their results; an identical
+ * compile of another caller that this batch was sharing is compiled again for that caller. */
+CUABI_API cuabi_status cuabi_compile_batch_cancel(cuabi_compile_batch* batch) CUABI_SINCE(1.2);
+
+/* Since 1.2. Cancels what is not done, waits for the batch's threads (milliseconds, or an
+ * in-process NVRTC run) and releases the batch; modules taken from it stay valid. Accepts NULL. */
+CUABI_API void cuabi_compile_batch_destroy(CUABI_NULLABLE CUABI_TRANSFERRED cuabi_compile_batch* batch) CUABI_SINCE(1.2);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -2115,6 +2200,12 @@ typedef cuabi_status (*PFN_cuabi_nvrtc_get_version)(int32_t* out_major, int32_t*
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_supported_archs)(int32_t* out_archs, size_t capacity, size_t* out_count);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_path)(char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_include_dirs)(char* out_text, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_compile_batch_start)(const cuabi_compile_request* requests, size_t count, uint32_t jobs, cuabi_compile_batch** out_batch);
+typedef cuabi_status (*PFN_cuabi_compile_batch_get_count)(cuabi_compile_batch* batch, size_t* out_count);
+typedef cuabi_status (*PFN_cuabi_compile_batch_get_state)(cuabi_compile_batch* batch, size_t index, int32_t* out_state, cuabi_status* out_status);
+typedef cuabi_status (*PFN_cuabi_compile_batch_get_module)(cuabi_compile_batch* batch, size_t index, cuabi_module** out_module);
+typedef cuabi_status (*PFN_cuabi_compile_batch_cancel)(cuabi_compile_batch* batch);
+typedef void (*PFN_cuabi_compile_batch_destroy)(cuabi_compile_batch* batch);
 typedef cuabi_status (*PFN_cuabi_kernel_attributes_init)(uint32_t struct_size, cuabi_kernel_attributes* out_attributes);
 typedef void (*PFN_cuabi_kernel_destroy)(cuabi_kernel* kernel);
 typedef cuabi_status (*PFN_cuabi_kernel_get_attributes)(cuabi_kernel* kernel, cuabi_kernel_attributes* out_attributes);

@@ -1,6 +1,7 @@
 #include "compile/compile_worker.hpp"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,12 +105,24 @@ private:
     bool counted_ = false;
 };
 
+// The cores this process may run on (its affinity mask, which a container's cpuset narrows),
+// at least 2 so that one long compile never holds up every other.
+uint64_t cores_available() {
+    cpu_set_t set;
+    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set)
+                                                            : static_cast<int>(std::thread::hardware_concurrency());
+    return static_cast<uint64_t>(std::clamp(cores, 2, 64));
+}
+
 const NumberSetting& pool_limit() {
     static const NumberSetting limit = read_number_setting(
-        "CUABI_COMPILE_WORKERS", 1, 64, std::clamp(std::thread::hardware_concurrency(), 2u, 4u),
+        "CUABI_COMPILE_WORKERS", 1, 64, cores_available(),
         "set CUABI_COMPILE_WORKERS to a number of workers from 1 to 64, or unset it");
     return limit;
 }
+
+// How long a compile waiting for a slot sleeps between looks at its cancel token.
+constexpr int64_t kCancelPollMs = 5;
 
 Status fail_start(const std::string& what) {
     return fail(CUABI_ERROR_NVRTC,
@@ -195,8 +208,19 @@ Status acquire(Pool& p, const Deadline& deadline, Lease& lease, std::string* rep
             lock.unlock();
             return start(p, deadline, lease);  // on failure the lease ends the worker and frees the slot
         }
+        if (deadline.cancel != nullptr && deadline.cancel->cancelled())
+            return fail_cancelled("this request", "it waited for one of the compile workers");
         auto left = std::chrono::milliseconds(std::max<int64_t>(deadline.at_ms - frames::now_ms(), 0));
-        if (deadline.at_ms == frames::kNoDeadline) {
+        if (deadline.cancel != nullptr) {
+            // Woken by nothing when cancelled: looks again every few milliseconds.
+            if (deadline.at_ms != frames::kNoDeadline && left.count() == 0)
+                return fail(CUABI_ERROR_TIMEOUT,
+                            "raise cuabi_compile_options.timeout_ms, or CUABI_COMPILE_WORKERS to run more compiles at once",
+                            "all %d compile workers stayed busy until %s passed", limit, deadline.describe().c_str());
+            p.changed.wait_for(lock, deadline.at_ms == frames::kNoDeadline
+                                         ? std::chrono::milliseconds(kCancelPollMs)
+                                         : std::min(left, std::chrono::milliseconds(kCancelPollMs)));
+        } else if (deadline.at_ms == frames::kNoDeadline) {
             p.changed.wait(lock);
         } else if (p.changed.wait_for(lock, left) == std::cv_status::timeout && frames::now_ms() >= deadline.at_ms) {
             return fail(CUABI_ERROR_TIMEOUT,
@@ -275,15 +299,27 @@ Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::C
         Lease lease(p);
         Status status = acquire(p, deadline, lease, &replaced);
         if (status != CUABI_SUCCESS) return status;
+        const pid_t pid = lease.worker().pid;
+        if (deadline.cancel != nullptr && !deadline.cancel->enlist(pid)) {
+            lease.give_back();
+            return fail_cancelled(job.program_name.c_str(), "it waited for one of the compile workers");
+        }
         frames::Io io = frames::send_frame(lease.worker().fd, request, deadline.at_ms);
         if (io == frames::Io::Closed && attempt == 0) {
             // It hung up before taking the job, so NVRTC never saw it: once more, with another.
             ChildEnding ending = lease.end(false, kCrashGraceMs);
+            if (deadline.cancel != nullptr) deadline.cancel->discharge(pid);
             replaced = "the compile worker first chosen " + describe(ending) + " before it took the job";
             continue;
         }
         std::vector<uint8_t> frame;
         if (io == frames::Io::Ok) io = frames::receive_frame(lease.worker().fd, &frame, deadline.at_ms, frames::kMaxFrameBytes);
+        if (deadline.cancel != nullptr && deadline.cancel->discharge(pid)) {
+            // Killed, or about to be: a worker a cancel may have reached is never reused.
+            lease.end(true, kCrashGraceMs);
+            return fail_cancelled(job.program_name.c_str(),
+                                  "NVRTC was compiling it in the compile worker, which was killed");
+        }
         worker::Outcome outcome;
         uint32_t sent_status = 0;
         if (io == frames::Io::Ok && worker::decode(frame, &outcome, &sent_status)) {
@@ -312,6 +348,11 @@ Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::C
                                                : "reading it failed",
                     death.c_str());
     }
+}
+
+Status compile_workers_limit(uint32_t* out) {
+    *out = static_cast<uint32_t>(pool_limit().value);
+    return pool_limit().problem->report_once();
 }
 
 int compile_workers_running() {

@@ -5,8 +5,8 @@
 // <libdir>/cuabi/ (found relative to the library's own file; $CUABI_COMPILE_WORKER overrides).
 // Its path is resolved (realpath) and checked once; every worker is started from that path.
 // cuabi starts one on the first compile that misses the cache and keeps it; concurrent compiles
-// of different sources start more, up to a small pool ($CUABI_COMPILE_WORKERS, default 2 to 4 by
-// core count). Each worker loads the NVRTC this process chose (nvrtc_location()) and then
+// of different sources start more, up to a pool of $CUABI_COMPILE_WORKERS (default: the cores
+// this process may run on, at least 2). Each worker loads the NVRTC this process chose (nvrtc_location()) and then
 // compiles one job at a time over a private socket pair (core/child_process.hpp starts and ends it).
 //
 // Faults cost one compile at most, never the pool: a slot is held by a Lease from the moment it
@@ -29,6 +29,7 @@
 #include <string>
 
 #include "cache/cached_image.hpp"
+#include "compile/compile_cancel.hpp"
 #include "compile/nvrtc_program.hpp"
 #include "core/error.hpp"
 #include "driver/nvrtc_api.hpp"
@@ -40,6 +41,8 @@ struct Deadline {
     int64_t at_ms = -1;        // frames::now_ms() clock; -1 (frames::kNoDeadline): none
     uint32_t ms = 0;           // as asked for
     const char* source = "";   // "cuabi_compile_options.timeout_ms", "CUABI_COMPILE_TIMEOUT_MS", "the default"
+    // Or when this token is cancelled (NULL: never): a compile in the worker ends at once.
+    CompileCancel* cancel = nullptr;
     // "the compile's deadline (800 ms, cuabi_compile_options.timeout_ms)", or "no deadline".
     std::string describe() const;
 };
@@ -55,9 +58,14 @@ std::string compile_worker_path(std::string* why);
 Status worker_nvrtc_facts(const Deadline& deadline, NvrtcFacts* out);
 
 // Runs `job` in a worker. As run_nvrtc(), plus CUABI_ERROR_TIMEOUT past `deadline` (the worker
-// is killed) and CUABI_ERROR_NVRTC when the worker dies (the message names the signal and, for
+// is killed), CUABI_ERROR_CANCELLED when deadline.cancel is cancelled (the worker is killed too) and CUABI_ERROR_NVRTC when the worker dies (the message names the signal and, for
 // SIGKILL, that it came from outside) or answers outside the protocol.
 Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out, std::string* out_log);
+
+// The most workers this process runs at once ($CUABI_COMPILE_WORKERS, else the cores it may run
+// on, at least 2). Fails once, with CUABI_ERROR_INVALID_ARGUMENT naming the value, when the
+// variable is set to anything but a number from 1 to 64 (then *out is the default).
+Status compile_workers_limit(uint32_t* out);
 
 // How many workers this process runs now (idle or busy), for tests and `cuabi info`.
 int compile_workers_running();

@@ -1,5 +1,6 @@
 #include "compile/compiler.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -10,6 +11,7 @@
 #include "compile/request_memo.hpp"
 #include "compile/remote_lookup.hpp"
 #include "compile/single_flight.hpp"
+#include "core/frame_io.hpp"
 #include "device/context.hpp"
 
 namespace cuabi {
@@ -179,7 +181,23 @@ FlightResult result_of(Status status, const CompileOutcome& outcome) {
     return result;
 }
 
+// Waits for the leader's result until `deadline` passes or `cancel` (may be NULL) is cancelled;
+// NULL then.
+const FlightResult* wait_for_leader(SingleFlight::Ticket& ticket, const Deadline& deadline) {
+    if (deadline.cancel == nullptr) return ticket.wait(deadline.at_ms);
+    constexpr int64_t kCancelPollMs = 5;  // a follower is woken by the leader only
+    for (;;) {
+        int64_t slice = frames::now_ms() + kCancelPollMs;
+        if (deadline.at_ms != frames::kNoDeadline) slice = std::min(slice, deadline.at_ms);
+        if (const FlightResult* result = ticket.wait(slice)) return result;
+        if (deadline.cancel->cancelled()) return nullptr;
+        if (deadline.at_ms != frames::kNoDeadline && frames::now_ms() >= deadline.at_ms) return nullptr;
+    }
+}
+
 Status follow(const FlightResult* joined, const CompileInput& input, const Deadline& deadline, CompileOutcome* out) {
+    if (joined == nullptr && deadline.cancel != nullptr && deadline.cancel->cancelled())
+        return fail_cancelled(program_name(*input.options), "it waited for another thread's compile of the same request");
     if (joined == nullptr)
         return fail(CUABI_ERROR_TIMEOUT,
                     "raise cuabi_compile_options.timeout_ms (or CUABI_COMPILE_TIMEOUT_MS) for a compile this long, or "
@@ -253,19 +271,32 @@ Status compile(const CompileInput& input, Counters* counters, CompileOutcome* ou
     if (use_cache)
         if (auto hit = cache::KernelCache::instance().find_in_memory(key, counters))
             return serve(std::move(hit), key, cache::Layer::Memory, request.target, out);
+    if (input.control.memory_only) {
+        out->image = nullptr;
+        return CUABI_SUCCESS;
+    }
     if (remembered) set_last_compile_log(nullptr);
     Isolation isolation = Isolation::Worker;
     status = choose_isolation(options.flags, &isolation);
     Deadline deadline;
     if (status == CUABI_SUCCESS) status = compile_deadline(isolation, options.timeout_ms, &deadline);
     if (status != CUABI_SUCCESS) return status;
-    if (!use_cache) return compile_miss(input, request, key, false, isolation, deadline, counters, out);
-
-    SingleFlight::Ticket ticket = flights().join(key, static_cast<int>(isolation));
-    if (!ticket.leader()) return follow(ticket.wait(deadline.at_ms), input, deadline, out);
-    status = compile_miss(input, request, key, true, isolation, deadline, counters, out);
-    ticket.complete(result_of(status, *out));
-    return status;
+    deadline.cancel = input.control.cancel;
+    for (;;) {
+        // NVRTC in this process cannot be stopped once it runs: the last moment to cancel it.
+        if (input.control.cancel != nullptr && input.control.cancel->cancelled())
+            return fail_cancelled(program_name(options), "it waited to be compiled");
+        if (!use_cache) return compile_miss(input, request, key, false, isolation, deadline, counters, out);
+        SingleFlight::Ticket ticket = flights().join(key, static_cast<int>(isolation));
+        if (ticket.leader()) {
+            status = compile_miss(input, request, key, true, isolation, deadline, counters, out);
+            ticket.complete(result_of(status, *out));
+            return status;
+        }
+        status = follow(wait_for_leader(ticket, deadline), input, deadline, out);
+        // The leader's cancel is not this request's: compile it again, as leader or follower.
+        if (status != CUABI_ERROR_CANCELLED || (input.control.cancel != nullptr && input.control.cancel->cancelled())) return status;
+    }
 }
 
 CompileStats compile_stats() {

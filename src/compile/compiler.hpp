@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "cache/kernel_cache.hpp"
+#include "compile/compile_cancel.hpp"
 #include "compile/compile_options.hpp"
 #include "device/context.hpp"
 #include "cuabi/cuabi.h"
@@ -29,10 +30,19 @@ struct Counters;
 Status resolve_target(const NvrtcFacts& nvrtc, const CompileOptions& options, const DeviceInfo* device,
                       Target* out);
 
+// How a compile may be steered from outside (a batch's).
+struct CompileControl {
+    CompileCancel* cancel = nullptr;  // NULL: cannot be cancelled (see compile_cancel.hpp)
+    // Serve a memory hit only: on a miss compile() succeeds with out->image NULL, having run
+    // nothing (a batch serves its hits in the caller's thread and compiles the rest on workers).
+    bool memory_only = false;
+};
+
 struct CompileInput {
     const char* source = nullptr;     // NUL-terminated
     const CompileOptions* options = nullptr;  // read, not necessarily checked: compile() checks them
     const DeviceInfo* device = nullptr;  // NULL: offline, options.target required
+    CompileControl control;
 };
 
 struct CompileOutcome {
@@ -47,7 +57,9 @@ struct CompileOutcome {
 // `counters` (may be NULL) counts compiles, compile time and cache hits and misses. Every call
 // with valid options replaces this thread's last compile log (compile_log.hpp) with the log of
 // what it returns or of its failure. An explicit target the device cannot run is
-// CUABI_ERROR_INVALID_IMAGE before anything else.
+// CUABI_ERROR_INVALID_IMAGE before anything else. CUABI_ERROR_CANCELLED when input.control.cancel is
+// cancelled before the result is known; a follower whose leader was cancelled, but which was not
+// itself, compiles again.
 Status compile(const CompileInput& input, Counters* counters, CompileOutcome* out);
 
 // This process's compile counters, for cuabi_cache_stats.

@@ -48,14 +48,15 @@ Module::Module(std::shared_ptr<const cache::CachedImage> image, std::shared_ptr<
       key_(key != nullptr ? *key : cache::Key{}) {}
 
 Status Module::compile(std::shared_ptr<Context> context, const char* source, const CompileOptions& options,
-                       std::shared_ptr<Module>* out) {
+                       std::shared_ptr<Module>* out, const CompileControl& control) {
     CompileInput input;
     input.source = source;
     input.options = &options;
     input.device = &context->info();
+    input.control = control;
     CompileOutcome outcome;
     Status status = cuabi::compile(input, &context->counters(), &outcome);
-    if (status != CUABI_SUCCESS) return status;
+    if (status != CUABI_SUCCESS || outcome.image == nullptr) return status;
     // cuabi's own output is trusted; only "verify all" sends it to the verifier. Entries that came
     // from a read-only layer, a bundle or a remote are not cuabi's own, wherever they are now.
     const bool trusted = !outcome.image->untrusted;
@@ -75,13 +76,14 @@ Status Module::compile(std::shared_ptr<Context> context, const char* source, con
 }
 
 Status Module::compile_offline(const char* source, const CompileOptions& options,
-                               std::shared_ptr<Module>* out) {
+                               std::shared_ptr<Module>* out, const CompileControl& control) {
     CompileInput input;
     input.source = source;
     input.options = &options;
+    input.control = control;
     CompileOutcome outcome;
     Status status = cuabi::compile(input, nullptr, &outcome);
-    if (status != CUABI_SUCCESS) return status;
+    if (status != CUABI_SUCCESS || outcome.image == nullptr) return status;
     *out = std::make_shared<Module>(std::move(outcome.image), nullptr, nullptr, origin_of(outcome.layer), false,
                                     &outcome.key);
     return CUABI_SUCCESS;

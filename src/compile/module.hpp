@@ -11,6 +11,7 @@
 #include "cache/kernel_cache.hpp"
 #include "compile/kernel.hpp"
 #include "compile/compile_options.hpp"
+#include "compile/compiler.hpp"
 #include "compile/loaded_module.hpp"
 #include "core/handle_table.hpp"
 #include "cuabi/cuabi.h"
@@ -26,11 +27,12 @@ public:
     // Compiles `source` for the context's device (or options.target) through the kernel cache and
     // loads the result. `options` come from read_compile_options_unchecked() (compile() checks
     // them) or read_compile_options().
+    // `control` as compile() takes it: with memory_only, a miss succeeds with *out left NULL.
     static Status compile(std::shared_ptr<Context> context, const char* source, const CompileOptions& options,
-                          std::shared_ptr<Module>* out);
+                          std::shared_ptr<Module>* out, const CompileControl& control = {});
     // Compiles for options.target (required) without any context or GPU: ahead-of-time use.
     static Status compile_offline(const char* source, const CompileOptions& options,
-                                  std::shared_ptr<Module>* out);
+                                  std::shared_ptr<Module>* out, const CompileControl& control = {});
     // Loads a caller's PTX, CUBIN or fatbin (copied: the caller's buffer may go away).
     static Status load_image(std::shared_ptr<Context> context, const void* image, size_t size,
                              std::shared_ptr<Module>* out);

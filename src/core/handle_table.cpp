@@ -72,6 +72,8 @@ const char* handle_type_name(HandleType type) {
             return "host memory";
         case HandleType::MemoryPool:
             return "memory pool";
+        case HandleType::CompileBatch:
+            return "compile batch";
     }
     return "unknown";
 }

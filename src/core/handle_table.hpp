@@ -34,9 +34,9 @@
 namespace cuabi {
 
 enum class HandleType : uint8_t {
-    Context = 1, Stream, Event, Buffer, Module, Kernel, Graph, Range, HostMemory, MemoryPool
+    Context = 1, Stream, Event, Buffer, Module, Kernel, Graph, Range, HostMemory, MemoryPool, CompileBatch
 };
-constexpr HandleType kLastHandleType = HandleType::MemoryPool;
+constexpr HandleType kLastHandleType = HandleType::CompileBatch;
 const char* handle_type_name(HandleType type);
 
 // Base of every object the table holds.

@@ -233,6 +233,8 @@ const std::set<std::string> kOtherStructs = {
     "cuabi_compile_options" /* options_sentinel_test.cpp */, "cuabi_kernel_arg" /* no struct_size */,
     "cuabi_launch_item" /* no struct_size; launch_batch_test.cpp reads each field */,
     "cuabi_tensor_map" /* no struct_size: the driver's bytes, written by cuabi */,
+    "cuabi_compile_request" /* no struct_size; compile_batch_test.cpp (offline: source, options) and
+                               compile_batch_gpu_test.cpp / HostileArguments (context) read each field */,
     "cuabi_device_info", "cuabi_counters", "cuabi_module_info", "cuabi_kernel_attributes", "cuabi_graph_node_info",
     "cuabi_graph_update_info", "cuabi_graph_cache_stats", "cuabi_cache_stats", "cuabi_driver_jit_cache_info"};
 

@@ -55,6 +55,7 @@ TEST(StatusNames, ValuesAreFixedForever) {
     EXPECT_EQ(CUABI_ERROR_NVRTC_NOT_FOUND, 24);
     EXPECT_EQ(CUABI_ERROR_FORKED, 11);
     EXPECT_EQ(CUABI_ERROR_TIMEOUT, 12);
+    EXPECT_EQ(CUABI_ERROR_CANCELLED, 13);
     EXPECT_EQ(CUABI_ERROR_CUDA, 30);
     EXPECT_EQ(CUABI_ERROR_DEVICE_OUT_OF_MEMORY, 31);
     EXPECT_EQ(CUABI_ERROR_OUT_OF_BOUNDS, 32);
@@ -65,7 +66,7 @@ TEST(StatusNames, ValuesAreFixedForever) {
 }
 
 TEST(StatusNames, UnknownValuesGetOneFixedName) {
-    for (cuabi_status value : {-1, 13, 19, 999, INT32_MIN, INT32_MAX})
+    for (cuabi_status value : {-1, 14, 19, 999, INT32_MIN, INT32_MAX})
         EXPECT_STREQ(cuabi_status_name(value), "CUABI_UNKNOWN_STATUS") << value;
 }
 

@@ -17,6 +17,8 @@ from .batch import LAUNCH_BATCH_MAX_ITEMS, LaunchBatch
 from .buffer import Buffer
 from .compile import (IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_PTX, ORIGIN_COMPILED, ORIGIN_DISK_CACHE, ORIGIN_IMAGE,
                       ORIGIN_MEMORY_CACHE, Module, ModuleInfo, compile, load_image, nvrtc_path, nvrtc_version)
+from .compile_batch import (COMPILE_BATCH_MAX_REQUESTS, REQUEST_COMPILING, REQUEST_DONE, REQUEST_QUEUED, CompileBatch,
+                            CompileRequest, compile_many)
 from .context import Context, DeviceInfo, Event, ImageVerification, Stream, device_count
 from .errors import (CompileError, CudaError, CuabiError, DriverError, GeneralError, GraphError, LaunchError,
                      RangeError, status_name)
@@ -53,7 +55,8 @@ def from_dlpack(obj: object, context: Context) -> Buffer:
 __all__ = [
     "ADVICE_SET_ACCESSED_BY", "ADVICE_SET_PREFERRED_LOCATION", "ADVICE_SET_READ_MOSTLY", "ADVICE_UNSET_ACCESSED_BY",
     "ADVICE_UNSET_PREFERRED_LOCATION", "ADVICE_UNSET_READ_MOSTLY", "LOCATION_HOST", "MemoryPool",
-    "Buffer", "CAPTURE_MODE_GLOBAL", "CAPTURE_MODE_RELAXED", "CAPTURE_MODE_THREAD_LOCAL", "Capture", "CompileError",
+    "Buffer", "COMPILE_BATCH_MAX_REQUESTS", "CompileBatch", "CompileRequest", "REQUEST_COMPILING", "REQUEST_DONE",
+    "REQUEST_QUEUED", "compile_many", "CAPTURE_MODE_GLOBAL", "CAPTURE_MODE_RELAXED", "CAPTURE_MODE_THREAD_LOCAL", "Capture", "CompileError",
     "Context", "CudaError", "CuabiError", "DeviceInfo", "DriverError", "Event", "GeneralError", "Graph", "GraphError",
     "IMAGE_CUBIN", "IMAGE_FATBIN", "IMAGE_PTX", "ImageVerification", "Kernel", "LAUNCH_BATCH_MAX_ITEMS",
     "LAUNCH_COOPERATIVE", "LAUNCH_PRIORITY", "LAUNCH_PROGRAMMATIC_DEPENDENT", "LAUNCH_SYNCHRONIZE", "LaunchBatch",

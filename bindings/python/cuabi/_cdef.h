@@ -23,6 +23,7 @@ typedef int32_t cuabi_status ;
 #define CUABI_ERROR_INTERNAL 10
 #define CUABI_ERROR_FORKED 11
 #define CUABI_ERROR_TIMEOUT 12
+#define CUABI_ERROR_CANCELLED 13
 #define CUABI_ERROR_DRIVER_NOT_FOUND 20
 #define CUABI_ERROR_DRIVER_TOO_OLD 21
 #define CUABI_ERROR_NO_DEVICE 22
@@ -66,6 +67,7 @@ typedef struct cuabi_graph cuabi_graph;
 typedef struct cuabi_range cuabi_range;
 typedef struct cuabi_host_memory cuabi_host_memory ;
 typedef struct cuabi_memory_pool cuabi_memory_pool ;
+typedef struct cuabi_compile_batch cuabi_compile_batch ;
 typedef struct cuabi_device_info {
     uint32_t struct_size;
     int32_t ordinal;
@@ -329,6 +331,22 @@ typedef struct cuabi_module_info {
  cuabi_status cuabi_nvrtc_get_supported_archs( int32_t* out_archs, size_t capacity, size_t* out_count);
  cuabi_status cuabi_nvrtc_get_path( char* out_text, size_t capacity, size_t* out_size);
  cuabi_status cuabi_nvrtc_get_include_dirs( char* out_text, size_t capacity, size_t* out_size);
+typedef int32_t cuabi_request_state ;
+#define CUABI_REQUEST_QUEUED 0
+#define CUABI_REQUEST_COMPILING 1
+#define CUABI_REQUEST_DONE 2
+typedef struct cuabi_compile_request {
+    cuabi_context* context;
+    const char* source;
+    const cuabi_compile_options* options;
+} cuabi_compile_request;
+#define CUABI_COMPILE_BATCH_MAX_REQUESTS 4096u
+ cuabi_status cuabi_compile_batch_start( const cuabi_compile_request* requests, size_t count, uint32_t jobs, cuabi_compile_batch** out_batch) ;
+ cuabi_status cuabi_compile_batch_get_count(cuabi_compile_batch* batch, size_t* out_count) ;
+ cuabi_status cuabi_compile_batch_get_state(cuabi_compile_batch* batch, size_t index, int32_t* out_state, cuabi_status* out_status) ;
+ cuabi_status cuabi_compile_batch_get_module(cuabi_compile_batch* batch, size_t index, cuabi_module** out_module) ;
+ cuabi_status cuabi_compile_batch_cancel(cuabi_compile_batch* batch) ;
+ void cuabi_compile_batch_destroy( cuabi_compile_batch* batch) ;
 typedef struct cuabi_kernel_attributes {
     uint32_t struct_size;
     int32_t registers_per_thread;
@@ -730,6 +748,12 @@ typedef cuabi_status (*PFN_cuabi_nvrtc_get_version)(int32_t* out_major, int32_t*
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_supported_archs)(int32_t* out_archs, size_t capacity, size_t* out_count);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_path)(char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_include_dirs)(char* out_text, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_compile_batch_start)(const cuabi_compile_request* requests, size_t count, uint32_t jobs, cuabi_compile_batch** out_batch);
+typedef cuabi_status (*PFN_cuabi_compile_batch_get_count)(cuabi_compile_batch* batch, size_t* out_count);
+typedef cuabi_status (*PFN_cuabi_compile_batch_get_state)(cuabi_compile_batch* batch, size_t index, int32_t* out_state, cuabi_status* out_status);
+typedef cuabi_status (*PFN_cuabi_compile_batch_get_module)(cuabi_compile_batch* batch, size_t index, cuabi_module** out_module);
+typedef cuabi_status (*PFN_cuabi_compile_batch_cancel)(cuabi_compile_batch* batch);
+typedef void (*PFN_cuabi_compile_batch_destroy)(cuabi_compile_batch* batch);
 typedef cuabi_status (*PFN_cuabi_kernel_attributes_init)(uint32_t struct_size, cuabi_kernel_attributes* out_attributes);
 typedef void (*PFN_cuabi_kernel_destroy)(cuabi_kernel* kernel);
 typedef cuabi_status (*PFN_cuabi_kernel_get_attributes)(cuabi_kernel* kernel, cuabi_kernel_attributes* out_attributes);

@@ -149,6 +149,16 @@ def _request(key: Tuple[Any, ...]) -> _Request:
     return request
 
 
+def _key(source: str, name_expressions: Sequence[str], options: Sequence[str], target: Optional[str],
+         std: Optional[str], defines: Sequence[str], include_dirs: Sequence[str],
+         headers: Optional[Mapping[str, str]], fast_math: bool, line_info: bool, no_cache: bool, ptx: bool,
+         program_name: Optional[str], timeout_ms: int, salt: bytes) -> Tuple[Any, ...]:
+    """A compile request's arguments in _Request's order, hashable."""
+    return (source, tuple(name_expressions), tuple(options), target, std, tuple(defines), tuple(include_dirs),
+            tuple(sorted((headers or {}).items())), fast_math, line_info, no_cache, ptx, program_name, timeout_ms,
+            bytes(salt))
+
+
 def compile(source: str, name_expressions: Sequence[str] = (), options: Sequence[str] = (), *,
             context: Any = None, target: Optional[str] = None, std: Optional[str] = None,
             defines: Sequence[str] = (), include_dirs: Sequence[str] = (),
@@ -165,10 +175,8 @@ def compile(source: str, name_expressions: Sequence[str] = (), options: Sequence
 
     A repeated request is served from cuabi's memory cache, then its disk cache, without NVRTC.
     A failed compile raises CompileError with NVRTC's log in .compile_log."""
-    key = (source, tuple(name_expressions), tuple(options), target, std, tuple(defines), tuple(include_dirs),
-           tuple(sorted((headers or {}).items())), fast_math, line_info, no_cache, ptx, program_name,
-           timeout_ms, bytes(salt))
-    request = _request(key)
+    request = _request(_key(source, name_expressions, options, target, std, defines, include_dirs, headers, fast_math,
+                            line_info, no_cache, ptx, program_name, timeout_ms, salt))
     out = ffi.new("cuabi_module**")
     if context is None:
         check(_library.F.cuabi_module_compile_offline(request.source, request.options, out))

@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "bf2f82c4fcef152987d878f68f4535523138c0895378bb82e00bf8820aea5551";
+pub const cuabi_header_digest = "59ddb89ff371c9d6e660b359ce9ccee58d696d27801e2a277053ca5f62ca3096";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -29,6 +29,8 @@ pub const struct_cuabi_host_memory = opaque {};
 pub const cuabi_host_memory = struct_cuabi_host_memory;
 pub const struct_cuabi_memory_pool = opaque {};
 pub const cuabi_memory_pool = struct_cuabi_memory_pool;
+pub const struct_cuabi_compile_batch = opaque {};
+pub const cuabi_compile_batch = struct_cuabi_compile_batch;
 pub const struct_cuabi_device_info = extern struct {
     struct_size: u32 = 0,
     ordinal: i32 = 0,
@@ -176,6 +178,13 @@ pub const struct_cuabi_module_info = extern struct {
     cache_key: [40]u8 = @import("std").mem.zeroes([40]u8),
 };
 pub const cuabi_module_info = struct_cuabi_module_info;
+pub const cuabi_request_state = i32;
+pub const struct_cuabi_compile_request = extern struct {
+    context: ?*cuabi_context = null,
+    source: [*c]const u8 = null,
+    options: [*c]const cuabi_compile_options = null,
+};
+pub const cuabi_compile_request = struct_cuabi_compile_request;
 pub const struct_cuabi_kernel_attributes = extern struct {
     struct_size: u32 = 0,
     registers_per_thread: i32 = 0,
@@ -439,6 +448,12 @@ pub const PFN_cuabi_nvrtc_get_version = ?*const fn (out_major: [*c]i32, out_mino
 pub const PFN_cuabi_nvrtc_get_supported_archs = ?*const fn (out_archs: [*c]i32, capacity: usize, out_count: [*c]usize) callconv(.c) cuabi_status;
 pub const PFN_cuabi_nvrtc_get_path = ?*const fn (out_text: [*c]u8, capacity: usize, out_size: [*c]usize) callconv(.c) cuabi_status;
 pub const PFN_cuabi_nvrtc_get_include_dirs = ?*const fn (out_text: [*c]u8, capacity: usize, out_size: [*c]usize) callconv(.c) cuabi_status;
+pub const PFN_cuabi_compile_batch_start = ?*const fn (requests: [*c]const cuabi_compile_request, count: usize, jobs: u32, out_batch: [*c]?*cuabi_compile_batch) callconv(.c) cuabi_status;
+pub const PFN_cuabi_compile_batch_get_count = ?*const fn (batch: ?*cuabi_compile_batch, out_count: [*c]usize) callconv(.c) cuabi_status;
+pub const PFN_cuabi_compile_batch_get_state = ?*const fn (batch: ?*cuabi_compile_batch, index: usize, out_state: [*c]i32, out_status: [*c]cuabi_status) callconv(.c) cuabi_status;
+pub const PFN_cuabi_compile_batch_get_module = ?*const fn (batch: ?*cuabi_compile_batch, index: usize, out_module: [*c]?*cuabi_module) callconv(.c) cuabi_status;
+pub const PFN_cuabi_compile_batch_cancel = ?*const fn (batch: ?*cuabi_compile_batch) callconv(.c) cuabi_status;
+pub const PFN_cuabi_compile_batch_destroy = ?*const fn (batch: ?*cuabi_compile_batch) callconv(.c) void;
 pub const PFN_cuabi_kernel_attributes_init = ?*const fn (struct_size: u32, out_attributes: [*c]cuabi_kernel_attributes) callconv(.c) cuabi_status;
 pub const PFN_cuabi_kernel_destroy = ?*const fn (kernel: ?*cuabi_kernel) callconv(.c) void;
 pub const PFN_cuabi_kernel_get_attributes = ?*const fn (kernel: ?*cuabi_kernel, out_attributes: [*c]cuabi_kernel_attributes) callconv(.c) cuabi_status;
@@ -552,6 +567,7 @@ pub const CUABI_ERROR_CONTEXT_MISMATCH = @as(c_int, 9);
 pub const CUABI_ERROR_INTERNAL = @as(c_int, 10);
 pub const CUABI_ERROR_FORKED = @as(c_int, 11);
 pub const CUABI_ERROR_TIMEOUT = @as(c_int, 12);
+pub const CUABI_ERROR_CANCELLED = @as(c_int, 13);
 pub const CUABI_ERROR_DRIVER_NOT_FOUND = @as(c_int, 20);
 pub const CUABI_ERROR_DRIVER_TOO_OLD = @as(c_int, 21);
 pub const CUABI_ERROR_NO_DEVICE = @as(c_int, 22);
@@ -637,6 +653,10 @@ pub const CUABI_MODULE_ORIGIN_DISK_CACHE = @as(c_int, 2);
 pub const CUABI_MODULE_ORIGIN_IMAGE = @as(c_int, 3);
 pub const CUABI_MODULE_ORIGIN_READONLY_CACHE = @as(c_int, 4);
 pub const CUABI_MODULE_INFO_INIT = @compileError("unable to translate C expr: unexpected token '{'");
+pub const CUABI_REQUEST_QUEUED = @as(c_int, 0);
+pub const CUABI_REQUEST_COMPILING = @as(c_int, 1);
+pub const CUABI_REQUEST_DONE = @as(c_int, 2);
+pub const CUABI_COMPILE_BATCH_MAX_REQUESTS = @as(c_uint, 4096);
 pub const CUABI_KERNEL_ATTRIBUTES_INIT = @compileError("unable to translate C expr: unexpected token '{'");
 pub const CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT = @as(c_int, 1);
 pub const CUABI_KERNEL_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE = @as(c_int, 2);

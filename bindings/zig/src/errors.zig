@@ -28,6 +28,7 @@ pub const Error = error{
     Internal,
     Forked,
     Timeout,
+    Cancelled,
     DriverNotFound,
     DriverTooOld,
     NoDevice,

@@ -48,6 +48,8 @@ pub const Module = @import("Module.zig");
 pub const Kernel = @import("Kernel.zig");
 /// Batched launches: a slice of items in one call (1.2).
 pub const Batch = @import("Batch.zig");
+/// Compile batches: many compiles in parallel, with progress and cancel (cuabi 1.2).
+pub const CompileBatch = @import("CompileBatch.zig");
 /// A captured, instantiated graph.
 pub const Graph = @import("Graph.zig");
 /// The kernel cache functions (`Library.cache()`).
@@ -102,6 +104,8 @@ pub const CaptureStatus = types.CaptureStatus;
 pub const GraphNodeKind = types.GraphNodeKind;
 /// Where NVRTC stands for this process.
 pub const NvrtcState = types.NvrtcState;
+/// Where a request of a compile batch is (`CUABI_REQUEST_*`).
+pub const RequestState = types.RequestState;
 /// Who chose a driver JIT cache setting.
 pub const SettingSource = types.SettingSource;
 /// Stream flags.

@@ -194,6 +194,19 @@ pub const ModuleOrigin = enum(i32) {
     _,
 };
 
+/// Since 1.2. Where a request of a batch is (cuabi_compile_batch_get_state) (`CUABI_REQUEST_*`).
+pub const RequestState = enum(i32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_REQUEST_";
+    /// waiting for a thread of the batch
+    queued = 0,
+    /// looked up below the memory cache, or compiled by NVRTC
+    compiling = 1,
+    /// ended: its status says how
+    done = 2,
+    _,
+};
+
 /// Attributes a caller may set on a kernel (cuabi_kernel_set_attribute), since 1.1
 /// (`CUABI_KERNEL_ATTRIBUTE_*`).
 pub const KernelAttribute = enum(i32) {
@@ -416,7 +429,7 @@ pub const SettingSource = enum(i32) {
 };
 
 /// Every enumeration above, for the tests that compare them with the header.
-pub const enumerations = .{ ImageVerification, Location, Advice, MemoryPoolAttribute, ImageKind, Tristate, ModuleOrigin, KernelAttribute, CachePreference, TensorDataType, TensorInterleave, TensorSwizzle, TensorL2Promotion, TensorOobFill, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource };
+pub const enumerations = .{ ImageVerification, Location, Advice, MemoryPoolAttribute, ImageKind, Tristate, ModuleOrigin, RequestState, KernelAttribute, CachePreference, TensorDataType, TensorInterleave, TensorSwizzle, TensorL2Promotion, TensorOobFill, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource };
 
 /// Every flag set above, for the tests that compare them with the header.
 pub const flag_sets = .{ PeerCopyFlags, StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, ManagedFlags, CompileFlags, LaunchFlags, GraphFlags, GraphUpdateFlags, GraphDotFlags };

@@ -5,6 +5,9 @@
 //       compiles a small kernel offline for sm_90 (no cache, default deadline) COUNT times (1);
 //       prints "status=NAME" and "message=TEXT" for each, then "max_rss_kb=N" (the peak resident
 //       memory of this process)
+//   worker_host batch [COUNT]
+//       twice: starts a batch of COUNT (1) such compiles and prints "start=NAME" with
+//       "message=TEXT" when it failed, else "request=NAME" for each request in order
 //   worker_host relative WORKER_DIR OTHER_DIR
 //       with CUABI_COMPILE_WORKER=./cuabi-compile-worker and WORKER_DIR as the working directory,
 //       lets cuabi find and check its worker, then moves to OTHER_DIR and compiles as above
@@ -101,6 +104,30 @@ int compile(int count) {
     return 0;
 }
 
+int batch(int count) {
+    for (int round = 0; round < 2; ++round) {
+        cuabi_compile_options options = CUABI_COMPILE_OPTIONS_INIT;
+        options.target = "sm_90";
+        options.flags = CUABI_COMPILE_NO_CACHE;
+        std::vector<cuabi_compile_request> requests(static_cast<size_t>(count));
+        for (cuabi_compile_request& request : requests) {
+            request.source = "extern \"C\" __global__ void k(int* p) { p[0] = 1; }\n";
+            request.options = &options;
+        }
+        cuabi_compile_batch* started = nullptr;
+        cuabi_status status = cuabi_compile_batch_start(requests.data(), requests.size(), 0, &started);
+        std::printf("start=%s\n", cuabi_status_name(status));
+        if (status != CUABI_SUCCESS) std::printf("message=%s\n", cuabi_last_error_message());
+        for (size_t i = 0; status == CUABI_SUCCESS && i < requests.size(); ++i) {
+            cuabi_module* module = nullptr;
+            std::printf("request=%s\n", cuabi_status_name(cuabi_compile_batch_get_module(started, i, &module)));
+            cuabi_module_destroy(module);
+        }
+        cuabi_compile_batch_destroy(started);
+    }
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -109,6 +136,7 @@ int main(int argc, char** argv) {
         return lie(how != nullptr ? how : "");
     }
     if (argc >= 2 && argc <= 3 && std::strcmp(argv[1], "compile") == 0) return compile(argc == 3 ? std::atoi(argv[2]) : 1);
+    if (argc >= 2 && argc <= 3 && std::strcmp(argv[1], "batch") == 0) return batch(argc == 3 ? std::atoi(argv[2]) : 1);
     if (argc == 4 && std::strcmp(argv[1], "relative") == 0) {
         if (chdir(argv[2]) != 0) return 2;
         setenv("CUABI_COMPILE_WORKER", "./cuabi-compile-worker", 1);

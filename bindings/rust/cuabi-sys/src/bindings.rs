@@ -36,6 +36,8 @@ pub type cuabi_compile_flags = u32;
 pub type cuabi_tristate = i32;
 /// Where a module's image came from (cuabi_module_info.origin).
 pub type cuabi_module_origin = i32;
+/// Since 1.2. Where a request of a batch is (cuabi_compile_batch_get_state).
+pub type cuabi_request_state = i32;
 /// Attributes a caller may set on a kernel (cuabi_kernel_set_attribute), since 1.1.
 pub type cuabi_kernel_attribute = i32;
 /// Values of CUABI_KERNEL_ATTRIBUTE_CACHE_CONFIG (CUfunc_cache).
@@ -96,6 +98,8 @@ pub const CUABI_ERROR_INTERNAL: cuabi_status = 10;
 pub const CUABI_ERROR_FORKED: cuabi_status = 11;
 /// a deadline passed (a compile, the cache lock)
 pub const CUABI_ERROR_TIMEOUT: cuabi_status = 12;
+/// Since 1.2. The caller cancelled the work (cuabi_compile_batch_cancel)
+pub const CUABI_ERROR_CANCELLED: cuabi_status = 13;
 pub const CUABI_ERROR_DRIVER_NOT_FOUND: cuabi_status = 20;
 pub const CUABI_ERROR_DRIVER_TOO_OLD: cuabi_status = 21;
 pub const CUABI_ERROR_NO_DEVICE: cuabi_status = 22;
@@ -210,6 +214,14 @@ pub const CUABI_MODULE_ORIGIN_DISK_CACHE: cuabi_module_origin = 2;
 pub const CUABI_MODULE_ORIGIN_IMAGE: cuabi_module_origin = 3;
 /// Since 1.2. A read-only cache layer or bundle: no NVRTC
 pub const CUABI_MODULE_ORIGIN_READONLY_CACHE: cuabi_module_origin = 4;
+/// waiting for a thread of the batch
+pub const CUABI_REQUEST_QUEUED: cuabi_request_state = 0;
+/// looked up below the memory cache, or compiled by NVRTC
+pub const CUABI_REQUEST_COMPILING: cuabi_request_state = 1;
+/// ended: its status says how
+pub const CUABI_REQUEST_DONE: cuabi_request_state = 2;
+/// Since 1.2. The most requests one cuabi_compile_batch_start() call takes.
+pub const CUABI_COMPILE_BATCH_MAX_REQUESTS: u32 = 4096;
 /// preferred share of the L1/shared memory array for shared memory, in percent 0..100, or -1 for no preference; a hint
 pub const CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT: cuabi_kernel_attribute = 1;
 /// 1: allow clusters above 8 blocks (up to 16 on sm_90) where the device has them
@@ -373,6 +385,11 @@ pub struct cuabi_host_memory {
 #[repr(C)]
 #[derive(Debug, Copy, Clone)]
 pub struct cuabi_memory_pool {
+    _unused: [u8; 0],
+}
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct cuabi_compile_batch {
     _unused: [u8; 0],
 }
 /// Facts about one device: identity, memory and every limit a launch is validated against. An output struct:
@@ -2467,6 +2484,84 @@ fn bindgen_test_layout_cuabi_module_info() {
         );
     }
     test_field_cache_key();
+}
+/// Since 1.2. One request of a batch: what one cuabi_module_compile() (context set) or cuabi_module_compile_offline()
+/// (context NULL: options-\>target is required) call takes. An array element, not a versioned struct: it has no
+/// struct_size and never changes (the options it points to carry theirs). cuabi copies what it needs: nothing here must
+/// outlive the start call.
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct cuabi_compile_request {
+    /// NULL: compile offline, for options-\>target
+    pub context: *mut cuabi_context,
+    /// CUDA C++, NUL-terminated
+    pub source: *const ::std::os::raw::c_char,
+    /// NULL: the defaults; program_name and name_expressions are per request
+    pub options: *const cuabi_compile_options,
+}
+#[test]
+fn bindgen_test_layout_cuabi_compile_request() {
+    assert_eq!(
+        ::std::mem::size_of::<cuabi_compile_request>(),
+        24usize,
+        concat!("Size of: ", stringify!(cuabi_compile_request))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<cuabi_compile_request>(),
+        8usize,
+        concat!("Alignment of ", stringify!(cuabi_compile_request))
+    );
+    fn test_field_context() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_compile_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).context) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_compile_request),
+                "::",
+                stringify!(context)
+            )
+        );
+    }
+    test_field_context();
+    fn test_field_source() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_compile_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).source) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_compile_request),
+                "::",
+                stringify!(source)
+            )
+        );
+    }
+    test_field_source();
+    fn test_field_options() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_compile_request>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).options) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_compile_request),
+                "::",
+                stringify!(options)
+            )
+        );
+    }
+    test_field_options();
 }
 /// Facts about a kernel on its context's device (cuFuncGetAttribute). An output struct: cuabi_kernel_attributes_init().
 #[repr(C)]
@@ -5645,6 +5740,60 @@ pub type PFN_cuabi_nvrtc_get_include_dirs = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Since 1.2. Starts compiling requests\[0..count) and returns at once with the batch in \*out_batch; memory-cache hits
+/// are done before it returns. `jobs` bounds the requests this batch compiles at once (0: as many as
+/// $CUABI_COMPILE_WORKERS allows; more than that is capped to it). count 0 gives an empty batch. A request's own
+/// compile failure is not the call's: it is that request's result. The call fails, starting nothing, with
+/// CUABI_ERROR_INVALID_ARGUMENT for requests NULL with count \> 0, count \> CUABI_COMPILE_BATCH_MAX_REQUESTS, a request
+/// whose source is NULL or whose options are invalid (CUABI_ERROR_STRUCT_SIZE for a bad options-\>struct_size),
+/// CUABI_ERROR_INVALID_HANDLE for a request's bad context -- the message then begins "cuabi_compile_batch_start request
+/// k of count: " -- and, once, CUABI_ERROR_INVALID_ARGUMENT for a $CUABI_COMPILE_WORKERS that is not a number from 1 to
+/// 64 (naming the value; later batches use the default). Replaces this thread's last compile log. The caller owns
+/// \*out_batch.
+pub type PFN_cuabi_compile_batch_start = ::std::option::Option<
+    unsafe extern "C" fn(
+        requests: *const cuabi_compile_request,
+        count: usize,
+        jobs: u32,
+        out_batch: *mut *mut cuabi_compile_batch,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. The number of requests of the batch.
+pub type PFN_cuabi_compile_batch_get_count = ::std::option::Option<
+    unsafe extern "C" fn(batch: *mut cuabi_compile_batch, out_count: *mut usize) -> cuabi_status,
+>;
+/// Since 1.2. Request `index`'s state (CUABI_REQUEST_\*) without waiting, and its status once it is CUABI_REQUEST_DONE
+/// (CUABI_SUCCESS before). CUABI_ERROR_INVALID_ARGUMENT for an index out of range.
+pub type PFN_cuabi_compile_batch_get_state = ::std::option::Option<
+    unsafe extern "C" fn(
+        batch: *mut cuabi_compile_batch,
+        index: usize,
+        out_state: *mut i32,
+        out_status: *mut cuabi_status,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Waits until request `index` is done and returns its status: its module in \*out_module (a new handle each
+/// call; the caller owns it), or its failure -- the statuses of cuabi_module_compile(), and CUABI_ERROR_CANCELLED --
+/// with its own message, nvrtcResult and compile log on this thread (cuabi_last_error_message(),
+/// cuabi_last_compile_log()). On success cuabi_last_compile_log() is the module's log. CUABI_ERROR_INVALID_ARGUMENT for
+/// an index out of range.
+pub type PFN_cuabi_compile_batch_get_module = ::std::option::Option<
+    unsafe extern "C" fn(
+        batch: *mut cuabi_compile_batch,
+        index: usize,
+        out_module: *mut *mut cuabi_module,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Cancels every request of the batch that is not done: each ends with CUABI_ERROR_CANCELLED -- one whose
+/// NVRTC runs in the compile worker within milliseconds (the worker is killed); one whose NVRTC runs in this process
+/// (CUABI_COMPILE_IN_PROCESS) only after NVRTC returns. Returns without waiting. Requests already done keep their
+/// results; an identical compile of another caller that this batch was sharing is compiled again for that caller.
+pub type PFN_cuabi_compile_batch_cancel =
+    ::std::option::Option<unsafe extern "C" fn(batch: *mut cuabi_compile_batch) -> cuabi_status>;
+/// Since 1.2. Cancels what is not done, waits for the batch's threads (milliseconds, or an in-process NVRTC run) and
+/// releases the batch; modules taken from it stay valid. Accepts NULL.
+pub type PFN_cuabi_compile_batch_destroy =
+    ::std::option::Option<unsafe extern "C" fn(batch: *mut cuabi_compile_batch)>;
 /// Prepares \*out_attributes for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_kernel_attributes_init = ::std::option::Option<
     unsafe extern "C" fn(

@@ -77,6 +77,8 @@ statuses! {
     Forked = CUABI_ERROR_FORKED,
     /// A deadline passed (a compile, the cache lock).
     Timeout = CUABI_ERROR_TIMEOUT,
+    /// The caller cancelled the work (a [`CompileBatch`](crate::CompileBatch)'s cancel).
+    Cancelled = CUABI_ERROR_CANCELLED,
     /// libcuda.so.1 cannot be loaded: no NVIDIA driver.
     DriverNotFound = CUABI_ERROR_DRIVER_NOT_FOUND,
     /// The driver lacks entry points cuabi requires.

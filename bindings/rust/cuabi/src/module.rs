@@ -48,6 +48,11 @@ impl Module {
         Module::compiled(status, raw)
     }
 
+    /// Takes ownership of a module handle the library returned.
+    pub(crate) fn from_raw(raw: *mut sys::cuabi_module) -> Module {
+        Module { raw }
+    }
+
     fn compiled(status: sys::cuabi_status, raw: *mut sys::cuabi_module) -> Result<Module> {
         if status != sys::CUABI_SUCCESS {
             return Err(Error::last_compile(status));
