@@ -111,13 +111,18 @@
 //   kernel names listed when a module lookup finds no kernel of the name asked for.
 //   cuLogsCurrent, cuLogsDumpToMemory (CUDA 12.9): the driver's error log quoted in messages
 //   (driver/driver_log.hpp); without them messages carry only the CUresult.
+//   cuGraphConditionalHandleCreate, cuGraphAddNode (its CUDA 12.3 form, with edge data),
+//   cuStreamBeginCaptureToGraph (CUDA 12.3): conditional graph nodes (graph/conditional.hpp).
 #define CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(X) \
     X(cuModuleGetFunctionCount)               \
     X(cuModuleEnumerateFunctions)             \
     X(cuFuncGetParamInfo)                     \
     X(cuFuncGetName)                          \
     X(cuLogsCurrent)                          \
-    X(cuLogsDumpToMemory)
+    X(cuLogsDumpToMemory)                     \
+    X(cuGraphConditionalHandleCreate)         \
+    X(cuGraphAddNode)                         \
+    X(cuStreamBeginCaptureToGraph)
 
 namespace cuabi {
 
