@@ -187,8 +187,8 @@ Status check_conditional_shape(int32_t type, uint32_t body_count) {
             return fail(CUABI_ERROR_INVALID_ARGUMENT, fix, "conditional type %d is not a CUABI_GRAPH_CONDITIONAL_* type",
                         type);
     }
-    return fail(CUABI_ERROR_INVALID_ARGUMENT, fix, "a %s node cannot have %u bodies", conditional_type_name(type),
-                body_count);
+    return fail(CUABI_ERROR_INVALID_ARGUMENT, fix, "%s %s node cannot have %u bodies",
+                type == CUABI_GRAPH_CONDITIONAL_IF ? "an" : "a", conditional_type_name(type), body_count);
 }
 
 Status check_conditional_driver(int driver_version, bool entry_points, int32_t type, uint32_t body_count) {

@@ -54,8 +54,8 @@ bool same_kinds(const std::vector<Node>& old_nodes, const std::vector<Node>& new
         if (old_nodes[i].kind == new_nodes[i].kind &&
             (was.type != is.type || was.body_count != is.body_count || was.body_nodes != is.body_nodes)) {
             out->error_node = i;
-            out->reason = format("node %zu is a %s node with %u bodies of %llu nodes in the new capture but a %s "
-                                 "node with %u bodies of %llu nodes in the graph",
+            out->reason = format("node %zu is a %s node (%u body graphs, %llu nodes in them) in the new capture but "
+                                 "a %s node (%u body graphs, %llu nodes in them) in the graph",
                                  i, conditional_type_name(is.type), is.body_count,
                                  static_cast<unsigned long long>(is.body_nodes), conditional_type_name(was.type),
                                  was.body_count, static_cast<unsigned long long>(was.body_nodes));

@@ -20,7 +20,8 @@ from .compile import (IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_PTX, ORIGIN_COMPILED, ORI
 from .context import Context, DeviceInfo, Event, ImageVerification, Stream, device_count
 from .errors import (CompileError, CudaError, CuabiError, DriverError, GeneralError, GraphError, LaunchError,
                      RangeError, status_name)
-from .graph import CAPTURE_MODE_GLOBAL, CAPTURE_MODE_RELAXED, CAPTURE_MODE_THREAD_LOCAL, Capture, Graph
+from .graph import (CAPTURE_MODE_GLOBAL, CAPTURE_MODE_RELAXED, CAPTURE_MODE_THREAD_LOCAL, CONDITIONAL_IF,
+                    CONDITIONAL_SWITCH, CONDITIONAL_WHILE, NODE_CONDITIONAL, Capture, Conditional, ConditionalNode, Graph)
 from .kernel import (LAUNCH_COOPERATIVE, LAUNCH_PRIORITY, LAUNCH_PROGRAMMATIC_DEPENDENT, LAUNCH_SYNCHRONIZE, Kernel,
                      LaunchConfig, Launcher)
 from .ranges import Range, pop, push, range
@@ -47,12 +48,13 @@ def from_dlpack(obj: object, context: Context) -> Buffer:
 
 
 __all__ = [
-    "Buffer", "CAPTURE_MODE_GLOBAL", "CAPTURE_MODE_RELAXED", "CAPTURE_MODE_THREAD_LOCAL", "Capture", "CompileError",
+    "Buffer", "CAPTURE_MODE_GLOBAL", "CAPTURE_MODE_RELAXED", "CAPTURE_MODE_THREAD_LOCAL", "CONDITIONAL_IF",
+    "CONDITIONAL_SWITCH", "CONDITIONAL_WHILE", "Capture", "CompileError", "Conditional", "ConditionalNode",
     "Context", "CudaError", "CuabiError", "DeviceInfo", "DriverError", "Event", "GeneralError", "Graph", "GraphError",
     "IMAGE_CUBIN", "IMAGE_FATBIN", "IMAGE_PTX", "ImageVerification", "Kernel", "LAUNCH_BATCH_MAX_ITEMS",
     "LAUNCH_COOPERATIVE", "LAUNCH_PRIORITY", "LAUNCH_PROGRAMMATIC_DEPENDENT", "LAUNCH_SYNCHRONIZE", "LaunchBatch",
     "LaunchConfig", "LaunchError", "Launcher", "LoadError", "Module", "ModuleInfo", "ORIGIN_COMPILED",
-    "ORIGIN_DISK_CACHE", "ORIGIN_IMAGE", "ORIGIN_MEMORY_CACHE", "Range", "RangeError", "Stream", "abi_version",
+    "NODE_CONDITIONAL", "ORIGIN_DISK_CACHE", "ORIGIN_IMAGE", "ORIGIN_MEMORY_CACHE", "Range", "RangeError", "Stream", "abi_version",
     "cache", "compile", "device_count", "dlpack", "from_dlpack", "load", "load_image", "nvrtc_path", "nvrtc_version",
     "pop", "push", "range", "status_name", "version_number",
 ]

@@ -241,11 +241,11 @@ pub const GraphConditionalType = enum(i32) {
     /// The header prefix of the values.
     pub const header_prefix = "CUABI_GRAPH_CONDITIONAL_";
     /// body 0 runs once when the condition is non-zero; body 1 (if any) when it is zero
-    if = 1,
+    @"if" = 1,
     /// the body runs again and again while the condition is non-zero
-    while = 2,
+    @"while" = 2,
     /// body n runs once when the condition is n; none when it is >= the body count
-    switch = 3,
+    @"switch" = 3,
     _,
 };
 

@@ -76,8 +76,18 @@ def members(model, family):
     return found
 
 
+# Zig keywords a constant's name may become (CUABI_GRAPH_CONDITIONAL_IF): spelled @"if" as fields.
+ZIG_KEYWORDS = {
+    "addrspace", "align", "allowzero", "and", "anyframe", "anytype", "asm", "break", "callconv", "catch", "comptime",
+    "const", "continue", "defer", "else", "enum", "errdefer", "error", "export", "extern", "fn", "for", "if", "inline",
+    "linksection", "noalias", "noinline", "nosuspend", "opaque", "or", "orelse", "packed", "pub", "resume", "return",
+    "struct", "suspend", "switch", "test", "threadlocal", "try", "union", "unreachable", "var", "volatile", "while",
+}
+
+
 def field_name(family, constant):
-    return constant["name"][len(family["prefix"]):].lower()
+    name = constant["name"][len(family["prefix"]):].lower()
+    return '@"%s"' % name if name in ZIG_KEYWORDS else name
 
 
 def family_doc(family):

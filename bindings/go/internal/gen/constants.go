@@ -36,6 +36,8 @@ var goFamilies = map[string]goFamily{
 	"cuabi_launch_flags":       {"LaunchFlags", "Launch", "LaunchConfig.Flags"},
 	"cuabi_graph_flags":        {"GraphFlags", "Graph", "GraphOptions.Flags"},
 	"cuabi_graph_update_flags": {"GraphUpdateFlags", "GraphUpdate", "Graph.Recapture, Stream.EndCaptureUpdate"},
+	"cuabi_graph_conditional_type": {"ConditionalType", "Conditional", "Stream.CaptureConditional, NodeInfo.ConditionalType"},
+	"cuabi_graph_condition_flags":  {"ConditionFlags", "Condition", "Stream.CreateCondition"},
 }
 
 // Words Go spells as initialisms.

@@ -397,3 +397,20 @@ fn packed_arguments_are_checked_against_the_layout() {
     assert_eq!(args.set_all(&[&1.0f32]).unwrap_err().status(), Status::ArgumentCount);
     assert!(PackedArgs::new(Vec::new()).is_empty());
 }
+
+#[test]
+fn conditions_are_8_byte_kernel_arguments_and_bad_conditional_calls_are_refused_first() {
+    use cuabi::KernelArg;
+    let condition = cuabi::Condition::from_value(0xfeed);
+    assert_eq!(condition.value(), 0xfeed);
+    assert_eq!(condition.arg_size(), 8);
+    let api = cuabi::raw_api().unwrap();
+    let begin = api.cuabi_graph_capture_conditional_begin.unwrap();
+    // Safety: cuabi checks the type and body count before it looks at the (NULL) stream.
+    let status = unsafe { begin(std::ptr::null_mut(), 1, cuabi::sys::CUABI_GRAPH_CONDITIONAL_WHILE, 2) };
+    assert_eq!(status, Status::InvalidArgument.code());
+    let status = unsafe { begin(std::ptr::null_mut(), 1, 0, 1) };
+    assert_eq!(status, Status::InvalidArgument.code());
+    let status = unsafe { begin(std::ptr::null_mut(), 1, cuabi::sys::CUABI_GRAPH_CONDITIONAL_WHILE, 1) };
+    assert_eq!(status, Status::InvalidHandle.code());
+}

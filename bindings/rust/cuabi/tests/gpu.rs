@@ -21,6 +21,8 @@ use harness::{Outcome, Skip};
 // The 1.1 features, by area (tests/gpu/*.rs), and 1.2's batched launches.
 #[path = "gpu/batch.rs"]
 mod batch;
+#[path = "gpu/conditional.rs"]
+mod conditional;
 #[path = "gpu/graphs.rs"]
 mod graphs;
 #[path = "gpu/launches.rs"]
@@ -489,5 +491,8 @@ fn main() {
         batch::a_batch_of_dependent_launches_computes_saxpy_in_order,
         batch::a_refused_launch_stops_the_batch_at_its_index,
         batch::a_batch_inside_a_capture_becomes_its_nodes_in_order,
+        conditional::a_while_node_runs_saxpy_until_a_kernel_clears_the_condition,
+        conditional::if_and_switch_nodes_run_the_body_their_condition_names,
+        conditional::refused_conditionals_end_the_capture_and_say_why,
     ]));
 }
