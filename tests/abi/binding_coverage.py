@@ -134,7 +134,8 @@ def zig_source(root, model):
     for block in re.split(r"\npub const ", generated)[1:]:
         prefix = re.search(r'header_prefix = "(\w+)"', block)
         if prefix:
-            fields[prefix.group(1)] = set(re.findall(r"^    (\w+)(?: =|: bool)", block, re.MULTILINE))
+            # A name that is a Zig keyword is spelled @"if".
+            fields[prefix.group(1)] = set(re.findall(r'^    @?"?(\w+)"?(?: =|: bool)', block, re.MULTILINE))
     prefixes = {f["name"]: f["prefix"] for f in model["families"]}
     error_set = re.search(r"(?s)pub const Error = error\{(.*?)\}", handwritten["errors.zig"])
     errors = words(error_set.group(1)) if error_set else set()
