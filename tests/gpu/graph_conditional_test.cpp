@@ -73,6 +73,20 @@ protected:
         return end_capture(capturing);
     }
 
+    // Begins a capture: set_condition(*condition, *choice), then a switch node whose bodies add
+    // 1, 2 and 4 to out; the stream is left capturing the last body.
+    void capture_switch_to_last_body(uint64_t* condition, const uint32_t* choice) {
+        static const uint32_t values[3] = {1, 2, 4};
+        ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
+        ASSERT_OK(cuabi_graph_condition_create(capturing, 0, CUABI_GRAPH_CONDITION_ASSIGN_DEFAULT, condition));
+        set_to(condition, choice);
+        ASSERT_OK(cuabi_graph_capture_conditional_begin(capturing, *condition, CUABI_GRAPH_CONDITIONAL_SWITCH, 3));
+        for (int body = 0; body < 3; ++body) {
+            if (body > 0) ASSERT_OK(cuabi_graph_capture_conditional_next(capturing));
+            add(&values[body]);
+        }
+    }
+
     int32_t capture_status() {
         int32_t status = -1;
         EXPECT_OK(cuabi_graph_capture_get_status(capturing, &status));
@@ -142,26 +156,12 @@ TEST_F(GraphConditionalTest, AnIfNodeWithoutElseBodyRunsNothingWhenNotTaken) {
 
 TEST_F(GraphConditionalTest, ASwitchNodeRunsTheBodyTheConditionNamesAndNoneBeyondTheLast) {
     uint64_t condition = 0;
-    const uint32_t choice = 2, values[3] = {1, 2, 4};
-    ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
-    ASSERT_OK(cuabi_graph_condition_create(capturing, 0, CUABI_GRAPH_CONDITION_ASSIGN_DEFAULT, &condition));
-    set_to(&condition, &choice);
-    ASSERT_OK(cuabi_graph_capture_conditional_begin(capturing, condition, CUABI_GRAPH_CONDITIONAL_SWITCH, 3));
-    for (int body = 0; body < 3; ++body) {
-        if (body > 0) ASSERT_OK(cuabi_graph_capture_conditional_next(capturing));
-        add(&values[body]);
-    }
+    const uint32_t choice = 2;
+    capture_switch_to_last_body(&condition, &choice);
     EXPECT_STATUS_WITH_FIX(cuabi_graph_capture_conditional_next(capturing), CUABI_ERROR_OUT_OF_BOUNDS);
     EXPECT_EQ(capture_status(), CUABI_CAPTURE_STATUS_NONE);  // the failure ended the capture
 
-    ASSERT_OK(cuabi_graph_capture_begin(capturing, CUABI_CAPTURE_MODE_THREAD_LOCAL));
-    ASSERT_OK(cuabi_graph_condition_create(capturing, 0, CUABI_GRAPH_CONDITION_ASSIGN_DEFAULT, &condition));
-    set_to(&condition, &choice);
-    ASSERT_OK(cuabi_graph_capture_conditional_begin(capturing, condition, CUABI_GRAPH_CONDITIONAL_SWITCH, 3));
-    for (int body = 0; body < 3; ++body) {
-        if (body > 0) ASSERT_OK(cuabi_graph_capture_conditional_next(capturing));
-        add(&values[body]);
-    }
+    capture_switch_to_last_body(&condition, &choice);
     ASSERT_OK(cuabi_graph_capture_conditional_end(capturing));
     cuabi_graph* graph = end_capture(capturing);
     ASSERT_NE(graph, nullptr);

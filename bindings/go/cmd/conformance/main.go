@@ -20,10 +20,10 @@ import (
 )
 
 const (
-	n              = 1 << 20 // elements per buffer
-	block          = 256     // threads per block of every launch
-	grid           = n / block
-	batchLaunches  = 4    // saxpy launches of step 13's batch
+	n               = 1 << 20 // elements per buffer
+	block           = 256     // threads per block of every launch
+	grid            = n / block
+	batchLaunches   = 4    // saxpy launches of step 13's batch
 	graphLaunches   = 8    // saxpy launches captured in step 14
 	whileIterations = 5    // runs of step 15's while body
 	workers         = 4    // goroutines of step 16

@@ -398,7 +398,8 @@ fn capture_while(s: &Scenario) -> Result<cuabi::Graph, String> {
 
 fn conditional_graph(s: &mut Scenario) -> Step {
     let context = need(&s.context, "the context")?;
-    let module = Module::compile(context, COUNT_DOWN_SOURCE, &CompileOptions::new()).expect_ok("cuabi_module_compile")?;
+    let module =
+        Module::compile(context, COUNT_DOWN_SOURCE, &CompileOptions::new()).expect_ok("cuabi_module_compile")?;
     s.count_down = Some(module.kernel("count_down").expect_ok("cuabi_module_get_kernel")?);
     s.count_down_module = Some(module);
     s.counter = Some(Buffer::from_slice(context, &[WHILE_ITERATIONS]).expect_ok("writing the counter")?);

@@ -64,6 +64,9 @@ impl ConditionalType {
     }
 }
 
+/// A body of a conditional node: enqueues its work on the stream it is given.
+pub type ConditionalBody<'a> = &'a mut dyn FnMut(&Stream) -> Result<()>;
+
 /// Whether every replay starts with the condition at its default value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum ConditionReset {
@@ -123,7 +126,7 @@ impl Stream {
         &self,
         condition: Condition,
         then: impl FnOnce(&Stream) -> Result<()>,
-        otherwise: Option<&mut dyn FnMut(&Stream) -> Result<()>>,
+        otherwise: Option<ConditionalBody<'_>>,
     ) -> Result<()> {
         let mut then = Some(then);
         let mut otherwise = otherwise;
@@ -138,7 +141,7 @@ impl Stream {
 
     /// A switch node: case n runs when `condition` is n, none when it is at least `cases.len()`.
     /// Needs a CUDA 12.8 driver.
-    pub fn capture_switch(&self, condition: Condition, cases: &mut [&mut dyn FnMut(&Stream) -> Result<()>]) -> Result<()> {
+    pub fn capture_switch(&self, condition: Condition, cases: &mut [ConditionalBody<'_>]) -> Result<()> {
         let count = u32::try_from(cases.len()).unwrap_or(u32::MAX);
         self.capture_conditional(condition, ConditionalType::Switch, count, |index, stream| {
             (cases[index as usize])(stream)

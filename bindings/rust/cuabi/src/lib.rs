@@ -128,7 +128,7 @@ pub use event::{Event, EventOptions};
 pub use graph::{
     Capture, CaptureMode, CaptureStatus, Graph, GraphOptions, MemcpyEnd, NodeInfo, NodeKind, Reinstantiate, UpdateInfo,
 };
-pub use graph_conditional::{Condition, ConditionReset, ConditionalType};
+pub use graph_conditional::{Condition, ConditionReset, ConditionalBody, ConditionalType};
 pub use graph_dot::DotOptions;
 pub use host_memory::{HostMemory, HostMemoryOptions};
 pub use kernel::{BlockSizeSuggestion, CachePreference, Carveout, Kernel, KernelAttribute, KernelAttributes};

@@ -20,8 +20,11 @@ extern \"C\" __global__ void add_value(unsigned* out, unsigned value) { *out += 
 
 fn kernels(gpu: &Gpu) -> (Module, Kernel, Kernel, Kernel) {
     let module = Module::compile(&gpu.context, KERNELS, &CompileOptions::new()).unwrap();
-    let (count_down, set, add) =
-        (module.kernel("count_down").unwrap(), module.kernel("set_condition").unwrap(), module.kernel("add_value").unwrap());
+    let (count_down, set, add) = (
+        module.kernel("count_down").unwrap(),
+        module.kernel("set_condition").unwrap(),
+        module.kernel("add_value").unwrap(),
+    );
     (module, count_down, set, add)
 }
 
@@ -95,8 +98,7 @@ pub(super) fn refused_conditionals_end_the_capture_and_say_why() -> Outcome {
     let gpu = Gpu::open()?;
     let capture = gpu.stream.begin_capture(CaptureMode::ThreadLocal).unwrap();
     let condition = gpu.stream.create_condition(1, ConditionReset::Never).unwrap();
-    let error =
-        gpu.stream.capture_conditional(condition, ConditionalType::Unknown(9), 1, |_, _| Ok(())).unwrap_err();
+    let error = gpu.stream.capture_conditional(condition, ConditionalType::Unknown(9), 1, |_, _| Ok(())).unwrap_err();
     assert_eq!(error.status(), Status::InvalidArgument, "{error}");
     assert!(error.message().contains("conditional type 9"), "{error}");
     assert_eq!(gpu.stream.capture_status().unwrap(), CaptureStatus::None);
