@@ -125,7 +125,7 @@ pub fn createCondition(self: Stream, default_value: u32, flags: types.GraphCondi
 /// zero), switch 1 or more (`error.InvalidArgument` otherwise). On any failure cuabi ends and
 /// discards the whole capture.
 pub fn beginConditional(self: Stream, condition: Condition, kind: types.GraphConditionalType, body_count: u32) Error!void {
-    return self.lib.call("cuabi_graph_capture_conditional_begin", .{ self.handle, @intFromEnum(condition), @backingInt(kind), body_count });
+    return self.lib.call("cuabi_graph_capture_conditional_begin", .{ self.handle, @backingInt(condition), @backingInt(kind), body_count });
 }
 
 /// Ends the body being captured and captures the node's next one. `error.OutOfBounds` after the
