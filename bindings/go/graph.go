@@ -239,6 +239,11 @@ type NodeInfo struct {
 	// Memset nodes:
 	MemsetValue       uint32
 	MemsetElementSize int // 1, 2 or 4 bytes
+	// Conditional nodes cuabi added (zero for other nodes):
+	ConditionalType      ConditionalType
+	ConditionalBodyCount int
+	Condition            Condition
+	ConditionalBodyNodes int // nodes in its bodies, nested bodies included
 }
 
 // Node describes node index, reflecting updates made through cuabi. ErrGraphNode for an index
@@ -251,14 +256,18 @@ func (g *Graph) Node(index int) (NodeInfo, error) {
 		return NodeInfo{}, err
 	}
 	info := NodeInfo{
-		Kind:              NodeKind(c.kind),
-		Grid:              Dim3{uint32(c.grid[0]), uint32(c.grid[1]), uint32(c.grid[2])},
-		Block:             Dim3{uint32(c.block[0]), uint32(c.block[1]), uint32(c.block[2])},
-		SharedMemoryBytes: uint32(c.shared_memory_bytes),
-		ParamCount:        int(c.param_count),
-		ParamBytes:        int(c.param_bytes),
-		MemsetValue:       uint32(c.memset_value),
-		MemsetElementSize: int(c.memset_element_size),
+		Kind:                 NodeKind(c.kind),
+		Grid:                 Dim3{uint32(c.grid[0]), uint32(c.grid[1]), uint32(c.grid[2])},
+		Block:                Dim3{uint32(c.block[0]), uint32(c.block[1]), uint32(c.block[2])},
+		SharedMemoryBytes:    uint32(c.shared_memory_bytes),
+		ParamCount:           int(c.param_count),
+		ParamBytes:           int(c.param_bytes),
+		MemsetValue:          uint32(c.memset_value),
+		MemsetElementSize:    int(c.memset_element_size),
+		ConditionalType:      ConditionalType(c.conditional_type),
+		ConditionalBodyCount: int(c.conditional_body_count),
+		Condition:            Condition(c.condition),
+		ConditionalBodyNodes: int(c.conditional_body_nodes),
 	}
 	if c.param_count == C.CUABI_GRAPH_PARAM_COUNT_UNKNOWN {
 		info.ParamCount = -1

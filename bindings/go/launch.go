@@ -316,6 +316,8 @@ func encodeArg(dst []byte, args []any, i int) (int, argProblem) {
 		return put64(dst, math.Float64bits(v))
 	case DevicePtr:
 		return put64(dst, uint64(v))
+	case Condition:
+		return put64(dst, uint64(v))
 	case complex64:
 		return put64(dst, uint64(math.Float32bits(imag(v)))<<32|uint64(math.Float32bits(real(v))))
 	case complex128:
@@ -389,7 +391,7 @@ func argError(problem argProblem, args []any, i int, target string) error {
 				"type: int32 or uint32 for int or unsigned, int64 or uint64 for long long or size_t.", i, target, typeName(&args[i]))
 	}
 	return newError(ErrInvalidArgument,
-		"argument %d of %s is a %s, which cuabi cannot pass to a kernel. Fix: pass a fixed-size number, bool, DevicePtr, *Buffer, "+
+		"argument %d of %s is a %s, which cuabi cannot pass to a kernel. Fix: pass a fixed-size number, bool, DevicePtr, Condition, *Buffer, "+
 			"or the parameter's bytes as []byte.", i, target, typeName(&args[i]))
 }
 

@@ -29,6 +29,7 @@ func TestArgumentsAreEncodedInTheirCSize(t *testing.T) {
 		{uint64(1), []byte{1, 0, 0, 0, 0, 0, 0, 0}},
 		{math.Float64frombits(0x0102030405060708), []byte{8, 7, 6, 5, 4, 3, 2, 1}},
 		{DevicePtr(0xabcdef), []byte{0xef, 0xcd, 0xab, 0, 0, 0, 0, 0}},
+		{Condition(0x0102), []byte{2, 1, 0, 0, 0, 0, 0, 0}},
 		{complex64(complex(1, 2)), []byte{0, 0, 0x80, 0x3f, 0, 0, 0, 0x40}},
 		{complex(1.0, 0), []byte{0, 0, 0, 0, 0, 0, 0xf0, 0x3f, 0, 0, 0, 0, 0, 0, 0, 0}},
 		{buffer, []byte{0x00, 0x56, 0x34, 0x12, 0x00, 0x7f, 0, 0}},

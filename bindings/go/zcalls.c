@@ -140,6 +140,10 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_graph_get_node_enabled",
     "cuabi_graph_write_dot",
     "cuabi_graph_get_dot",
+    "cuabi_graph_condition_create",
+    "cuabi_graph_capture_conditional_begin",
+    "cuabi_graph_capture_conditional_next",
+    "cuabi_graph_capture_conditional_end",
     "cuabi_graph_cache_stats_init",
     "cuabi_graph_cache_get_capacity_class",
     "cuabi_graph_cache_lookup",
@@ -308,6 +312,10 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.graph_get_node_enabled = (PFN_cuabi_graph_get_node_enabled)get("cuabi_graph_get_node_enabled");
     cuabi_go_fn.graph_write_dot = (PFN_cuabi_graph_write_dot)get("cuabi_graph_write_dot");
     cuabi_go_fn.graph_get_dot = (PFN_cuabi_graph_get_dot)get("cuabi_graph_get_dot");
+    cuabi_go_fn.graph_condition_create = (PFN_cuabi_graph_condition_create)get("cuabi_graph_condition_create");
+    cuabi_go_fn.graph_capture_conditional_begin = (PFN_cuabi_graph_capture_conditional_begin)get("cuabi_graph_capture_conditional_begin");
+    cuabi_go_fn.graph_capture_conditional_next = (PFN_cuabi_graph_capture_conditional_next)get("cuabi_graph_capture_conditional_next");
+    cuabi_go_fn.graph_capture_conditional_end = (PFN_cuabi_graph_capture_conditional_end)get("cuabi_graph_capture_conditional_end");
     cuabi_go_fn.graph_cache_stats_init = (PFN_cuabi_graph_cache_stats_init)get("cuabi_graph_cache_stats_init");
     cuabi_go_fn.graph_cache_get_capacity_class = (PFN_cuabi_graph_cache_get_capacity_class)get("cuabi_graph_cache_get_capacity_class");
     cuabi_go_fn.graph_cache_lookup = (PFN_cuabi_graph_cache_lookup)get("cuabi_graph_cache_lookup");
@@ -477,35 +485,39 @@ int cuabi_go_function_present(size_t index) {
     case 133: return cuabi_go_fn.graph_get_node_enabled != NULL;
     case 134: return cuabi_go_fn.graph_write_dot != NULL;
     case 135: return cuabi_go_fn.graph_get_dot != NULL;
-    case 136: return cuabi_go_fn.graph_cache_stats_init != NULL;
-    case 137: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
-    case 138: return cuabi_go_fn.graph_cache_lookup != NULL;
-    case 139: return cuabi_go_fn.graph_cache_insert != NULL;
-    case 140: return cuabi_go_fn.graph_cache_set_capacity != NULL;
-    case 141: return cuabi_go_fn.graph_cache_clear != NULL;
-    case 142: return cuabi_go_fn.graph_cache_get_stats != NULL;
-    case 143: return cuabi_go_fn.cache_stats_init != NULL;
-    case 144: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
-    case 145: return cuabi_go_fn.cache_get_stats != NULL;
-    case 146: return cuabi_go_fn.cache_get_directory != NULL;
-    case 147: return cuabi_go_fn.cache_get_degradation_reason != NULL;
-    case 148: return cuabi_go_fn.cache_prune != NULL;
-    case 149: return cuabi_go_fn.cache_clear != NULL;
-    case 150: return cuabi_go_fn.cache_verify != NULL;
-    case 151: return cuabi_go_fn.cache_add_readonly_layer != NULL;
-    case 152: return cuabi_go_fn.cache_export != NULL;
-    case 153: return cuabi_go_fn.cache_import != NULL;
-    case 154: return cuabi_go_fn.cache_configure_driver_jit != NULL;
-    case 155: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
-    case 156: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
-    case 157: return cuabi_go_fn.range_get_enabled != NULL;
-    case 158: return cuabi_go_fn.range_get_profiler_attached != NULL;
-    case 159: return cuabi_go_fn.range_get_catalog_count != NULL;
-    case 160: return cuabi_go_fn.range_get_catalog_entry != NULL;
-    case 161: return cuabi_go_fn.range_push != NULL;
-    case 162: return cuabi_go_fn.range_pop != NULL;
-    case 163: return cuabi_go_fn.range_start != NULL;
-    case 164: return cuabi_go_fn.range_end != NULL;
+    case 136: return cuabi_go_fn.graph_condition_create != NULL;
+    case 137: return cuabi_go_fn.graph_capture_conditional_begin != NULL;
+    case 138: return cuabi_go_fn.graph_capture_conditional_next != NULL;
+    case 139: return cuabi_go_fn.graph_capture_conditional_end != NULL;
+    case 140: return cuabi_go_fn.graph_cache_stats_init != NULL;
+    case 141: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
+    case 142: return cuabi_go_fn.graph_cache_lookup != NULL;
+    case 143: return cuabi_go_fn.graph_cache_insert != NULL;
+    case 144: return cuabi_go_fn.graph_cache_set_capacity != NULL;
+    case 145: return cuabi_go_fn.graph_cache_clear != NULL;
+    case 146: return cuabi_go_fn.graph_cache_get_stats != NULL;
+    case 147: return cuabi_go_fn.cache_stats_init != NULL;
+    case 148: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
+    case 149: return cuabi_go_fn.cache_get_stats != NULL;
+    case 150: return cuabi_go_fn.cache_get_directory != NULL;
+    case 151: return cuabi_go_fn.cache_get_degradation_reason != NULL;
+    case 152: return cuabi_go_fn.cache_prune != NULL;
+    case 153: return cuabi_go_fn.cache_clear != NULL;
+    case 154: return cuabi_go_fn.cache_verify != NULL;
+    case 155: return cuabi_go_fn.cache_add_readonly_layer != NULL;
+    case 156: return cuabi_go_fn.cache_export != NULL;
+    case 157: return cuabi_go_fn.cache_import != NULL;
+    case 158: return cuabi_go_fn.cache_configure_driver_jit != NULL;
+    case 159: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
+    case 160: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
+    case 161: return cuabi_go_fn.range_get_enabled != NULL;
+    case 162: return cuabi_go_fn.range_get_profiler_attached != NULL;
+    case 163: return cuabi_go_fn.range_get_catalog_count != NULL;
+    case 164: return cuabi_go_fn.range_get_catalog_entry != NULL;
+    case 165: return cuabi_go_fn.range_push != NULL;
+    case 166: return cuabi_go_fn.range_pop != NULL;
+    case 167: return cuabi_go_fn.range_start != NULL;
+    case 168: return cuabi_go_fn.range_end != NULL;
     default: return 0;
     }
 }
@@ -1420,6 +1432,34 @@ cuabi_go_failure* cuabi_go_graph_write_dot(uintptr_t graph, const char* path, ui
 cuabi_go_failure* cuabi_go_graph_get_dot(uintptr_t graph, uint32_t flags, char* out_text, size_t capacity, size_t* out_size) {
     if (cuabi_go_fn.graph_get_dot == NULL) return cuabi_go_missing("cuabi_graph_get_dot");
     cuabi_status status = cuabi_go_fn.graph_get_dot((cuabi_graph*)graph, flags, out_text, capacity, out_size);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_graph_condition_create(uintptr_t stream, uint32_t default_value, uint32_t flags, uint64_t* out_condition) {
+    if (cuabi_go_fn.graph_condition_create == NULL) return cuabi_go_missing("cuabi_graph_condition_create");
+    cuabi_status status = cuabi_go_fn.graph_condition_create((cuabi_stream*)stream, default_value, flags, out_condition);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_graph_capture_conditional_begin(uintptr_t stream, uint64_t condition, int32_t type, uint32_t body_count) {
+    if (cuabi_go_fn.graph_capture_conditional_begin == NULL) return cuabi_go_missing("cuabi_graph_capture_conditional_begin");
+    cuabi_status status = cuabi_go_fn.graph_capture_conditional_begin((cuabi_stream*)stream, condition, type, body_count);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_graph_capture_conditional_next(uintptr_t stream) {
+    if (cuabi_go_fn.graph_capture_conditional_next == NULL) return cuabi_go_missing("cuabi_graph_capture_conditional_next");
+    cuabi_status status = cuabi_go_fn.graph_capture_conditional_next((cuabi_stream*)stream);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_graph_capture_conditional_end(uintptr_t stream) {
+    if (cuabi_go_fn.graph_capture_conditional_end == NULL) return cuabi_go_missing("cuabi_graph_capture_conditional_end");
+    cuabi_status status = cuabi_go_fn.graph_capture_conditional_end((cuabi_stream*)stream);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }

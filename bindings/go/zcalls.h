@@ -143,6 +143,10 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_graph_get_node_enabled graph_get_node_enabled;
     PFN_cuabi_graph_write_dot graph_write_dot;
     PFN_cuabi_graph_get_dot graph_get_dot;
+    PFN_cuabi_graph_condition_create graph_condition_create;
+    PFN_cuabi_graph_capture_conditional_begin graph_capture_conditional_begin;
+    PFN_cuabi_graph_capture_conditional_next graph_capture_conditional_next;
+    PFN_cuabi_graph_capture_conditional_end graph_capture_conditional_end;
     PFN_cuabi_graph_cache_stats_init graph_cache_stats_init;
     PFN_cuabi_graph_cache_get_capacity_class graph_cache_get_capacity_class;
     PFN_cuabi_graph_cache_lookup graph_cache_lookup;
@@ -176,7 +180,7 @@ typedef struct cuabi_go_functions {
 
 extern cuabi_go_functions cuabi_go_fn;
 
-#define CUABI_GO_FUNCTION_COUNT 165
+#define CUABI_GO_FUNCTION_COUNT 169
 extern const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT];
 
 /* Fills cuabi_go_fn through `get`. */
@@ -312,6 +316,10 @@ cuabi_go_failure* cuabi_go_graph_set_node_enabled(uintptr_t graph, size_t index,
 cuabi_go_failure* cuabi_go_graph_get_node_enabled(uintptr_t graph, size_t index, uint32_t* out_enabled);
 cuabi_go_failure* cuabi_go_graph_write_dot(uintptr_t graph, const char* path, uint32_t flags);
 cuabi_go_failure* cuabi_go_graph_get_dot(uintptr_t graph, uint32_t flags, char* out_text, size_t capacity, size_t* out_size);
+cuabi_go_failure* cuabi_go_graph_condition_create(uintptr_t stream, uint32_t default_value, uint32_t flags, uint64_t* out_condition);
+cuabi_go_failure* cuabi_go_graph_capture_conditional_begin(uintptr_t stream, uint64_t condition, int32_t type, uint32_t body_count);
+cuabi_go_failure* cuabi_go_graph_capture_conditional_next(uintptr_t stream);
+cuabi_go_failure* cuabi_go_graph_capture_conditional_end(uintptr_t stream);
 cuabi_go_failure* cuabi_go_graph_cache_stats_init(uint32_t struct_size, cuabi_graph_cache_stats* out_stats);
 cuabi_go_failure* cuabi_go_graph_cache_get_capacity_class(uint64_t size, uint64_t* out_result);
 cuabi_go_failure* cuabi_go_graph_cache_lookup(uintptr_t context, const void* key, size_t key_size, uint64_t size, uintptr_t* out_graph);

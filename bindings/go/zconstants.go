@@ -422,6 +422,36 @@ const (
 	NodeConditional NodeKind = 14
 )
 
+// ConditionalType is cuabi_graph_conditional_type: Conditional node types
+// (cuabi_graph_capture_conditional_begin, cuabi_graph_node_info), since 1.2. Used in
+// Stream.CaptureConditional, NodeInfo.ConditionalType.
+type ConditionalType int32
+
+const (
+	// ConditionalIf is CUABI_GRAPH_CONDITIONAL_IF: body 0 runs once when the condition is non-zero;
+	// body 1 (if any) when it is zero.
+	ConditionalIf ConditionalType = 1
+	// ConditionalWhile is CUABI_GRAPH_CONDITIONAL_WHILE: the body runs again and again while the
+	// condition is non-zero.
+	ConditionalWhile ConditionalType = 2
+	// ConditionalSwitch is CUABI_GRAPH_CONDITIONAL_SWITCH: body n runs once when the condition is
+	// n; none when it is >= the body count.
+	ConditionalSwitch ConditionalType = 3
+)
+
+// ConditionFlags is cuabi_graph_condition_flags: Condition flags (cuabi_graph_condition_create),
+// since 1.2. Used in Stream.CreateCondition.
+type ConditionFlags uint32
+
+const (
+	// ConditionDefault is CUABI_GRAPH_CONDITION_DEFAULT: the condition keeps its value from one
+	// replay to the next.
+	ConditionDefault ConditionFlags = 0
+	// ConditionAssignDefault is CUABI_GRAPH_CONDITION_ASSIGN_DEFAULT: every replay starts with the
+	// condition at default_value.
+	ConditionAssignDefault ConditionFlags = 1
+)
+
 // GraphUpdateFlags is cuabi_graph_update_flags: Whole-graph update flags
 // (cuabi_graph_capture_end_update). Used in Graph.Recapture, Stream.EndCaptureUpdate.
 type GraphUpdateFlags uint32

@@ -29,11 +29,16 @@ __global__ void scale(T* data, T factor, unsigned n) {
     if (i < n) data[i] *= factor;
 }
 """
+COUNT_DOWN_SOURCE = """extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
+extern "C" __global__ void count_down(unsigned* counter, cudaGraphConditionalHandle condition) {
+    if (--*counter == 0u) cudaGraphSetConditional(condition, 0u);
+}
+"""
 BROKEN = "__global__ void broken( { }\n"
 NAME_EXPRESSIONS = ["scale<float>", "scale<double>"]
 N = 1 << 20
 GRID, BLOCK = 4096, 256
-BATCH_LAUNCHES, GRAPH_LAUNCHES, THREADS, THREAD_LAUNCHES = 4, 8, 4, 1000
+BATCH_LAUNCHES, GRAPH_LAUNCHES, WHILE_ITERATIONS, THREADS, THREAD_LAUNCHES = 4, 8, 5, 4, 1000
 
 
 class Failed(Exception):
@@ -251,6 +256,32 @@ class Scenario:
         self.check(self.y, self.y_host, "y")
         self.check(y2, np.ones(N, dtype=np.float32), "y2")
 
+    def conditional_graph(self) -> None:
+        import numpy as np
+
+        module = self.keep(self.context.compile(COUNT_DOWN_SOURCE))
+        count_down = self.keep(module.kernel("count_down"))
+        counter = self.keep(self.context.to_device(np.array([WHILE_ITERATIONS], dtype=np.uint32)))
+        with self.stream.capture(cuabi.CAPTURE_MODE_THREAD_LOCAL) as capture:
+            condition = capture.condition(default=1, reset_each_replay=True)
+            with capture.while_loop(condition):
+                self.saxpy.launch(self.config, 1.0, self.x, self.y, N)
+                count_down[1, 1, self.stream](counter, condition)
+        graph = self.keep(capture.graph)
+        if graph.node_count() != 1:
+            raise Failed(f"the graph has {graph.node_count()} nodes, expected 1")
+        node = graph.conditional_node(0)
+        if graph.node_kind(0) != cuabi.NODE_CONDITIONAL or node.type != cuabi.CONDITIONAL_WHILE or node.body_nodes != 2:
+            raise Failed(f"node 0 is of kind {graph.node_kind(0)}, type {node.type} with {node.body_nodes} body nodes, "
+                         "expected 14, 2 with 2")
+        graph.launch(self.stream)
+        self.stream.synchronize()
+        self.saxpy_expect(1.0, WHILE_ITERATIONS)
+        self.check(self.y, self.y_host, "y")
+        left = counter.read(np.empty(1, dtype=np.uint32))
+        if left[0] != 0:
+            raise Failed(f"the counter is {left[0]} after the replay, expected 0")
+
     def threads(self) -> None:
         import numpy as np
 
@@ -298,7 +329,8 @@ STEPS = [
     ("ranges", "ranges", False), ("context", "context_step", False), ("buffers", "buffers", True),
     ("launch-table", "launch_table", True), ("launch-packed", "launch_packed", True),
     ("launch-checks", "launch_checks", True), ("template-kernel", "template_kernel", True),
-    ("launch-batch", "launch_batch", True), ("graph", "graph", True), ("threads", "threads", True),
+    ("launch-batch", "launch_batch", True), ("graph", "graph", True),
+    ("conditional-graph", "conditional_graph", True), ("threads", "threads", True),
     ("teardown", "teardown", True),
 ]
 

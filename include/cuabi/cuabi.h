@@ -1629,8 +1629,24 @@ typedef struct cuabi_graph_node_info {
     /* Memset nodes: */
     uint32_t memset_value;
     uint32_t memset_element_size; /* 1, 2 or 4 bytes */
+    /* Conditional nodes (since 1.2; a smaller struct_size leaves them out): */
+    CUABI_SINCE(1.2) int32_t conditional_type;   /* CUABI_GRAPH_CONDITIONAL_* */
+    CUABI_SINCE(1.2) uint32_t conditional_body_count; /* body graphs: 1 for while, 1 or 2 for if, n for switch */
+    CUABI_SINCE(1.2) uint64_t condition;         /* the condition (cuabi_graph_condition_create) the node tests */
+    CUABI_SINCE(1.2) uint64_t conditional_body_nodes; /* nodes in its bodies, nested bodies included */
 } cuabi_graph_node_info;
-#define CUABI_GRAPH_NODE_INFO_INIT {sizeof(cuabi_graph_node_info), 0, NULL, {0u, 0u, 0u}, {0u, 0u, 0u}, 0u, 0u, 0u, 0u, 0u}
+#define CUABI_GRAPH_NODE_INFO_INIT {sizeof(cuabi_graph_node_info), 0, NULL, {0u, 0u, 0u}, {0u, 0u, 0u}, 0u, 0u, 0u, 0u, 0u, 0, 0u, 0u, 0u}
+
+/* Conditional node types (cuabi_graph_capture_conditional_begin, cuabi_graph_node_info), since 1.2. */
+typedef int32_t cuabi_graph_conditional_type CUABI_ENUM_FAMILY("CUABI_GRAPH_CONDITIONAL_") CUABI_SINCE(1.2);
+#define CUABI_GRAPH_CONDITIONAL_IF 1     /* body 0 runs once when the condition is non-zero; body 1 (if any) when it is zero */
+#define CUABI_GRAPH_CONDITIONAL_WHILE 2  /* the body runs again and again while the condition is non-zero */
+#define CUABI_GRAPH_CONDITIONAL_SWITCH 3 /* body n runs once when the condition is n; none when it is >= the body count */
+
+/* Condition flags (cuabi_graph_condition_create), since 1.2. */
+typedef uint32_t cuabi_graph_condition_flags CUABI_FLAGS_FAMILY("CUABI_GRAPH_CONDITION_") CUABI_SINCE(1.2);
+#define CUABI_GRAPH_CONDITION_DEFAULT 0x0u        /* the condition keeps its value from one replay to the next */
+#define CUABI_GRAPH_CONDITION_ASSIGN_DEFAULT 0x1u /* every replay starts with the condition at default_value */
 
 /* Whole-graph update flags (cuabi_graph_capture_end_update). */
 typedef uint32_t cuabi_graph_update_flags CUABI_FLAGS_FAMILY("CUABI_GRAPH_UPDATE_") CUABI_SINCE(1.2);
@@ -1815,6 +1831,52 @@ CUABI_API cuabi_status cuabi_graph_write_dot(cuabi_graph* graph, const char* pat
 /* Since 1.1. Two-call: the graph as DOT text (as cuabi_graph_write_dot), without touching the file
  * system. The text is the same for both calls of the pattern. */
 CUABI_API cuabi_status cuabi_graph_get_dot(cuabi_graph* graph, uint32_t flags, CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size) CUABI_SINCE(1.1);
+
+/* Conditional nodes, since 1.2 (CUDA 12.3 drivers; switch nodes and if nodes with an else body
+ * need CUDA 12.8). Inside a capture begun by cuabi_graph_capture_begin, a conditional node runs
+ * its body graphs once, repeatedly or not at all depending on a condition: a 32-bit value on the
+ * device that kernels set with cudaGraphSetConditional(condition, value). The bodies are captured
+ * on the same stream, between cuabi_graph_capture_conditional_begin and _end:
+ *
+ *     cuabi_graph_condition_create(stream, 1, CUABI_GRAPH_CONDITION_ASSIGN_DEFAULT, &condition);
+ *     cuabi_graph_capture_conditional_begin(stream, condition, CUABI_GRAPH_CONDITIONAL_WHILE, 1);
+ *     cuabi_launch(...);       (captured into the body; one kernel passes `condition` as an
+ *                               8-byte argument and calls cudaGraphSetConditional(condition, 0))
+ *     cuabi_graph_capture_conditional_end(stream);
+ *     cuabi_graph_capture_end(stream, NULL, &graph);
+ *
+ * Under NVRTC a kernel declares the device function itself (the toolkit header that declares it
+ * is not NVRTC's): extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(
+ * cudaGraphConditionalHandle handle, unsigned int value);
+ * Conditionals nest (a body may hold conditional nodes). A body may hold kernels, transfers and
+ * fills, and nested conditionals -- not events, waits on other streams or host work. What a graph
+ * keeps alive (see the group's introduction) covers what its bodies use. Each fails, beyond the
+ * common statuses, with CUABI_ERROR_UNSUPPORTED when the driver is too old (the message names the
+ * version needed), CUABI_ERROR_CAPTURE when the stream is not in a capture cuabi began (or not in
+ * a body, for _next and _end), and on every failure ends and discards a capture cuabi began, as
+ * capture calls do. Thread safety: as capture calls (one thread per capturing stream). */
+
+/* Since 1.2. Creates a condition for the graph `stream` captures into now -- the capture itself,
+ * or the body being captured -- and returns its value in *out_condition: an opaque 64-bit value
+ * to pass to kernels (as an 8-byte argument) and to cuabi_graph_capture_conditional_begin in the
+ * same graph. It starts each replay at default_value with CUABI_GRAPH_CONDITION_ASSIGN_DEFAULT.
+ * CUABI_ERROR_INVALID_ARGUMENT for unknown flags. It lives as long as the graph. */
+CUABI_API cuabi_status cuabi_graph_condition_create(cuabi_stream* stream, uint32_t default_value, uint32_t flags, CUABI_OUT uint64_t* out_condition) CUABI_SINCE(1.2);
+
+/* Since 1.2. Adds a conditional node (CUABI_GRAPH_CONDITIONAL_*) that tests `condition` after
+ * the work captured so far, and makes the stream capture its first body. body_count must be 1 for
+ * while, 1 or 2 for if, at least 1 for switch. CUABI_ERROR_INVALID_ARGUMENT for another type or
+ * count, and for a condition that cuabi_graph_condition_create did not make for the graph the
+ * stream captures into now (one of another capture or of another body: the message says which). */
+CUABI_API cuabi_status cuabi_graph_capture_conditional_begin(cuabi_stream* stream, uint64_t condition, int32_t type, uint32_t body_count) CUABI_SINCE(1.2);
+
+/* Since 1.2. Ends the body being captured and makes the stream capture the node's next body (the
+ * else body of an if, body n+1 of a switch). CUABI_ERROR_OUT_OF_BOUNDS when it was the last. */
+CUABI_API cuabi_status cuabi_graph_capture_conditional_next(cuabi_stream* stream) CUABI_SINCE(1.2);
+
+/* Since 1.2. Ends the body being captured (bodies not reached stay empty) and goes back to
+ * capturing the graph around the node, after it. */
+CUABI_API cuabi_status cuabi_graph_capture_conditional_end(cuabi_stream* stream) CUABI_SINCE(1.2);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -2249,6 +2311,10 @@ typedef cuabi_status (*PFN_cuabi_graph_set_node_enabled)(cuabi_graph* graph, siz
 typedef cuabi_status (*PFN_cuabi_graph_get_node_enabled)(cuabi_graph* graph, size_t index, uint32_t* out_enabled);
 typedef cuabi_status (*PFN_cuabi_graph_write_dot)(cuabi_graph* graph, const char* path, uint32_t flags);
 typedef cuabi_status (*PFN_cuabi_graph_get_dot)(cuabi_graph* graph, uint32_t flags, char* out_text, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_graph_condition_create)(cuabi_stream* stream, uint32_t default_value, uint32_t flags, uint64_t* out_condition);
+typedef cuabi_status (*PFN_cuabi_graph_capture_conditional_begin)(cuabi_stream* stream, uint64_t condition, int32_t type, uint32_t body_count);
+typedef cuabi_status (*PFN_cuabi_graph_capture_conditional_next)(cuabi_stream* stream);
+typedef cuabi_status (*PFN_cuabi_graph_capture_conditional_end)(cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_graph_cache_stats_init)(uint32_t struct_size, cuabi_graph_cache_stats* out_stats);
 typedef uint64_t (*PFN_cuabi_graph_cache_get_capacity_class)(uint64_t size);
 typedef cuabi_status (*PFN_cuabi_graph_cache_lookup)(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph** out_graph);

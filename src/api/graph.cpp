@@ -168,6 +168,10 @@ CUABI_API cuabi_status cuabi_graph_get_node_info(cuabi_graph* graph, size_t inde
     read.param_bytes = node.param_bytes;
     read.memset_value = node.memset_value;
     read.memset_element_size = node.memset_element_size;
+    read.conditional_type = node.conditional.type;
+    read.conditional_body_count = node.conditional.body_count;
+    read.condition = node.conditional.condition;
+    read.conditional_body_nodes = node.conditional.body_nodes;
     return write_output(read, out_info);
 } catch (...) {
     return guard::failed(__func__);

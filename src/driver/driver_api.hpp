@@ -129,6 +129,8 @@
 //   hands out the CUdevice ABI under the same name, so callers check the version first
 //   (kManagedLocationDriver).
 //   cuTensorMapEncodeTiled (CUDA 12.0): tensor maps (device/tensor_map.hpp).
+//   cuGraphConditionalHandleCreate, cuGraphAddNode (its CUDA 12.3 form, with edge data),
+//   cuStreamBeginCaptureToGraph (CUDA 12.3): conditional graph nodes (graph/conditional.hpp).
 #define CUABI_DRIVER_OPTIONAL_ENTRY_POINTS(X) \
     X(cuTensorMapEncodeTiled)                 \
     X(cuModuleGetFunctionCount)               \
@@ -138,7 +140,10 @@
     X(cuLogsCurrent)                          \
     X(cuLogsDumpToMemory)                     \
     X(cuMemPrefetchAsync)                     \
-    X(cuMemAdvise)
+    X(cuMemAdvise)                            \
+    X(cuGraphConditionalHandleCreate)         \
+    X(cuGraphAddNode)                         \
+    X(cuStreamBeginCaptureToGraph)
 
 namespace cuabi {
 

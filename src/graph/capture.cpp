@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "core/deferred_release.hpp"
-#include "graph/retention.hpp"
-#include "launch/capture_retention.hpp"
+#include "graph/conditional_nodes.hpp"
+#include "graph/owned_captures.hpp"
 #include "range/ranges.hpp"
 
 namespace cuabi {
@@ -27,38 +27,6 @@ const char* mode_name(int32_t mode) {
     return "unknown";
 }
 
-// The ids of the captures cuabi began and has not ended. A handful at a time; never destroyed, so
-// that streams destroyed from static destructors can still ask.
-class OwnedCaptures {
-public:
-    // The launch layer learns how many there are: while any is in progress, launches hand their
-    // pointer-sized arguments to retain_argument_buffers (launch/capture_retention.hpp).
-    void add(uint64_t id) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        ids_.push_back(id);
-        launch::install_argument_retainer(&retain_argument_buffers);
-        launch::captures_in_progress.store(static_cast<uint32_t>(ids_.size()), std::memory_order_relaxed);
-    }
-    bool contains(uint64_t id) const {
-        std::lock_guard<std::mutex> lock(mutex_);
-        return std::find(ids_.begin(), ids_.end(), id) != ids_.end();
-    }
-    void remove(uint64_t id) noexcept {
-        std::lock_guard<std::mutex> lock(mutex_);
-        ids_.erase(std::remove(ids_.begin(), ids_.end(), id), ids_.end());
-        launch::captures_in_progress.store(static_cast<uint32_t>(ids_.size()), std::memory_order_relaxed);
-    }
-
-private:
-    mutable std::mutex mutex_;
-    std::vector<uint64_t> ids_;
-};
-
-OwnedCaptures& owned() {
-    static OwnedCaptures* captures = new OwnedCaptures();
-    return *captures;
-}
-
 struct Capture {
     CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
     cuuint64_t id = 0;
@@ -71,16 +39,33 @@ CUresult capture_of(const Stream& stream, Capture* out) {
                                                          nullptr, nullptr);
 }
 
-// Ends whatever capture the stream has and destroys what it produced. Releases the buffers the
-// discarded capture held (its user objects die with it).
+// Ends whatever capture the stream has and destroys what it produced -- with the root graph cuabi
+// holds while a conditional body is captured (the body itself belongs to its node). Releases the
+// buffers the discarded capture held (its user objects die with it).
 CUresult discard_capture(const Stream& stream, uint64_t id) {
     const DriverApi& api = stream.context().api();
+    CaptureRecord record;
+    const bool recorded = owned().take(id, &record);
     CUgraph graph = nullptr;
     CUresult result = api.cuStreamEndCapture(stream.cu_stream(), &graph);
-    if (graph != nullptr) api.cuGraphDestroy(graph);
-    if (result != CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD) owned().remove(id);
+    if (result == CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD) {
+        if (recorded) owned().put(id, std::move(record));
+        return result;
+    }
+    if (record.root != nullptr)
+        discard_root(record, api);
+    else if (graph != nullptr)
+        destroy_graph(api, graph);
     DeferredRelease::release_queued();
     return result;
+}
+
+size_t open_conditionals(uint64_t id) {
+    CaptureRecord record;
+    if (!owned().take(id, &record)) return 0;
+    const size_t open = record.open.size();
+    owned().put(id, std::move(record));
+    return open;
 }
 
 const char* const kFixForeignCapture =
@@ -127,7 +112,9 @@ Status begin_capture(const Stream& stream, int32_t mode) {
                        stream.context().ordinal());
     }
     try {
-        owned().add(capture.id);
+        CaptureRecord record;
+        record.mode = cu_mode;
+        owned().add(capture.id, std::move(record));
     } catch (...) {
         discard_capture(stream, capture.id);  // a capture cuabi could not remember would never be ended
         throw;
@@ -154,6 +141,15 @@ Status end_capture(const Stream& stream, CUgraph* out_graph) {
                     "the stream on device %d is capturing a graph that other code began (not "
                     "cuabi_graph_capture_begin); cuabi leaves that capture to its owner, and it still captures",
                     device);
+    if (size_t open = open_conditionals(capture.id)) {
+        discard_capture(stream, capture.id);
+        return fail(CUABI_ERROR_CAPTURE,
+                    "end every conditional body (cuabi_graph_capture_conditional_end) before ending the capture",
+                    "the stream on device %d is capturing the body of a conditional node (%zu open); the capture "
+                    "was ended and discarded",
+                    device, open);
+    }
+    const CUgraph held_root = owned().keeper(capture.id, nullptr);  // discarded below through its record
     CUgraph graph = nullptr;
     result = api.cuStreamEndCapture(stream.cu_stream(), &graph);
     if (result == CUDA_SUCCESS && graph != nullptr) {
@@ -161,7 +157,7 @@ Status end_capture(const Stream& stream, CUgraph* out_graph) {
         *out_graph = graph;
         return CUABI_SUCCESS;
     }
-    if (graph != nullptr) api.cuGraphDestroy(graph);
+    if (graph != nullptr && graph != held_root) destroy_graph(api, graph);
     if (result == CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD)
         return fail_with_cu_result(CUABI_ERROR_CAPTURE, result,
                                    "end a global or thread-local capture on the thread that began it, or begin it "
@@ -171,10 +167,11 @@ Status end_capture(const Stream& stream, CUgraph* out_graph) {
                                    device);
     // Invalidated, unjoined or otherwise failed: make sure the capture is really over.
     Capture after;
+    CaptureRecord record;
     if (capture_of(stream, &after) == CUDA_SUCCESS && after.active())
         discard_capture(stream, capture.id);
-    else
-        owned().remove(capture.id);
+    else if (owned().take(capture.id, &record))
+        discard_root(record, api);
     DeferredRelease::release_queued();
     if (result == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED || result == CUDA_SUCCESS)
         return fail_with_cu_result(CUABI_ERROR_CAPTURE, result,

@@ -9,6 +9,7 @@
 // node handles; after a re-instantiation the new capture becomes the graph.
 #include "core/deferred_release.hpp"
 #include "graph/graph.hpp"
+#include "graph/conditional_nodes.hpp"
 #include "graph/node_kind.hpp"
 #include "range/ranges.hpp"
 
@@ -48,6 +49,18 @@ bool same_kinds(const std::vector<Node>& old_nodes, const std::vector<Node>& new
         return false;
     }
     for (size_t i = 0; i < new_nodes.size(); ++i) {
+        const ConditionalNode& was = old_nodes[i].conditional;
+        const ConditionalNode& is = new_nodes[i].conditional;
+        if (old_nodes[i].kind == new_nodes[i].kind &&
+            (was.type != is.type || was.body_count != is.body_count || was.body_nodes != is.body_nodes)) {
+            out->error_node = i;
+            out->reason = format("node %zu is a %s node (%u body graphs, %llu nodes in them) in the new capture but "
+                                 "a %s node (%u body graphs, %llu nodes in them) in the graph",
+                                 i, conditional_type_name(is.type), is.body_count,
+                                 static_cast<unsigned long long>(is.body_nodes), conditional_type_name(was.type),
+                                 was.body_count, static_cast<unsigned long long>(was.body_nodes));
+            return false;
+        }
         if (old_nodes[i].kind == new_nodes[i].kind) continue;
         out->error_node = i;
         out->reason = format("node %zu is a %s node in the new capture but a %s node in the graph", i,
@@ -66,7 +79,7 @@ Status Graph::update_from(CUgraph captured, bool allow_reinstantiate, UpdateOutc
         const DriverApi& api;
         CUgraph graph;
         ~Owned() {
-            if (graph != nullptr) api.cuGraphDestroy(graph);
+            if (graph != nullptr) destroy_graph(api, graph);
             // Whatever the update destroyed may have handed back retained buffers.
             DeferredRelease::release_queued();
         }
@@ -86,7 +99,7 @@ Status Graph::update_from(CUgraph captured, bool allow_reinstantiate, UpdateOutc
             for (size_t i = 0; i < new_nodes.size(); ++i) new_nodes[i].handle = nodes_[i].handle;
             adopt(std::move(new_nodes));
             // The buffers the new capture's transfers touch are retained by it: keep it.
-            if (update_source_ != nullptr) api.cuGraphDestroy(update_source_);
+            if (update_source_ != nullptr) destroy_graph(api, update_source_);
             update_source_ = captured;
             owned.graph = nullptr;
             Counters::bump(context_->counters().graph_updates);
@@ -113,8 +126,8 @@ Status Graph::update_from(CUgraph captured, bool allow_reinstantiate, UpdateOutc
     if ((status = instantiate(captured, &exec)) != CUABI_SUCCESS) return status;
     // Launches of the old executable still in flight finish; the driver frees it afterwards.
     api.cuGraphExecDestroy(exec_);
-    api.cuGraphDestroy(graph_);
-    if (update_source_ != nullptr) api.cuGraphDestroy(update_source_);
+    destroy_graph(api, graph_);
+    if (update_source_ != nullptr) destroy_graph(api, update_source_);
     exec_ = exec;
     graph_ = captured;
     update_source_ = nullptr;

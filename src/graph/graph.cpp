@@ -4,6 +4,7 @@
 
 #include "core/deferred_release.hpp"
 #include "graph/capture.hpp"
+#include "graph/conditional_nodes.hpp"
 #include "graph/memory_nodes.hpp"
 #include "graph/node_kind.hpp"
 #include "range/ranges.hpp"
@@ -26,7 +27,7 @@ Status Graph::create(std::shared_ptr<Context> context, CUgraph captured, uint32_
     const DriverApi& api = context->api();
     std::shared_ptr<Graph> graph(new (std::nothrow) Graph(context, flags));
     if (!graph) {
-        api.cuGraphDestroy(captured);
+        destroy_graph(api, captured);
         return fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory", "could not allocate a graph object");
     }
     graph->graph_ = captured;  // from here on the graph object owns (and destroys) it
@@ -48,8 +49,8 @@ Graph::~Graph() {
     if (context_->make_current() == CUABI_SUCCESS) {
         // An executable still running on the GPU is freed by the driver when it completes.
         if (exec_ != nullptr) context_->api().cuGraphExecDestroy(exec_);
-        if (graph_ != nullptr) context_->api().cuGraphDestroy(graph_);
-        if (update_source_ != nullptr) context_->api().cuGraphDestroy(update_source_);
+        if (graph_ != nullptr) destroy_graph(context_->api(), graph_);
+        if (update_source_ != nullptr) destroy_graph(context_->api(), update_source_);
     }
     // The buffers the graphs retained come back once no executable in flight needs them.
     DeferredRelease::release_queued();

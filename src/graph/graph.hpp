@@ -47,6 +47,7 @@ struct NodeInfo {
     uint64_t param_bytes = 0;
     uint32_t memset_value = 0;
     uint32_t memset_element_size = 0;
+    ConditionalNode conditional;
 };
 
 // One end of a memcpy node update: a range of a device buffer, or host memory.

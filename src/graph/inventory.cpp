@@ -35,6 +35,8 @@ Status Graph::node_info(size_t index, NodeInfo* out) {
     } else if (node->kind == CUABI_GRAPH_NODE_MEMSET) {
         info.memset_value = node->memset.value;
         info.memset_element_size = node->memset.elementSize;
+    } else if (node->kind == CUABI_GRAPH_NODE_CONDITIONAL) {
+        info.conditional = node->conditional;
     }
     *out = info;
     return CUABI_SUCCESS;

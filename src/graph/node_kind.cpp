@@ -45,5 +45,14 @@ const char* node_kind_name(int32_t kind) {
     }
 }
 
+const char* conditional_type_name(int32_t type) {
+    switch (type) {
+        case CUABI_GRAPH_CONDITIONAL_IF: return "if";
+        case CUABI_GRAPH_CONDITIONAL_WHILE: return "while";
+        case CUABI_GRAPH_CONDITIONAL_SWITCH: return "switch";
+        default: return "conditional";
+    }
+}
+
 }  // namespace graph
 }  // namespace cuabi

@@ -15,5 +15,9 @@ int32_t node_kind(CUgraphNodeType type);
 // "kernel", "memset", ... for messages; "unknown" for CUABI_GRAPH_NODE_OTHER and bad values.
 const char* node_kind_name(int32_t kind);
 
+// "if", "while", "switch" for CUABI_GRAPH_CONDITIONAL_*; "conditional" for 0 (a node cuabi did not
+// add, whose type it does not know) and bad values.
+const char* conditional_type_name(int32_t type);
+
 }  // namespace graph
 }  // namespace cuabi

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "compile/kernel_registry.hpp"
+#include "graph/conditional_nodes.hpp"
 #include "graph/node_kind.hpp"
 
 namespace cuabi {
@@ -94,6 +95,13 @@ Status read_node(const std::shared_ptr<Context>& context, CUgraphNode handle, No
     node->handle = handle;
     node->kind = node_kind(type);
     if (node->kind == CUABI_GRAPH_NODE_KERNEL) return read_kernel_node(context, handle, &node->kernel);
+    ConditionalFacts facts;
+    if (node->kind == CUABI_GRAPH_NODE_CONDITIONAL && find_conditional(handle, &facts)) {
+        node->conditional.type = facts.type;
+        node->conditional.body_count = static_cast<uint32_t>(facts.bodies.size());
+        node->conditional.condition = facts.condition;
+        node->conditional.body_nodes = body_node_count(api, facts.bodies);
+    }
     if (node->kind == CUABI_GRAPH_NODE_MEMSET) {
         result = api.cuGraphMemsetNodeGetParams(handle, &node->memset);
         if (result != CUDA_SUCCESS)

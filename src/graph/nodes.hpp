@@ -43,11 +43,20 @@ struct KernelNode {
     bool has_shadow() const { return pointers[0] != nullptr; }
 };
 
+// A conditional node cuabi added (graph/conditional_nodes.hpp); zero for a foreign capture's.
+struct ConditionalNode {
+    int32_t type = 0;  // CUABI_GRAPH_CONDITIONAL_*
+    uint32_t body_count = 0;
+    uint64_t condition = 0;
+    uint64_t body_nodes = 0;  // nested bodies included
+};
+
 struct Node {
     CUgraphNode handle = nullptr;  // a node of the graph the executable was instantiated from
     int32_t kind = 0;              // CUABI_GRAPH_NODE_*
     std::unique_ptr<KernelNode> kernel;  // kind == CUABI_GRAPH_NODE_KERNEL
     CUDA_MEMSET_NODE_PARAMS memset{};    // kind == CUABI_GRAPH_NODE_MEMSET, as the executable has it
+    ConditionalNode conditional;         // kind == CUABI_GRAPH_NODE_CONDITIONAL
 };
 
 // Reads every node of `graph` in the documented order. `context` must be current and is the

@@ -4,6 +4,7 @@
 
 #include "core/deferred_release.hpp"
 #include "device/buffer_directory.hpp"
+#include "graph/owned_captures.hpp"
 
 namespace cuabi {
 namespace graph {
@@ -63,7 +64,8 @@ Status retain_for_capture(const Stream* stream, const std::shared_ptr<const Buff
                        "for a buffer of %zu bytes captured on device %d", buffer->size(), context.ordinal());
     }
     // The reference moves to the graph: from here on the driver decides when it is released.
-    result = api.cuGraphRetainUserObject(graph, object, 1, CU_GRAPH_USER_OBJECT_MOVE);
+    // In a conditional body, the root graph: a body lives exactly as long as its root.
+    result = api.cuGraphRetainUserObject(owned().keeper(id, graph), object, 1, CU_GRAPH_USER_OBJECT_MOVE);
     if (result != CUDA_SUCCESS) {
         api.cuUserObjectRelease(object, 1);
         DeferredRelease::release_queued();

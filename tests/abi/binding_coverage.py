@@ -134,7 +134,7 @@ def zig_source(root, model):
     for block in re.split(r"\npub const ", generated)[1:]:
         prefix = re.search(r'header_prefix = "(\w+)"', block)
         if prefix:
-            # A name that is no identifier is quoted: @"32b".
+            # A name that is no identifier or is a Zig keyword is quoted: @"32b", @"if".
             fields[prefix.group(1)] = set(re.findall(r'^    @?"?(\w+)"?(?: =|: bool)', block, re.MULTILINE))
     prefixes = {f["name"]: f["prefix"] for f in model["families"]}
     error_set = re.search(r"(?s)pub const Error = error\{(.*?)\}", handwritten["errors.zig"])

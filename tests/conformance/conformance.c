@@ -1,6 +1,6 @@
 /*
  * The conformance scenario's reference implementation, in C through the public header only.
- * Every language binding runs the same sixteen steps and must print this program's transcript
+ * Every language binding runs the same seventeen steps and must print this program's transcript
  * line for line (tests/conformance/README.md; scripts/conformance.sh diffs them).
  *
  * Output: one line per step on stdout -- "ok   <step>", "FAIL <step>: <what differed>" or
@@ -24,8 +24,9 @@
 #define GRID (N / BLOCK)      /* 4096 blocks: one thread per element */
 #define BATCH_LAUNCHES 4u     /* saxpy launches of step 13's batch */
 #define GRAPH_LAUNCHES 8u     /* saxpy launches captured in step 14 */
-#define THREADS 4             /* threads of step 15 */
-#define THREAD_LAUNCHES 1000u /* launches per thread in step 15 */
+#define WHILE_ITERATIONS 5u   /* runs of step 15's while body */
+#define THREADS 4             /* threads of step 16 */
+#define THREAD_LAUNCHES 1000u /* launches per thread in step 16 */
 
 static const char SOURCE[] =
     "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {\n"
@@ -36,6 +37,14 @@ static const char SOURCE[] =
     "__global__ void scale(T* data, T factor, unsigned n) {\n"
     "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
     "    if (i < n) data[i] *= factor;\n"
+    "}\n";
+
+/* Step 15's kernel: counts down and clears the while node's condition at zero. */
+static const char COUNT_DOWN_SOURCE[] =
+    "extern \"C\" __device__ __cudart_builtin__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle, "
+    "unsigned int value);\n"
+    "extern \"C\" __global__ void count_down(unsigned* counter, cudaGraphConditionalHandle condition) {\n"
+    "    if (--*counter == 0u) cudaGraphSetConditional(condition, 0u);\n"
     "}\n";
 
 static const char BROKEN[] = "__global__ void broken( { }\n";
@@ -56,6 +65,11 @@ typedef struct {
     cuabi_module* module;
     cuabi_kernel *saxpy, *scale;
     cuabi_graph* graph;
+    cuabi_module* count_down_module; /* step 15 */
+    cuabi_kernel* count_down;
+    cuabi_buffer* counter;
+    uint64_t counter_address;
+    cuabi_graph* while_graph;
     float* host;   /* scratch for read-backs (N floats) */
     float* expect; /* what y should hold (N floats), updated with the same float operations */
 } scenario;
@@ -482,7 +496,57 @@ static int step_graph(scenario* s) {
     return 1;
 }
 
-/* One thread of step 15: its own stream and buffers, THREAD_LAUNCHES launches. */
+/* Captures a while node whose body is saxpy(1, x, y) and count_down(counter, condition). */
+static int capture_while(scenario* s) {
+    cuabi_launch_config config = stream_config(s), one = stream_config(s);
+    cuabi_kernel_arg args[2];
+    uint64_t condition = 0;
+    cuabi_status status;
+    one.grid[0] = 1;
+    one.block[0] = 1;
+    CHECK(cuabi_graph_capture_begin(s->stream, CUABI_CAPTURE_MODE_THREAD_LOCAL));
+    /* A failing call below ends the capture itself. */
+    CHECK(cuabi_graph_condition_create(s->stream, 1, CUABI_GRAPH_CONDITION_ASSIGN_DEFAULT, &condition));
+    CHECK(cuabi_graph_capture_conditional_begin(s->stream, condition, CUABI_GRAPH_CONDITIONAL_WHILE, 1));
+    CHECK(launch_saxpy(s->saxpy, &config, 1.0f, s->x_address, s->y_address));
+    args[0].value = &s->counter_address; args[0].size = sizeof s->counter_address;
+    args[1].value = &condition; args[1].size = sizeof condition;
+    CHECK(cuabi_launch(s->count_down, &one, args, 2));
+    CHECK(cuabi_graph_capture_conditional_end(s->stream));
+    status = cuabi_graph_capture_end(s->stream, NULL, &s->while_graph);
+    return expect_status(s, status, CUABI_SUCCESS, "cuabi_graph_capture_end");
+}
+
+static int step_conditional_graph(scenario* s) {
+    cuabi_compile_options options;
+    cuabi_graph_node_info info;
+    uint32_t counter = WHILE_ITERATIONS;
+    size_t count = 0;
+    cuabi_compile_options_init(sizeof options, &options);
+    CHECK(cuabi_module_compile(s->context, COUNT_DOWN_SOURCE, &options, &s->count_down_module));
+    CHECK(cuabi_module_get_kernel(s->count_down_module, "count_down", &s->count_down));
+    CHECK(cuabi_buffer_create(s->context, sizeof counter, NULL, &s->counter));
+    CHECK(cuabi_buffer_get_device_address(s->counter, &s->counter_address));
+    CHECK(cuabi_buffer_write(s->counter, 0, &counter, sizeof counter, NULL));
+    if (!capture_while(s)) return 0;
+    CHECK(cuabi_graph_get_node_count(s->while_graph, &count));
+    if (count != 1) return failed(s, "the graph has %zu nodes, expected 1", count);
+    cuabi_graph_node_info_init(sizeof info, &info);
+    CHECK(cuabi_graph_get_node_info(s->while_graph, 0, &info));
+    if (info.kind != CUABI_GRAPH_NODE_CONDITIONAL || info.conditional_type != CUABI_GRAPH_CONDITIONAL_WHILE ||
+        info.conditional_body_nodes != 2)
+        return failed(s, "node 0 is of kind %d, type %d with %llu body nodes, expected 14, 2 with 2", (int)info.kind,
+                      (int)info.conditional_type, (unsigned long long)info.conditional_body_nodes);
+    CHECK(cuabi_graph_launch(s->while_graph, s->stream));
+    CHECK(cuabi_stream_synchronize(s->stream));
+    expect_saxpy(s, 1.0f, WHILE_ITERATIONS);
+    if (!check_y(s)) return 0;
+    CHECK(cuabi_buffer_read(s->counter, 0, &counter, sizeof counter, NULL));
+    if (counter != 0) return failed(s, "the counter is %u after the replay, expected 0", (unsigned)counter);
+    return 1;
+}
+
+/* One thread of step 16: its own stream and buffers, THREAD_LAUNCHES launches. */
 typedef struct {
     cuabi_context* context;
     cuabi_kernel* saxpy;
@@ -555,6 +619,10 @@ static int step_threads(scenario* s) {
 static void destroy_all(scenario* s) {
     cuabi_context_destroy(s->context);
     cuabi_graph_destroy(s->graph);
+    cuabi_graph_destroy(s->while_graph);
+    cuabi_kernel_destroy(s->count_down);
+    cuabi_module_destroy(s->count_down_module);
+    cuabi_buffer_destroy(s->counter);
     cuabi_kernel_destroy(s->saxpy);
     cuabi_kernel_destroy(s->scale);
     cuabi_module_destroy(s->module);
@@ -598,6 +666,7 @@ static const step STEPS[] = {
     {"template-kernel", step_template_kernel, 1},
     {"launch-batch", step_launch_batch, 1},
     {"graph", step_graph, 1},
+    {"conditional-graph", step_conditional_graph, 1},
     {"threads", step_threads, 1},
     {"teardown", step_teardown, 1},
 };

@@ -27,8 +27,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import abi_tools  # noqa: E402
 import installed_header  # noqa: E402
 
-DOCS = ("errors.md", "safety.md", "compile.md", "cache.md", "device.md", "memory.md", "multi-gpu.md", "tensor-maps.md",
-        "abi-policy.md", "profiling.md", "performance.md", "LICENSE", "CHANGELOG.md")
+DOCS = ("errors.md", "safety.md", "compile.md", "cache.md", "device.md", "graphs.md", "memory.md", "multi-gpu.md",
+        "tensor-maps.md", "abi-policy.md", "profiling.md", "performance.md", "LICENSE", "CHANGELOG.md")
 
 
 def clean_env(**extra):

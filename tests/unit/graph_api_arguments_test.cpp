@@ -37,7 +37,11 @@ TEST(GraphStructs, LayoutIsFrozen) {
     EXPECT_EQ(offsetof(cuabi_graph_node_info, param_bytes), 48u);
     EXPECT_EQ(offsetof(cuabi_graph_node_info, memset_value), 56u);
     EXPECT_EQ(offsetof(cuabi_graph_node_info, memset_element_size), 60u);
-    EXPECT_EQ(sizeof(cuabi_graph_node_info), 64u);
+    EXPECT_EQ(offsetof(cuabi_graph_node_info, conditional_type), 64u);  // 1.2 ends at 88; 1.0 and 1.1 at 64
+    EXPECT_EQ(offsetof(cuabi_graph_node_info, conditional_body_count), 68u);
+    EXPECT_EQ(offsetof(cuabi_graph_node_info, condition), 72u);
+    EXPECT_EQ(offsetof(cuabi_graph_node_info, conditional_body_nodes), 80u);
+    EXPECT_EQ(sizeof(cuabi_graph_node_info), 88u);
     EXPECT_EQ(offsetof(cuabi_graph_update_info, reinstantiated), 4u);
     EXPECT_EQ(offsetof(cuabi_graph_update_info, driver_result), 8u);
     EXPECT_EQ(offsetof(cuabi_graph_update_info, has_error_node), 12u);

@@ -22,7 +22,8 @@ from .compile_batch import (COMPILE_BATCH_MAX_REQUESTS, REQUEST_COMPILING, REQUE
 from .context import Context, DeviceInfo, Event, ImageVerification, Stream, device_count
 from .errors import (CompileError, CudaError, CuabiError, DriverError, GeneralError, GraphError, LaunchError,
                      RangeError, status_name)
-from .graph import CAPTURE_MODE_GLOBAL, CAPTURE_MODE_RELAXED, CAPTURE_MODE_THREAD_LOCAL, Capture, Graph
+from .graph import (CAPTURE_MODE_GLOBAL, CAPTURE_MODE_RELAXED, CAPTURE_MODE_THREAD_LOCAL, CONDITIONAL_IF,
+                    CONDITIONAL_SWITCH, CONDITIONAL_WHILE, NODE_CONDITIONAL, Capture, Conditional, ConditionalNode, Graph)
 from .memory import (ADVICE_SET_ACCESSED_BY, ADVICE_SET_PREFERRED_LOCATION, ADVICE_SET_READ_MOSTLY,
                      ADVICE_UNSET_ACCESSED_BY, ADVICE_UNSET_PREFERRED_LOCATION, ADVICE_UNSET_READ_MOSTLY,
                      LOCATION_HOST, MemoryPool)
@@ -56,12 +57,15 @@ __all__ = [
     "ADVICE_SET_ACCESSED_BY", "ADVICE_SET_PREFERRED_LOCATION", "ADVICE_SET_READ_MOSTLY", "ADVICE_UNSET_ACCESSED_BY",
     "ADVICE_UNSET_PREFERRED_LOCATION", "ADVICE_UNSET_READ_MOSTLY", "LOCATION_HOST", "MemoryPool",
     "Buffer", "COMPILE_BATCH_MAX_REQUESTS", "CompileBatch", "CompileRequest", "REQUEST_COMPILING", "REQUEST_DONE",
-    "REQUEST_QUEUED", "compile_many", "CAPTURE_MODE_GLOBAL", "CAPTURE_MODE_RELAXED", "CAPTURE_MODE_THREAD_LOCAL", "Capture", "CompileError",
+    "REQUEST_QUEUED", "compile_many", "CAPTURE_MODE_GLOBAL", "CAPTURE_MODE_RELAXED", "CAPTURE_MODE_THREAD_LOCAL",
+    "CONDITIONAL_IF", "CONDITIONAL_SWITCH", "CONDITIONAL_WHILE", "Capture", "CompileError", "Conditional",
+    "ConditionalNode",
     "Context", "CudaError", "CuabiError", "DeviceInfo", "DriverError", "Event", "GeneralError", "Graph", "GraphError",
     "IMAGE_CUBIN", "IMAGE_FATBIN", "IMAGE_PTX", "ImageVerification", "Kernel", "LAUNCH_BATCH_MAX_ITEMS",
     "LAUNCH_COOPERATIVE", "LAUNCH_PRIORITY", "LAUNCH_PROGRAMMATIC_DEPENDENT", "LAUNCH_SYNCHRONIZE", "LaunchBatch",
     "LaunchConfig", "LaunchError", "Launcher", "LoadError", "Module", "ModuleInfo", "ORIGIN_COMPILED",
-    "ORIGIN_DISK_CACHE", "ORIGIN_IMAGE", "ORIGIN_MEMORY_CACHE", "Range", "RangeError", "Stream", "abi_version",
+    "NODE_CONDITIONAL", "ORIGIN_DISK_CACHE", "ORIGIN_IMAGE", "ORIGIN_MEMORY_CACHE", "Range", "RangeError", "Stream",
+    "abi_version",
     "TensorDataType", "TensorInterleave", "TensorL2Promotion", "TensorMap", "TensorOobFill", "TensorSwizzle",
     "cache", "compile", "device_count", "dlpack", "from_dlpack", "load", "load_image", "nvrtc_path", "nvrtc_version",
     "pop", "push", "range", "status_name", "version_number",

@@ -512,7 +512,18 @@ typedef struct cuabi_graph_node_info {
     uint64_t param_bytes;
     uint32_t memset_value;
     uint32_t memset_element_size;
+    int32_t conditional_type;
+    uint32_t conditional_body_count;
+    uint64_t condition;
+    uint64_t conditional_body_nodes;
 } cuabi_graph_node_info;
+typedef int32_t cuabi_graph_conditional_type ;
+#define CUABI_GRAPH_CONDITIONAL_IF 1
+#define CUABI_GRAPH_CONDITIONAL_WHILE 2
+#define CUABI_GRAPH_CONDITIONAL_SWITCH 3
+typedef uint32_t cuabi_graph_condition_flags ;
+#define CUABI_GRAPH_CONDITION_DEFAULT 0x0u
+#define CUABI_GRAPH_CONDITION_ASSIGN_DEFAULT 0x1u
 typedef uint32_t cuabi_graph_update_flags ;
 #define CUABI_GRAPH_UPDATE_DEFAULT 0x0u
 #define CUABI_GRAPH_UPDATE_NO_REINSTANTIATE 0x1u
@@ -565,6 +576,10 @@ typedef struct cuabi_graph_update_info {
  cuabi_status cuabi_graph_get_node_enabled(cuabi_graph* graph, size_t index, uint32_t* out_enabled) ;
  cuabi_status cuabi_graph_write_dot(cuabi_graph* graph, const char* path, uint32_t flags) ;
  cuabi_status cuabi_graph_get_dot(cuabi_graph* graph, uint32_t flags, char* out_text, size_t capacity, size_t* out_size) ;
+ cuabi_status cuabi_graph_condition_create(cuabi_stream* stream, uint32_t default_value, uint32_t flags, uint64_t* out_condition) ;
+ cuabi_status cuabi_graph_capture_conditional_begin(cuabi_stream* stream, uint64_t condition, int32_t type, uint32_t body_count) ;
+ cuabi_status cuabi_graph_capture_conditional_next(cuabi_stream* stream) ;
+ cuabi_status cuabi_graph_capture_conditional_end(cuabi_stream* stream) ;
 typedef struct cuabi_graph_cache_stats {
     uint32_t struct_size;
     uint32_t reserved;
@@ -797,6 +812,10 @@ typedef cuabi_status (*PFN_cuabi_graph_set_node_enabled)(cuabi_graph* graph, siz
 typedef cuabi_status (*PFN_cuabi_graph_get_node_enabled)(cuabi_graph* graph, size_t index, uint32_t* out_enabled);
 typedef cuabi_status (*PFN_cuabi_graph_write_dot)(cuabi_graph* graph, const char* path, uint32_t flags);
 typedef cuabi_status (*PFN_cuabi_graph_get_dot)(cuabi_graph* graph, uint32_t flags, char* out_text, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_graph_condition_create)(cuabi_stream* stream, uint32_t default_value, uint32_t flags, uint64_t* out_condition);
+typedef cuabi_status (*PFN_cuabi_graph_capture_conditional_begin)(cuabi_stream* stream, uint64_t condition, int32_t type, uint32_t body_count);
+typedef cuabi_status (*PFN_cuabi_graph_capture_conditional_next)(cuabi_stream* stream);
+typedef cuabi_status (*PFN_cuabi_graph_capture_conditional_end)(cuabi_stream* stream);
 typedef cuabi_status (*PFN_cuabi_graph_cache_stats_init)(uint32_t struct_size, cuabi_graph_cache_stats* out_stats);
 typedef uint64_t (*PFN_cuabi_graph_cache_get_capacity_class)(uint64_t size);
 typedef cuabi_status (*PFN_cuabi_graph_cache_lookup)(cuabi_context* context, const void* key, size_t key_size, uint64_t size, cuabi_graph** out_graph);

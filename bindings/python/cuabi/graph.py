@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from types import TracebackType
-from typing import Any, Optional, Sequence, Type
+from typing import Any, NamedTuple, Optional, Sequence, Type
 
 from . import _library, _structs
 from ._handle import Handle
@@ -13,6 +13,18 @@ ffi = _library.ffi
 
 CAPTURE_MODE_GLOBAL, CAPTURE_MODE_THREAD_LOCAL, CAPTURE_MODE_RELAXED = 0, 1, 2
 NODE_KERNEL = 1
+NODE_CONDITIONAL = 14
+CONDITIONAL_IF, CONDITIONAL_WHILE, CONDITIONAL_SWITCH = 1, 2, 3
+CONDITION_ASSIGN_DEFAULT = 0x1
+
+
+class ConditionalNode(NamedTuple):
+    """What the inventory says of a conditional node cuabi added (all 0 for other nodes)."""
+
+    type: int  # CONDITIONAL_IF, CONDITIONAL_WHILE or CONDITIONAL_SWITCH
+    body_count: int
+    condition: int
+    body_nodes: int  # nodes in its bodies, nested bodies included
 
 
 class Graph(Handle):
@@ -37,6 +49,13 @@ class Graph(Handle):
         info = _structs.new("cuabi_graph_node_info")
         check(_library.F.cuabi_graph_get_node_info(self._ptr, index, info))
         return int(info.kind)
+
+    def conditional_node(self, index: int) -> ConditionalNode:
+        """Node `index` as a conditional node (zeros when it is not one cuabi added)."""
+        info = _structs.new("cuabi_graph_node_info")
+        check(_library.F.cuabi_graph_get_node_info(self._ptr, index, info))
+        return ConditionalNode(int(info.conditional_type), int(info.conditional_body_count), int(info.condition),
+                               int(info.conditional_body_nodes))
 
     def retain_buffer(self, buffer: Any) -> None:
         """Keeps `buffer` alive as long as the graph (for buffers it reaches only through arguments)."""
@@ -81,6 +100,51 @@ class Capture:
         out = ffi.new("cuabi_graph**")
         check(_library.F.cuabi_graph_capture_end(self.stream._ptr, ffi.NULL, out))
         self._graph = Graph(out[0])
+
+    def condition(self, default: int = 0, reset_each_replay: bool = True) -> int:
+        """A condition for the graph the stream captures into now (the capture or the body being
+        captured): an int to pass to kernels as a cudaGraphConditionalHandle (8 bytes) and to open
+        conditional nodes with. With reset_each_replay every replay starts it at `default`."""
+        out = ffi.new("uint64_t*")
+        flags = CONDITION_ASSIGN_DEFAULT if reset_each_replay else 0
+        check(_library.F.cuabi_graph_condition_create(self.stream._ptr, default, flags, out))
+        return int(out[0])
+
+    def conditional(self, condition: int, type: int, bodies: int = 1) -> "Conditional":
+        """`with capture.conditional(condition, CONDITIONAL_SWITCH, 3) as node:` captures body 0
+        in the block, `node.next_body()` moves to the next one."""
+        return Conditional(self.stream, condition, type, bodies)
+
+    def while_loop(self, condition: int) -> "Conditional":
+        """`with capture.while_loop(condition):` -- the block's work runs while condition != 0."""
+        return Conditional(self.stream, condition, CONDITIONAL_WHILE, 1)
+
+    def if_then(self, condition: int, with_else: bool = False) -> "Conditional":
+        """`with capture.if_then(condition, with_else=True) as node:` -- the block's work runs when
+        condition != 0; after `node.next_body()`, what follows runs when it is 0."""
+        return Conditional(self.stream, condition, CONDITIONAL_IF, 2 if with_else else 1)
+
+
+class Conditional:
+    """A conditional node being captured (Capture.conditional): the block captures its bodies.
+    Any failure ends and discards the whole capture, which then raises."""
+
+    def __init__(self, stream: Any, condition: int, type: int, bodies: int) -> None:
+        self.stream, self.condition, self.type, self.bodies = stream, condition, type, bodies
+
+    def __enter__(self) -> "Conditional":
+        check(_library.F.cuabi_graph_capture_conditional_begin(self.stream._ptr, self.condition, self.type,
+                                                                self.bodies))
+        return self
+
+    def next_body(self) -> None:
+        """Ends the body being captured and captures the next (the else body, the next case)."""
+        check(_library.F.cuabi_graph_capture_conditional_next(self.stream._ptr))
+
+    def __exit__(self, kind: Optional[Type[BaseException]], value: Optional[BaseException],
+                 trace: Optional[TracebackType]) -> None:
+        if kind is None:
+            check(_library.F.cuabi_graph_capture_conditional_end(self.stream._ptr))
 
 
 def node_kinds(graph: Graph) -> Sequence[int]:

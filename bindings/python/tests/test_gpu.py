@@ -160,6 +160,71 @@ def test_an_exception_in_a_capture_discards_it(context: cuabi.Context, module: c
     stream.synchronize()
 
 
+CONDITIONAL_SOURCE = """extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
+extern "C" __global__ void count_down(unsigned* counter, cudaGraphConditionalHandle condition) {
+    if (--*counter == 0u) cudaGraphSetConditional(condition, 0u);
+}
+extern "C" __global__ void add_value(unsigned* out, unsigned value) { *out += value; }
+"""
+
+
+def test_a_while_node_runs_until_a_kernel_clears_the_condition(context: cuabi.Context, module: cuabi.Module) -> None:
+    conditional = context.compile(CONDITIONAL_SOURCE)
+    saxpy, count_down = module.kernel("saxpy"), conditional.kernel("count_down")
+    x = context.to_device(np.ones(N, dtype=np.float32))
+    y = context.to_device(np.zeros(N, dtype=np.float32))
+    counter = context.to_device(np.array([4], dtype=np.uint32))
+    stream = context.stream()
+    with stream.capture() as capture:
+        condition = capture.condition(default=1)
+        with capture.while_loop(condition):
+            saxpy[N // 256, 256, stream](1.0, x, y, N)
+            count_down[1, 1, stream](counter, condition)
+    graph = capture.graph
+    assert graph.node_count() == 1 and graph.node_kind(0) == cuabi.NODE_CONDITIONAL
+    assert graph.conditional_node(0) == cuabi.ConditionalNode(cuabi.CONDITIONAL_WHILE, 1, condition, 2)
+    graph.launch(stream)
+    stream.synchronize()
+    assert np.all(y.read(np.empty(N, dtype=np.float32)) == 4)
+    assert counter.read(np.empty(1, dtype=np.uint32))[0] == 0
+
+
+def test_an_if_node_with_an_else_body_takes_the_branch_its_condition_names(context: cuabi.Context) -> None:
+    from cuabi import _library
+
+    version = _library.ffi.new("int32_t*")
+    errors.check(_library.F.cuabi_driver_get_version(version))
+    if version[0] < 12080:
+        pytest.skip("an else body needs a CUDA 12.8 driver")
+    add = context.compile(CONDITIONAL_SOURCE).kernel("add_value")
+    out = context.to_device(np.zeros(1, dtype=np.uint32))
+    stream = context.stream()
+    with stream.capture() as capture:
+        taken = capture.condition(default=1)
+        with capture.if_then(taken, with_else=True) as node:
+            add[1, 1, stream](out, 1)
+            node.next_body()
+            add[1, 1, stream](out, 10)
+        not_taken = capture.condition(default=0)
+        with capture.if_then(not_taken):
+            add[1, 1, stream](out, 100)
+    capture.graph.launch(stream)
+    stream.synchronize()
+    assert out.read(np.empty(1, dtype=np.uint32))[0] == 1
+
+
+def test_a_forged_condition_ends_the_capture(context: cuabi.Context) -> None:
+    stream = context.stream()
+    with pytest.raises(cuabi.CuabiError) as raised:
+        with stream.capture() as capture:
+            with capture.while_loop(0x1234567):
+                pass
+    assert raised.value.status == errors.INVALID_ARGUMENT
+    with pytest.raises(cuabi.CuabiError) as raised:
+        cuabi.graph.Capture(stream).condition()
+    assert raised.value.status == errors.CAPTURE  # the stream no longer captures
+
+
 def test_handles_close_in_any_order(context: cuabi.Context) -> None:
     own = cuabi.Context()
     module = own.compile(SOURCE)

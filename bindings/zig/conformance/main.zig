@@ -1,4 +1,4 @@
-//! The conformance scenario in Zig, through the cuabi package: the sixteen steps of
+//! The conformance scenario in Zig, through the cuabi package: the seventeen steps of
 //! tests/conformance/README.md, printing the C reference's transcript line for line.
 //!
 //! stdout carries only the transcript -- "ok   <step>", "FAIL <step>: <what differed>" or
@@ -13,8 +13,9 @@ const block: u32 = 256; // threads per block for every launch
 const grid: u32 = n / block; // one thread per element
 const batch_launches = 4; // saxpy launches of step 13's batch
 const graph_launches = 8; // saxpy launches captured in step 14
-const thread_count = 4; // threads of step 15
-const thread_launches = 1000; // launches per thread in step 15
+const while_iterations: u32 = 5; // runs of step 15's while body
+const thread_count = 4; // threads of step 16
+const thread_launches = 1000; // launches per thread in step 16
 
 const source =
     \\extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
@@ -25,6 +26,14 @@ const source =
     \\__global__ void scale(T* data, T factor, unsigned n) {
     \\    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     \\    if (i < n) data[i] *= factor;
+    \\}
+    \\
+;
+/// Step 15's kernel: counts down and clears the while node's condition at zero.
+const count_down_source =
+    \\extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
+    \\extern "C" __global__ void count_down(unsigned* counter, cudaGraphConditionalHandle condition) {
+    \\    if (--*counter == 0u) cudaGraphSetConditional(condition, 0u);
     \\}
     \\
 ;
@@ -61,6 +70,10 @@ const Scenario = struct {
     saxpy: ?cuabi.Kernel = null,
     scale: ?cuabi.Kernel = null,
     graph: ?cuabi.Graph = null,
+    count_down_module: ?cuabi.Module = null,
+    count_down: ?cuabi.Kernel = null,
+    counter: ?cuabi.Buffer = null,
+    while_graph: ?cuabi.Graph = null,
     host: []f32 = &.{},
     expect: []f32 = &.{},
 
@@ -101,6 +114,10 @@ const Scenario = struct {
     fn deinitAll(s: *Scenario) void {
         if (s.context) |h| h.deinit();
         if (s.graph) |h| h.deinit();
+        if (s.while_graph) |h| h.deinit();
+        if (s.count_down) |h| h.deinit();
+        if (s.count_down_module) |h| h.deinit();
+        if (s.counter) |h| h.deinit();
         if (s.saxpy) |h| h.deinit();
         if (s.scale) |h| h.deinit();
         if (s.module) |h| h.deinit();
@@ -351,7 +368,42 @@ fn stepGraph(s: *Scenario) StepFailed!void {
     }
 }
 
-/// One thread of step 14: its own stream and buffers, `thread_launches` launches. Returns why it
+/// Captures a while node whose body is saxpy(1, x, y) and count_down(counter, condition).
+fn captureWhile(s: *Scenario, counter: cuabi.DevicePtr) StepFailed!void {
+    const stream = s.stream.?;
+    try s.ok(stream.beginCapture(.thread_local), "stream.beginCapture()");
+    // A failing call below ends the capture itself.
+    const condition = try s.ok(stream.createCondition(1, .{ .assign_default = true }), "stream.createCondition()");
+    try s.ok(stream.beginConditional(condition, .@"while", 1), "stream.beginConditional()");
+    try s.ok(s.saxpy.?.launch(s.launchConfig(), .{ @as(f32, 1), s.xp, s.yp, n }), "a captured saxpy");
+    try s.ok(s.count_down.?.launch(.{ .stream = stream }, .{ counter, condition }), "a captured count_down");
+    try s.ok(stream.endConditional(), "stream.endConditional()");
+    s.while_graph = try s.ok(stream.endCapture(.{}), "stream.endCapture()");
+}
+
+fn stepConditionalGraph(s: *Scenario) StepFailed!void {
+    const context = s.context.?;
+    s.count_down_module = try s.ok(context.compile(count_down_source, .{}), "context.compile()");
+    s.count_down = try s.ok(s.count_down_module.?.kernel("count_down"), "module.kernel()");
+    s.counter = try s.ok(context.createBuffer(@sizeOf(u32), .{}), "context.createBuffer()");
+    try s.ok(s.counter.?.write(&[_]u32{while_iterations}, .{}), "counter.write()");
+    try captureWhile(s, try s.ok(s.counter.?.devicePtr(), "counter.devicePtr()"));
+    const graph = s.while_graph.?;
+    const count = try s.ok(graph.nodeCount(), "graph.nodeCount()");
+    if (count != 1) return s.fail("the graph has {d} nodes, expected 1", .{count});
+    const node = try s.ok(graph.nodeInfo(0), "graph.nodeInfo()");
+    if (node.kind != .conditional or node.conditional_type != .@"while" or node.conditional_body_nodes != 2)
+        return s.fail("node 0 is of kind {d} with {d} body nodes, expected a while node (14) with 2", .{ @backingInt(node.kind), node.conditional_body_nodes });
+    try s.ok(graph.launch(s.stream), "graph.launch()");
+    try s.ok(s.stream.?.synchronize(), "stream.synchronize()");
+    saxpyOnHost(s, 1, while_iterations);
+    try checkY(s);
+    var left = [_]u32{99};
+    try s.ok(s.counter.?.read(&left, .{}), "counter.read()");
+    if (left[0] != 0) return s.fail("the counter is {d} after the replay, expected 0", .{left[0]});
+}
+
+/// One thread of step 16: its own stream and buffers, `thread_launches` launches. Returns why it
 /// failed, or null.
 const Worker = struct {
     context: cuabi.Context,
@@ -438,6 +490,7 @@ const steps = [_]Step{
     .{ .name = "template-kernel", .run = stepTemplateKernel, .needs_gpu = true },
     .{ .name = "launch-batch", .run = stepLaunchBatch, .needs_gpu = true },
     .{ .name = "graph", .run = stepGraph, .needs_gpu = true },
+    .{ .name = "conditional-graph", .run = stepConditionalGraph, .needs_gpu = true },
     .{ .name = "threads", .run = stepThreads, .needs_gpu = true },
     .{ .name = "teardown", .run = stepTeardown, .needs_gpu = true },
 };

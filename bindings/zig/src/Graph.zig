@@ -49,6 +49,14 @@ pub const NodeInfo = struct {
     memset_value: u32,
     /// Memset nodes: the element size (1, 2 or 4 bytes).
     memset_element_size: u32,
+    /// Conditional nodes cuabi added: if, while or switch; null for other nodes.
+    conditional_type: ?types.GraphConditionalType,
+    /// Conditional nodes: how many body graphs it has.
+    conditional_body_count: u32,
+    /// Conditional nodes: the condition it tests; null for other nodes.
+    condition: ?Stream.Condition,
+    /// Conditional nodes: the nodes in its bodies, nested bodies included.
+    conditional_body_nodes: u64,
 };
 
 /// What a whole-graph update did (`Stream.endCaptureUpdate`).
@@ -176,6 +184,10 @@ pub fn nodeInfo(self: Graph, index: usize) Error!NodeInfo {
         .param_bytes = raw.param_bytes,
         .memset_value = raw.memset_value,
         .memset_element_size = raw.memset_element_size,
+        .conditional_type = if (raw.conditional_type == 0) null else @fromBackingInt(raw.conditional_type),
+        .conditional_body_count = raw.conditional_body_count,
+        .condition = if (raw.conditional_type == 0) null else @fromBackingInt(raw.condition),
+        .conditional_body_nodes = raw.conditional_body_nodes,
     };
 }
 

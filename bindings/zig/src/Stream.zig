@@ -1,7 +1,8 @@
 //! A stream: an ordered queue of GPU work, created non-blocking (never CUDA's legacy default
 //! stream). Work from several threads on one stream runs in enqueue order. Where a call takes an
 //! optional stream, null means "run synchronously" on the calling thread's per-thread stream.
-//! A stream also captures graphs: `beginCapture`, launches and transfers, `endCapture`.
+//! A stream also captures graphs: `beginCapture`, launches and transfers, `endCapture`; inside a
+//! capture, conditional nodes: `createCondition`, `beginConditional`, the bodies, `endConditional`.
 
 const c = @import("c.zig");
 const errors = @import("errors.zig");
@@ -100,4 +101,41 @@ pub fn captureStatus(self: Stream) Error!types.CaptureStatus {
     var out: i32 = 0;
     try self.lib.call("cuabi_graph_capture_get_status", .{ self.handle, &out });
     return @fromBackingInt(out);
+}
+
+// ---- conditional nodes ----------------------------------------------------------------------
+
+/// The value a conditional node tests: made for the graph being captured (`createCondition`),
+/// passed to kernels as a `cudaGraphConditionalHandle` parameter (8 bytes), which set it on the
+/// device with `cudaGraphSetConditional(condition, value)`.
+pub const Condition = enum(u64) { _ };
+
+/// Makes a condition for the graph the stream captures into now: the capture, or the body being
+/// captured. With `flags.assign_default` every replay starts with it at `default_value`.
+/// `error.Capture` when the stream is not in a capture cuabi began; `error.Unsupported` before
+/// CUDA 12.3.
+pub fn createCondition(self: Stream, default_value: u32, flags: types.GraphConditionFlags) Error!Condition {
+    var out: u64 = 0;
+    try self.lib.call("cuabi_graph_condition_create", .{ self.handle, default_value, @as(u32, @bitCast(flags)), &out });
+    return @fromBackingInt(out);
+}
+
+/// Adds a conditional node testing `condition` after the work captured so far; the stream then
+/// captures its first body. While takes 1 body, if 1 or 2 (the second runs when the condition is
+/// zero), switch 1 or more (`error.InvalidArgument` otherwise). On any failure cuabi ends and
+/// discards the whole capture.
+pub fn beginConditional(self: Stream, condition: Condition, kind: types.GraphConditionalType, body_count: u32) Error!void {
+    return self.lib.call("cuabi_graph_capture_conditional_begin", .{ self.handle, @backingInt(condition), @backingInt(kind), body_count });
+}
+
+/// Ends the body being captured and captures the node's next one. `error.OutOfBounds` after the
+/// last.
+pub fn nextConditionalBody(self: Stream) Error!void {
+    return self.lib.call("cuabi_graph_capture_conditional_next", .{self.handle});
+}
+
+/// Ends the body being captured (bodies not reached stay empty) and captures the graph around the
+/// node again, after it.
+pub fn endConditional(self: Stream) Error!void {
+    return self.lib.call("cuabi_graph_capture_conditional_end", .{self.handle});
 }

@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "59ddb89ff371c9d6e660b359ce9ccee58d696d27801e2a277053ca5f62ca3096";
+pub const cuabi_header_digest = "67c13177837d81c8ccfabffef32886468dbb9071a33ee864fa702ccd86580cff";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -272,8 +272,14 @@ pub const struct_cuabi_graph_node_info = extern struct {
     param_bytes: u64 = 0,
     memset_value: u32 = 0,
     memset_element_size: u32 = 0,
+    conditional_type: i32 = 0,
+    conditional_body_count: u32 = 0,
+    condition: u64 = 0,
+    conditional_body_nodes: u64 = 0,
 };
 pub const cuabi_graph_node_info = struct_cuabi_graph_node_info;
+pub const cuabi_graph_conditional_type = i32;
+pub const cuabi_graph_condition_flags = u32;
 pub const cuabi_graph_update_flags = u32;
 pub const cuabi_graph_dot_flags = u32;
 pub const struct_cuabi_graph_memcpy_params = extern struct {
@@ -497,6 +503,10 @@ pub const PFN_cuabi_graph_set_node_enabled = ?*const fn (graph: ?*cuabi_graph, i
 pub const PFN_cuabi_graph_get_node_enabled = ?*const fn (graph: ?*cuabi_graph, index: usize, out_enabled: [*c]u32) callconv(.c) cuabi_status;
 pub const PFN_cuabi_graph_write_dot = ?*const fn (graph: ?*cuabi_graph, path: [*c]const u8, flags: u32) callconv(.c) cuabi_status;
 pub const PFN_cuabi_graph_get_dot = ?*const fn (graph: ?*cuabi_graph, flags: u32, out_text: [*c]u8, capacity: usize, out_size: [*c]usize) callconv(.c) cuabi_status;
+pub const PFN_cuabi_graph_condition_create = ?*const fn (stream: ?*cuabi_stream, default_value: u32, flags: u32, out_condition: [*c]u64) callconv(.c) cuabi_status;
+pub const PFN_cuabi_graph_capture_conditional_begin = ?*const fn (stream: ?*cuabi_stream, condition: u64, @"type": i32, body_count: u32) callconv(.c) cuabi_status;
+pub const PFN_cuabi_graph_capture_conditional_next = ?*const fn (stream: ?*cuabi_stream) callconv(.c) cuabi_status;
+pub const PFN_cuabi_graph_capture_conditional_end = ?*const fn (stream: ?*cuabi_stream) callconv(.c) cuabi_status;
 pub const PFN_cuabi_graph_cache_stats_init = ?*const fn (struct_size: u32, out_stats: [*c]cuabi_graph_cache_stats) callconv(.c) cuabi_status;
 pub const PFN_cuabi_graph_cache_get_capacity_class = ?*const fn (size: u64) callconv(.c) u64;
 pub const PFN_cuabi_graph_cache_lookup = ?*const fn (context: ?*cuabi_context, key: ?*const anyopaque, key_size: usize, size: u64, out_graph: [*c]?*cuabi_graph) callconv(.c) cuabi_status;
@@ -731,6 +741,11 @@ pub const CUABI_GRAPH_NODE_BATCH_MEM_OP = @as(c_int, 13);
 pub const CUABI_GRAPH_NODE_CONDITIONAL = @as(c_int, 14);
 pub const CUABI_GRAPH_PARAM_COUNT_UNKNOWN = __helpers.promoteIntLiteral(c_uint, 0xFFFFFFFF, .hex);
 pub const CUABI_GRAPH_NODE_INFO_INIT = @compileError("unable to translate C expr: unexpected token '{'");
+pub const CUABI_GRAPH_CONDITIONAL_IF = @as(c_int, 1);
+pub const CUABI_GRAPH_CONDITIONAL_WHILE = @as(c_int, 2);
+pub const CUABI_GRAPH_CONDITIONAL_SWITCH = @as(c_int, 3);
+pub const CUABI_GRAPH_CONDITION_DEFAULT = @as(c_uint, 0x0);
+pub const CUABI_GRAPH_CONDITION_ASSIGN_DEFAULT = @as(c_uint, 0x1);
 pub const CUABI_GRAPH_UPDATE_DEFAULT = @as(c_uint, 0x0);
 pub const CUABI_GRAPH_UPDATE_NO_REINSTANTIATE = @as(c_uint, 0x1);
 pub const CUABI_GRAPH_DOT_DEFAULT = @as(c_uint, 0x0);

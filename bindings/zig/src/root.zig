@@ -122,6 +122,12 @@ pub const LaunchFlags = types.LaunchFlags;
 pub const GraphFlags = types.GraphFlags;
 /// Whole-graph update flags.
 pub const GraphUpdateFlags = types.GraphUpdateFlags;
+/// What a conditional node does with its bodies (if, while, switch).
+pub const GraphConditionalType = types.GraphConditionalType;
+/// Flags of `Stream.createCondition`.
+pub const GraphConditionFlags = types.GraphConditionFlags;
+/// The value a conditional node tests, passed to kernels as an 8-byte argument.
+pub const Condition = Stream.Condition;
 /// Which images a context verifies before loading them (`CUABI_IMAGE_VERIFY_*`).
 pub const ImageVerification = types.ImageVerification;
 /// Options of `Library.createContext`.

@@ -383,6 +383,29 @@ pub const GraphNodeKind = enum(i32) {
     _,
 };
 
+/// Conditional node types (cuabi_graph_capture_conditional_begin, cuabi_graph_node_info), since 1.2
+/// (`CUABI_GRAPH_CONDITIONAL_*`).
+pub const GraphConditionalType = enum(i32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_GRAPH_CONDITIONAL_";
+    /// body 0 runs once when the condition is non-zero; body 1 (if any) when it is zero
+    @"if" = 1,
+    /// the body runs again and again while the condition is non-zero
+    @"while" = 2,
+    /// body n runs once when the condition is n; none when it is >= the body count
+    @"switch" = 3,
+    _,
+};
+
+/// Condition flags (cuabi_graph_condition_create), since 1.2 (`CUABI_GRAPH_CONDITION_*`).
+pub const GraphConditionFlags = packed struct(u32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_GRAPH_CONDITION_";
+    /// every replay starts with the condition at default_value
+    assign_default: bool = false,
+    _reserved: u31 = 0,
+};
+
 /// Whole-graph update flags (cuabi_graph_capture_end_update) (`CUABI_GRAPH_UPDATE_*`).
 pub const GraphUpdateFlags = packed struct(u32) {
     /// The header prefix of the values.
@@ -429,10 +452,10 @@ pub const SettingSource = enum(i32) {
 };
 
 /// Every enumeration above, for the tests that compare them with the header.
-pub const enumerations = .{ ImageVerification, Location, Advice, MemoryPoolAttribute, ImageKind, Tristate, ModuleOrigin, RequestState, KernelAttribute, CachePreference, TensorDataType, TensorInterleave, TensorSwizzle, TensorL2Promotion, TensorOobFill, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource };
+pub const enumerations = .{ ImageVerification, Location, Advice, MemoryPoolAttribute, ImageKind, Tristate, ModuleOrigin, RequestState, KernelAttribute, CachePreference, TensorDataType, TensorInterleave, TensorSwizzle, TensorL2Promotion, TensorOobFill, CaptureMode, CaptureStatus, GraphNodeKind, GraphConditionalType, NvrtcState, SettingSource };
 
 /// Every flag set above, for the tests that compare them with the header.
-pub const flag_sets = .{ PeerCopyFlags, StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, ManagedFlags, CompileFlags, LaunchFlags, GraphFlags, GraphUpdateFlags, GraphDotFlags };
+pub const flag_sets = .{ PeerCopyFlags, StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, ManagedFlags, CompileFlags, LaunchFlags, GraphFlags, GraphConditionFlags, GraphUpdateFlags, GraphDotFlags };
 // ---- end of GENERATED ----
 
 /// One attribute `Kernel.setAttribute` sets, with its value: `.{ .cache_config = .shared }`.

@@ -77,11 +77,20 @@ def members(model, family):
     return found
 
 
+# Zig keywords a constant's name may become (CUABI_GRAPH_CONDITIONAL_IF): spelled @"if" as fields.
+ZIG_KEYWORDS = {
+    "addrspace", "align", "allowzero", "and", "anyframe", "anytype", "asm", "break", "callconv", "catch", "comptime",
+    "const", "continue", "defer", "else", "enum", "errdefer", "error", "export", "extern", "fn", "for", "if", "inline",
+    "linksection", "noalias", "noinline", "nosuspend", "opaque", "or", "orelse", "packed", "pub", "resume", "return",
+    "struct", "suspend", "switch", "test", "threadlocal", "try", "union", "unreachable", "var", "volatile", "while",
+}
+
+
 def field_name(family, constant):
-    """The constant's words after the prefix, lower case; quoted (@"32b") where they do not make an
-    identifier, as Zig spells such names."""
+    """The constant's words after the prefix, lower case; quoted (@"32b", @"if") where they do not
+    make an identifier or are a Zig keyword, as Zig spells such names."""
     name = constant["name"][len(family["prefix"]):].lower()
-    return name if re.match(r"[a-z_][a-z0-9_]*$", name) else '@"%s"' % name
+    return name if re.match(r"[a-z_][a-z0-9_]*$", name) and name not in ZIG_KEYWORDS else '@"%s"' % name
 
 
 def family_doc(family):

@@ -1,5 +1,5 @@
 // Command conformance is the Go implementation of the conformance scenario
-// (tests/conformance/README.md): the sixteen steps through the cuabi package, printing the same
+// (tests/conformance/README.md): the seventeen steps through the cuabi package, printing the same
 // transcript as the C reference, line for line. stdout carries only the transcript; the details of
 // a failure go to stderr. The exit status is 0 exactly when no step failed.
 //
@@ -20,13 +20,14 @@ import (
 )
 
 const (
-	n              = 1 << 20 // elements per buffer
-	block          = 256     // threads per block of every launch
-	grid           = n / block
-	batchLaunches  = 4    // saxpy launches of step 13's batch
-	graphLaunches  = 8    // saxpy launches captured in step 14
-	workers        = 4    // goroutines of step 15
-	workerLaunches = 1000 // launches per goroutine in step 15
+	n               = 1 << 20 // elements per buffer
+	block           = 256     // threads per block of every launch
+	grid            = n / block
+	batchLaunches   = 4    // saxpy launches of step 13's batch
+	graphLaunches   = 8    // saxpy launches captured in step 14
+	whileIterations = 5    // runs of step 15's while body
+	workers         = 4    // goroutines of step 16
+	workerLaunches  = 1000 // launches per goroutine in step 16
 )
 
 const (
@@ -47,6 +48,10 @@ type state struct {
 	module                *cuabi.Module
 	saxpy, scale          *cuabi.Kernel
 	graph                 *cuabi.Graph
+	countDownModule       *cuabi.Module // step 15
+	countDown             *cuabi.Kernel
+	counter               *cuabi.Buffer
+	whileGraph            *cuabi.Graph
 	expect                []float32 // what y should hold, updated with the kernels' float operations
 }
 
@@ -71,6 +76,7 @@ var steps = []step{
 	{"template-kernel", (*state).templateKernel, true},
 	{"launch-batch", (*state).launchBatch, true},
 	{"graph", (*state).graphStep, true},
+	{"conditional-graph", (*state).conditionalGraph, true},
 	{"threads", (*state).threads, true},
 	{"teardown", (*state).teardown, true},
 }
@@ -489,6 +495,68 @@ func (s *state) graphStep() (err error) {
 	return sameFloats("y2", s.y2, filled(1, 0))
 }
 
+// captureWhile captures a while node whose body is saxpy(1, x, y) and count_down(counter, condition).
+func (s *state) captureWhile() (*cuabi.Graph, error) {
+	one := cuabi.LaunchConfig{Grid: cuabi.Dim3{X: 1}, Block: cuabi.Dim3{X: 1}, Stream: s.stream}
+	return s.stream.Capture(cuabi.CaptureThreadLocal, func() error {
+		condition, err := s.stream.CreateCondition(1, cuabi.ConditionAssignDefault)
+		if err != nil {
+			return err
+		}
+		return s.stream.CaptureWhile(condition, func() error {
+			if err := s.saxpy.Launch(s.config(), float32(1), s.x, s.y, uint32(n)); err != nil {
+				return err
+			}
+			return s.countDown.Launch(one, s.counter, condition)
+		})
+	})
+}
+
+func (s *state) conditionalGraph() (err error) {
+	if s.countDownModule, err = s.context.Compile(scenario.CountDownSource, nil); err != nil {
+		return err
+	}
+	if s.countDown, err = s.countDownModule.Kernel("count_down"); err != nil {
+		return err
+	}
+	if s.counter, err = cuabi.NewBufferFrom(s.context, []uint32{whileIterations}); err != nil {
+		return err
+	}
+	if s.whileGraph, err = s.captureWhile(); err != nil {
+		return err
+	}
+	count, err := s.whileGraph.NodeCount()
+	if err != nil {
+		return err
+	}
+	if count != 1 {
+		return fmt.Errorf("the graph has %d nodes, expected 1", count)
+	}
+	node, err := s.whileGraph.Node(0)
+	if err != nil {
+		return err
+	}
+	if node.Kind != cuabi.NodeConditional || node.ConditionalType != cuabi.ConditionalWhile || node.ConditionalBodyNodes != 2 {
+		return fmt.Errorf("node 0 is of kind %d, type %d with %d body nodes, expected 14, 2 with 2", node.Kind,
+			node.ConditionalType, node.ConditionalBodyNodes)
+	}
+	if err := s.whileGraph.Launch(s.stream); err != nil {
+		return err
+	}
+	s.expectSaxpy(1, whileIterations)
+	if err := s.checkY(); err != nil {
+		return err
+	}
+	left := make([]uint32, 1)
+	if err := cuabi.ReadSlice(s.counter, 0, left); err != nil {
+		return err
+	}
+	if left[0] != 0 {
+		return fmt.Errorf("the counter is %d after the replay, expected 0", left[0])
+	}
+	return nil
+}
+
 func (s *state) threads() error {
 	var wg sync.WaitGroup
 	errs := make([]error, workers)
@@ -543,8 +611,8 @@ func (s *state) worker() error {
 
 // closeAll closes every object the scenario holds, the context first; safe to repeat.
 func (s *state) closeAll() {
-	for _, c := range []interface{ Close() error }{s.context, s.graph, s.saxpy, s.scale, s.module, s.offline,
-		s.offlineAgain, s.stream, s.x, s.y, s.x2, s.y2} {
+	for _, c := range []interface{ Close() error }{s.context, s.graph, s.whileGraph, s.saxpy, s.scale, s.countDown,
+		s.module, s.offline, s.offlineAgain, s.countDownModule, s.stream, s.x, s.y, s.x2, s.y2, s.counter} {
 		c.Close()
 	}
 }

@@ -14,6 +14,14 @@ __global__ void scale(T* data, T factor, unsigned n) {
 }
 `
 
+// CountDownSource is the scenario's COUNT_DOWN_SOURCE: a kernel that counts down and clears a
+// while node's condition at zero.
+const CountDownSource = `extern "C" __device__ __cudart_builtin__ void cudaGraphSetConditional(cudaGraphConditionalHandle handle, unsigned int value);
+extern "C" __global__ void count_down(unsigned* counter, cudaGraphConditionalHandle condition) {
+    if (--*counter == 0u) cudaGraphSetConditional(condition, 0u);
+}
+`
+
 // Broken is the scenario's BROKEN: a source NVRTC refuses.
 const Broken = "__global__ void broken( { }\n"
 

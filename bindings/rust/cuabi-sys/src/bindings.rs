@@ -64,6 +64,10 @@ pub type cuabi_capture_status = i32;
 pub type cuabi_graph_flags = u32;
 /// Node kinds (cuabi_graph_node_info.kind).
 pub type cuabi_graph_node_kind = i32;
+/// Conditional node types (cuabi_graph_capture_conditional_begin, cuabi_graph_node_info), since 1.2.
+pub type cuabi_graph_conditional_type = i32;
+/// Condition flags (cuabi_graph_condition_create), since 1.2.
+pub type cuabi_graph_condition_flags = u32;
 /// Whole-graph update flags (cuabi_graph_capture_end_update).
 pub type cuabi_graph_update_flags = u32;
 /// DOT dump flags (cuabi_graph_write_dot, cuabi_graph_get_dot), since 1.1.
@@ -315,6 +319,16 @@ pub const CUABI_GRAPH_NODE_CONDITIONAL: cuabi_graph_node_kind = 14;
 /// cuabi_graph_node_info.param_count when the driver cannot tell the layout (cuFuncGetParamInfo needs a CUDA 12.4
 /// driver).
 pub const CUABI_GRAPH_PARAM_COUNT_UNKNOWN: u32 = 4294967295;
+/// body 0 runs once when the condition is non-zero; body 1 (if any) when it is zero
+pub const CUABI_GRAPH_CONDITIONAL_IF: cuabi_graph_conditional_type = 1;
+/// the body runs again and again while the condition is non-zero
+pub const CUABI_GRAPH_CONDITIONAL_WHILE: cuabi_graph_conditional_type = 2;
+/// body n runs once when the condition is n; none when it is \>= the body count
+pub const CUABI_GRAPH_CONDITIONAL_SWITCH: cuabi_graph_conditional_type = 3;
+/// the condition keeps its value from one replay to the next
+pub const CUABI_GRAPH_CONDITION_DEFAULT: cuabi_graph_condition_flags = 0;
+/// every replay starts with the condition at default_value
+pub const CUABI_GRAPH_CONDITION_ASSIGN_DEFAULT: cuabi_graph_condition_flags = 1;
 pub const CUABI_GRAPH_UPDATE_DEFAULT: cuabi_graph_update_flags = 0;
 /// fail with CUABI_ERROR_GRAPH_UPDATE instead of rebuilding
 pub const CUABI_GRAPH_UPDATE_NO_REINSTANTIATE: cuabi_graph_update_flags = 1;
@@ -3528,12 +3542,20 @@ pub struct cuabi_graph_node_info {
     pub memset_value: u32,
     /// 1, 2 or 4 bytes
     pub memset_element_size: u32,
+    /// CUABI_GRAPH_CONDITIONAL_\*
+    pub conditional_type: i32,
+    /// body graphs: 1 for while, 1 or 2 for if, n for switch
+    pub conditional_body_count: u32,
+    /// the condition (cuabi_graph_condition_create) the node tests
+    pub condition: u64,
+    /// nodes in its bodies, nested bodies included
+    pub conditional_body_nodes: u64,
 }
 #[test]
 fn bindgen_test_layout_cuabi_graph_node_info() {
     assert_eq!(
         ::std::mem::size_of::<cuabi_graph_node_info>(),
-        64usize,
+        88usize,
         concat!("Size of: ", stringify!(cuabi_graph_node_info))
     );
     assert_eq!(
@@ -3711,6 +3733,74 @@ fn bindgen_test_layout_cuabi_graph_node_info() {
         );
     }
     test_field_memset_element_size();
+    fn test_field_conditional_type() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_node_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).conditional_type) as usize - ptr as usize
+            },
+            64usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_node_info),
+                "::",
+                stringify!(conditional_type)
+            )
+        );
+    }
+    test_field_conditional_type();
+    fn test_field_conditional_body_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_node_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).conditional_body_count) as usize - ptr as usize
+            },
+            68usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_node_info),
+                "::",
+                stringify!(conditional_body_count)
+            )
+        );
+    }
+    test_field_conditional_body_count();
+    fn test_field_condition() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_node_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).condition) as usize - ptr as usize
+            },
+            72usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_node_info),
+                "::",
+                stringify!(condition)
+            )
+        );
+    }
+    test_field_condition();
+    fn test_field_conditional_body_nodes() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_graph_node_info>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).conditional_body_nodes) as usize - ptr as usize
+            },
+            80usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_graph_node_info),
+                "::",
+                stringify!(conditional_body_nodes)
+            )
+        );
+    }
+    test_field_conditional_body_nodes();
 }
 /// New end points for a memcpy node (cuabi_graph_update_memcpy), since 1.1: a range of a cuabi buffer, or host memory,
 /// on each side -- exactly one of dst_buffer / dst_host, and one of src_buffer / src_host. The direction (host to
@@ -6160,6 +6250,40 @@ pub type PFN_cuabi_graph_get_dot = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Since 1.2. Creates a condition for the graph `stream` captures into now -- the capture itself, or the body being
+/// captured -- and returns its value in \*out_condition: an opaque 64-bit value to pass to kernels (as an 8-byte
+/// argument) and to cuabi_graph_capture_conditional_begin in the same graph. It starts each replay at default_value
+/// with CUABI_GRAPH_CONDITION_ASSIGN_DEFAULT. CUABI_ERROR_INVALID_ARGUMENT for unknown flags. It lives as long as the
+/// graph.
+pub type PFN_cuabi_graph_condition_create = ::std::option::Option<
+    unsafe extern "C" fn(
+        stream: *mut cuabi_stream,
+        default_value: u32,
+        flags: u32,
+        out_condition: *mut u64,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Adds a conditional node (CUABI_GRAPH_CONDITIONAL_\*) that tests `condition` after the work captured so
+/// far, and makes the stream capture its first body. body_count must be 1 for while, 1 or 2 for if, at least 1 for
+/// switch. CUABI_ERROR_INVALID_ARGUMENT for another type or count, and for a condition that
+/// cuabi_graph_condition_create did not make for the graph the stream captures into now (one of another capture or of
+/// another body: the message says which).
+pub type PFN_cuabi_graph_capture_conditional_begin = ::std::option::Option<
+    unsafe extern "C" fn(
+        stream: *mut cuabi_stream,
+        condition: u64,
+        type_: i32,
+        body_count: u32,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Ends the body being captured and makes the stream capture the node's next body (the else body of an if,
+/// body n+1 of a switch). CUABI_ERROR_OUT_OF_BOUNDS when it was the last.
+pub type PFN_cuabi_graph_capture_conditional_next =
+    ::std::option::Option<unsafe extern "C" fn(stream: *mut cuabi_stream) -> cuabi_status>;
+/// Since 1.2. Ends the body being captured (bodies not reached stay empty) and goes back to capturing the graph around
+/// the node, after it.
+pub type PFN_cuabi_graph_capture_conditional_end =
+    ::std::option::Option<unsafe extern "C" fn(stream: *mut cuabi_stream) -> cuabi_status>;
 /// Prepares \*out_stats for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_graph_cache_stats_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_stats: *mut cuabi_graph_cache_stats) -> cuabi_status,

@@ -1,4 +1,4 @@
-//! The conformance scenario in Rust (tests/conformance/README.md): the same sixteen steps as the C
+//! The conformance scenario in Rust (tests/conformance/README.md): the same seventeen steps as the C
 //! reference, printing the same transcript line for line. The library comes from `CUABI_LIBRARY`,
 //! else `libcuabi.so.1` through the dynamic linker's search path.
 //!
@@ -7,8 +7,8 @@
 //! ```
 
 use cuabi::{
-    Buffer, CaptureMode, CompileOptions, Context, Error, GraphOptions, ImageKind, Kernel, LaunchConfig, LaunchItem,
-    Module, NodeKind, Origin, PackedArgs, Status, Stream,
+    Buffer, CaptureMode, CompileOptions, ConditionReset, ConditionalType, Context, Error, GraphOptions, ImageKind,
+    Kernel, LaunchConfig, LaunchItem, Module, NodeKind, Origin, PackedArgs, Status, Stream,
 };
 use std::process::ExitCode;
 
@@ -16,6 +16,7 @@ const N: u32 = 1 << 20;
 const BLOCK: u32 = 256;
 const BATCH_LAUNCHES: usize = 4;
 const GRAPH_LAUNCHES: usize = 8;
+const WHILE_ITERATIONS: u32 = 5;
 const THREADS: usize = 4;
 const THREAD_LAUNCHES: u32 = 1000;
 
@@ -27,6 +28,13 @@ template <typename T>
 __global__ void scale(T* data, T factor, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) data[i] *= factor;
+}
+";
+/// The conditional-graph step's kernel: counts down and clears the while node's condition at zero.
+const COUNT_DOWN_SOURCE: &str = "extern \"C\" __device__ __cudart_builtin__ void cudaGraphSetConditional(\
+cudaGraphConditionalHandle handle, unsigned int value);
+extern \"C\" __global__ void count_down(unsigned* counter, cudaGraphConditionalHandle condition) {
+    if (--*counter == 0u) cudaGraphSetConditional(condition, 0u);
 }
 ";
 const BROKEN: &str = "__global__ void broken( { }\n";
@@ -88,6 +96,10 @@ struct Scenario {
     saxpy: Option<Kernel>,
     scale: Option<Kernel>,
     graph: Option<cuabi::Graph>,
+    count_down_module: Option<Module>,
+    count_down: Option<Kernel>,
+    counter: Option<Buffer>,
+    while_graph: Option<cuabi::Graph>,
     expect: Vec<f32>,
 }
 
@@ -366,6 +378,58 @@ fn graph(s: &mut Scenario) -> Step {
     check_floats("y2", need(&s.y2, "y2")?, |_| 1.0)
 }
 
+/// A while node whose body is saxpy(1, x, y) and count_down(counter, condition).
+fn capture_while(s: &Scenario) -> Result<cuabi::Graph, String> {
+    let (x, y, saxpy) = (need(&s.x, "x")?, need(&s.y, "y")?, need(&s.saxpy, "saxpy")?);
+    let (count_down, counter) = (need(&s.count_down, "count_down")?, need(&s.counter, "the counter")?);
+    let stream = need(&s.stream, "the stream")?;
+    let config = stream_config(s)?;
+    let one = LaunchConfig::new().grid(1).block(1).stream(stream);
+    stream
+        .capture(CaptureMode::ThreadLocal, &GraphOptions::new(), |stream| {
+            let condition = stream.create_condition(1, ConditionReset::EveryReplay)?;
+            stream.capture_while(condition, |_| {
+                saxpy.launch(&config, &[&1.0f32, x, y, &N])?;
+                count_down.launch(&one, &[counter, &condition])
+            })
+        })
+        .expect_ok("capturing the while node")
+}
+
+fn conditional_graph(s: &mut Scenario) -> Step {
+    let context = need(&s.context, "the context")?;
+    let module =
+        Module::compile(context, COUNT_DOWN_SOURCE, &CompileOptions::new()).expect_ok("cuabi_module_compile")?;
+    s.count_down = Some(module.kernel("count_down").expect_ok("cuabi_module_get_kernel")?);
+    s.count_down_module = Some(module);
+    s.counter = Some(Buffer::from_slice(context, &[WHILE_ITERATIONS]).expect_ok("writing the counter")?);
+    s.while_graph = Some(capture_while(s)?);
+    let (graph, stream) = (need(&s.while_graph, "the graph")?, need(&s.stream, "the stream")?);
+    let nodes = graph.nodes().expect_ok("reading the inventory")?;
+    if nodes.len() != 1 {
+        return Err(format!("the graph has {} nodes, expected 1", nodes.len()));
+    }
+    let node = &nodes[0];
+    if node.kind != NodeKind::Conditional
+        || node.conditional_type != Some(ConditionalType::While)
+        || node.conditional_body_nodes != 2
+    {
+        return Err(format!(
+            "node 0 is of kind {:?}, type {:?} with {} body nodes, expected 14, 2 with 2",
+            node.kind, node.conditional_type, node.conditional_body_nodes
+        ));
+    }
+    graph.launch(Some(stream)).expect_ok("cuabi_graph_launch")?;
+    stream.synchronize().expect_ok("cuabi_stream_synchronize")?;
+    expect_saxpy(&mut s.expect, 1.0, WHILE_ITERATIONS as usize);
+    check_y(s)?;
+    let counter = need(&s.counter, "the counter")?.to_vec::<u32>().expect_ok("reading the counter")?;
+    match counter[0] {
+        0 => Ok(()),
+        left => Err(format!("the counter is {left} after the replay, expected 0")),
+    }
+}
+
 /// One thread of the threads step: its own stream and buffers, THREAD_LAUNCHES launches.
 fn worker(context: &Context, saxpy: &Kernel) -> Step {
     let stream = Stream::new(context).expect_ok("cuabi_stream_create")?;
@@ -430,18 +494,18 @@ fn teardown(s: &mut Scenario) -> Step {
 /// stream, buffers.
 fn drop_all(s: &mut Scenario) {
     drop(s.context.take());
-    drop(s.graph.take());
-    drop((s.saxpy.take(), s.scale.take()));
-    drop((s.module.take(), s.offline.take(), s.offline_again.take()));
+    drop((s.graph.take(), s.while_graph.take()));
+    drop((s.saxpy.take(), s.scale.take(), s.count_down.take()));
+    drop((s.module.take(), s.offline.take(), s.offline_again.take(), s.count_down_module.take()));
     drop(s.stream.take());
-    drop((s.x.take(), s.y.take(), s.x2.take(), s.y2.take()));
+    drop((s.x.take(), s.y.take(), s.x2.take(), s.y2.take(), s.counter.take()));
 }
 
 // ---- the run -----------------------------------------------------------------------------------
 
 type StepFn = fn(&mut Scenario) -> Step;
 
-const STEPS: [(&str, StepFn, bool); 16] = [
+const STEPS: [(&str, StepFn, bool); 17] = [
     ("load", load, false),
     ("status-names", status_names, false),
     ("compile-error", compile_error, false),
@@ -456,6 +520,7 @@ const STEPS: [(&str, StepFn, bool); 16] = [
     ("template-kernel", template_kernel, true),
     ("launch-batch", launch_batch, true),
     ("graph", graph, true),
+    ("conditional-graph", conditional_graph, true),
     ("threads", threads, true),
     ("teardown", teardown, true),
 ];

@@ -3,6 +3,7 @@
 use crate::buffer::Buffer;
 use crate::error::{Error, Result, Status};
 use crate::ffi::{call, defaults, destroy, fixed_text, raw, two_call_text};
+use crate::graph_conditional::{Condition, ConditionalType};
 use crate::launch::{with_table, Dim3, KernelArg, PackedArgs, Param};
 use crate::stream::Stream;
 use cuabi_sys as sys;
@@ -513,6 +514,14 @@ pub struct NodeInfo {
     pub memset_value: u32,
     /// Memset nodes: the element size, 1, 2 or 4 bytes.
     pub memset_element_size: u32,
+    /// Conditional nodes cuabi added: what the node does with its bodies (`None` for other nodes).
+    pub conditional_type: Option<ConditionalType>,
+    /// Conditional nodes: how many body graphs it has.
+    pub conditional_body_count: u32,
+    /// Conditional nodes: the condition it tests.
+    pub condition: Option<Condition>,
+    /// Conditional nodes: the nodes in its bodies, nested bodies included.
+    pub conditional_body_nodes: u64,
 }
 
 impl NodeInfo {
@@ -527,6 +536,10 @@ impl NodeInfo {
             param_bytes: raw.param_bytes,
             memset_value: raw.memset_value,
             memset_element_size: raw.memset_element_size,
+            conditional_type: (raw.conditional_type != 0).then(|| ConditionalType::from_code(raw.conditional_type)),
+            conditional_body_count: raw.conditional_body_count,
+            condition: (raw.conditional_type != 0).then(|| Condition::from_value(raw.condition)),
+            conditional_body_nodes: raw.conditional_body_nodes,
         }
     }
 }

@@ -111,6 +111,7 @@ mod event;
 mod ffi;
 mod graph;
 pub mod graph_cache;
+mod graph_conditional;
 mod graph_dot;
 mod host_memory;
 mod kernel;
@@ -134,6 +135,7 @@ pub use event::{Event, EventOptions};
 pub use graph::{
     Capture, CaptureMode, CaptureStatus, Graph, GraphOptions, MemcpyEnd, NodeInfo, NodeKind, Reinstantiate, UpdateInfo,
 };
+pub use graph_conditional::{Condition, ConditionReset, ConditionalBody, ConditionalType};
 pub use graph_dot::DotOptions;
 pub use host_memory::{HostMemory, HostMemoryOptions};
 pub use kernel::{BlockSizeSuggestion, CachePreference, Carveout, Kernel, KernelAttribute, KernelAttributes};

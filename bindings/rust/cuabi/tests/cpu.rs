@@ -423,3 +423,20 @@ fn memory_calls_refuse_forged_handles_and_unknown_values() {
         assert!(message.contains("advice 9") && message.contains("Fix:"), "{message}");
     }
 }
+
+#[test]
+fn conditions_are_8_byte_kernel_arguments_and_bad_conditional_calls_are_refused_first() {
+    use cuabi::KernelArg;
+    let condition = cuabi::Condition::from_value(0xfeed);
+    assert_eq!(condition.value(), 0xfeed);
+    assert_eq!(condition.arg_size(), 8);
+    let api = cuabi::raw_api().unwrap();
+    let begin = api.cuabi_graph_capture_conditional_begin.unwrap();
+    // Safety: cuabi checks the type and body count before it looks at the (NULL) stream.
+    let status = unsafe { begin(std::ptr::null_mut(), 1, cuabi::sys::CUABI_GRAPH_CONDITIONAL_WHILE, 2) };
+    assert_eq!(status, Status::InvalidArgument.code());
+    let status = unsafe { begin(std::ptr::null_mut(), 1, 0, 1) };
+    assert_eq!(status, Status::InvalidArgument.code());
+    let status = unsafe { begin(std::ptr::null_mut(), 1, cuabi::sys::CUABI_GRAPH_CONDITIONAL_WHILE, 1) };
+    assert_eq!(status, Status::InvalidHandle.code());
+}

@@ -23,6 +23,8 @@ use harness::{Outcome, Skip};
 mod batch;
 #[path = "gpu/devices.rs"]
 mod devices;
+#[path = "gpu/conditional.rs"]
+mod conditional;
 #[path = "gpu/graphs.rs"]
 mod graphs;
 #[path = "gpu/launches.rs"]
@@ -496,5 +498,8 @@ fn main() {
         batch::a_batch_inside_a_capture_becomes_its_nodes_in_order,
         devices::a_tma_kernel_copies_the_tile_a_tensor_map_describes,
         devices::copies_between_two_devices_need_peer_access_or_staging,
+        conditional::a_while_node_runs_saxpy_until_a_kernel_clears_the_condition,
+        conditional::if_and_switch_nodes_run_the_body_their_condition_names,
+        conditional::refused_conditionals_end_the_capture_and_say_why,
     ]));
 }
