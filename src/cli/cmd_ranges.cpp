@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "cuabi/cuabi.h"
 #include "json.hpp"
@@ -54,14 +55,14 @@ int print_json(size_t count) {
 
 int run_ranges(int argc, char** argv) {
     bool as_json = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--json") == 0) {
-            as_json = true;
-        } else {
-            std::fprintf(stderr, "cuabi ranges: unknown argument '%s'\nusage: cuabi ranges [--json]\n", argv[i]);
-            return 2;
-        }
-    }
+    const option options[] = {{"json", no_argument, nullptr, 'j'}, {}};
+    cli::Parsed parsed = cli::parse_options("ranges", argc, argv, "", options, [&](int, const char*) {
+        as_json = true;
+        return true;
+    });
+    if (!parsed.proceed) return parsed.exit_code;
+    if (!parsed.positional.empty())
+        return cli::usage_error("ranges", "unexpected argument '" + parsed.positional[0] + "'");
     size_t count = 0;
     if (cuabi_range_get_catalog_count(&count) != CUABI_SUCCESS) {
         std::fprintf(stderr, "cuabi ranges: %s\n", cuabi_last_error_message());
@@ -73,4 +74,7 @@ int run_ranges(int argc, char** argv) {
 }  // namespace
 
 CUABI_CLI_COMMAND(ranges, "ranges", "ranges [--json]", "list the NVTX ranges cuabi marks (see docs/profiling.md)",
+                  "options:\n"
+                  "  --json       the catalog as one JSON object\n"
+                  "  -h, --help   this text\n",
                   run_ranges)

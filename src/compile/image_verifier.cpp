@@ -15,6 +15,7 @@
 #include "compile/verifier_protocol.hpp"
 #include "compile/worker_protocol.hpp"
 #include "core/child_process.hpp"
+#include "core/environment.hpp"
 #include "core/helper_executable.hpp"
 #include "cuabi/cuabi.h"
 
@@ -73,11 +74,14 @@ Verifier& this_process_verifier() {
 }
 
 // How long one trial (with the verifier's start, when it needs one) may take.
-int64_t timeout_ms() {
-    const char* text = secure_getenv("CUABI_IMAGE_VERIFY_TIMEOUT_MS");
-    long long value = text != nullptr ? std::atoll(text) : 0;
-    return value > 0 && value <= 3600000 ? value : kDefaultDeadlineMs;
+const NumberSetting& timeout_setting() {
+    static const NumberSetting setting =
+        read_number_setting("CUABI_IMAGE_VERIFY_TIMEOUT_MS", 1, 3600000, kDefaultDeadlineMs,
+                            "set CUABI_IMAGE_VERIFY_TIMEOUT_MS to a number of milliseconds, or unset it");
+    return setting;
 }
+
+int64_t timeout_ms() { return static_cast<int64_t>(timeout_setting().value); }
 
 // Ends the verifier (v.mutex held) and says how it ended. One that closed its socket gets a moment
 // to be reaped on its own, so that a crash is reported as its signal, not as the kill that follows.
@@ -188,16 +192,45 @@ Status run_trial(Verifier& v, const verifier::Trial& trial, const cache::CachedI
 
 }  // namespace
 
-int32_t image_verification_policy(int32_t requested) {
-    if (requested != CUABI_IMAGE_VERIFY_DEFAULT) return requested;
-    static const int32_t from_environment = [] {
+namespace {
+
+struct PolicySetting {
+    int32_t policy = CUABI_IMAGE_VERIFY_UNTRUSTED;
+    EnvironmentProblem* problem = nullptr;  // never freed: read at exit too
+};
+
+const PolicySetting& policy_from_environment() {
+    static const PolicySetting setting = [] {
+        PolicySetting s;
         const char* text = secure_getenv("CUABI_IMAGE_VERIFY");
-        if (text == nullptr) return int32_t{CUABI_IMAGE_VERIFY_UNTRUSTED};
-        if (strcmp(text, "all") == 0) return int32_t{CUABI_IMAGE_VERIFY_ALL};
-        if (strcmp(text, "none") == 0) return int32_t{CUABI_IMAGE_VERIFY_NONE};
-        return int32_t{CUABI_IMAGE_VERIFY_UNTRUSTED};  // "untrusted", and anything unknown: the safe choice
+        std::string problem;
+        if (text != nullptr && strcmp(text, "all") == 0) s.policy = CUABI_IMAGE_VERIFY_ALL;
+        else if (text != nullptr && strcmp(text, "none") == 0) s.policy = CUABI_IMAGE_VERIFY_NONE;
+        else if (text != nullptr && *text != '\0' && strcmp(text, "untrusted") != 0)
+            problem = format("CUABI_IMAGE_VERIFY='%s' is none of \"untrusted\", \"all\" and \"none\"; \"untrusted\" is "
+                             "used", bounded(text, 40).c_str());  // the safe choice
+        s.problem = new EnvironmentProblem(problem, "set CUABI_IMAGE_VERIFY to untrusted, all or none, or unset it");
+        return s;
     }();
-    return from_environment;
+    return setting;
+}
+
+}  // namespace
+
+int32_t image_verification_policy(int32_t requested) {
+    return requested != CUABI_IMAGE_VERIFY_DEFAULT ? requested : policy_from_environment().policy;
+}
+
+Status report_verification_environment(int32_t requested) {
+    if (requested == CUABI_IMAGE_VERIFY_DEFAULT)
+        if (Status refused = policy_from_environment().problem->report_once()) return refused;
+    return must_verify(image_verification_policy(requested), false) ? timeout_setting().problem->report_once()
+                                                                     : CUABI_SUCCESS;
+}
+
+void read_verification_environment() {
+    policy_from_environment();
+    timeout_setting();
 }
 
 bool must_verify(int32_t policy, bool trusted_source) {
