@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "148775530c2e60d06548fa5257362bdfbb03a20ea1cc759503eec10a460ce87b";
+pub const cuabi_header_digest = "7fb1367aaa91c0da9227c973875f6778474e1ca0a8962c8b82b0bf01d8a0d38a";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -321,6 +321,7 @@ pub const PFN_cuabi_last_error_message = ?*const fn () callconv(.c) [*c]const u8
 pub const PFN_cuabi_last_cu_result = ?*const fn () callconv(.c) i32;
 pub const PFN_cuabi_last_nvrtc_result = ?*const fn () callconv(.c) i32;
 pub const PFN_cuabi_last_compile_log = ?*const fn (out_text: [*c]u8, capacity: usize, out_size: [*c]usize) callconv(.c) cuabi_status;
+pub const PFN_cuabi_environment_get_problems = ?*const fn (out_text: [*c]u8, capacity: usize, out_size: [*c]usize) callconv(.c) cuabi_status;
 pub const PFN_cuabi_device_info_init = ?*const fn (struct_size: u32, out_info: [*c]cuabi_device_info) callconv(.c) cuabi_status;
 pub const PFN_cuabi_driver_get_version = ?*const fn (out_version: [*c]i32) callconv(.c) cuabi_status;
 pub const PFN_cuabi_device_get_count = ?*const fn (out_count: [*c]i32) callconv(.c) cuabi_status;

@@ -4523,6 +4523,19 @@ pub type PFN_cuabi_last_compile_log = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Since 1.2. The CUABI_\* environment variables whose values cuabi cannot use, one line each: a sentence naming the
+/// variable, its value, what it accepts and what is used instead ("CUABI_COMPILE_TIMEOUT_MS='abc' is not a whole number
+/// from 1 to 4294967295; 600000 is used."), "" when there are none. Reads every setting first, so the list is complete.
+/// Each such value also fails the first call it affects, once, with CUABI_ERROR_INVALID_ARGUMENT naming it -- except
+/// the kernel cache's settings and CUABI_NVTX, which fail no call (the cache says them in
+/// cuabi_cache_get_degradation_reason()). Two-call text. Thread-safe.
+pub type PFN_cuabi_environment_get_problems = ::std::option::Option<
+    unsafe extern "C" fn(
+        out_text: *mut ::std::os::raw::c_char,
+        capacity: usize,
+        out_size: *mut usize,
+    ) -> cuabi_status,
+>;
 /// Prepares \*out_info for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_device_info_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_info: *mut cuabi_device_info) -> cuabi_status,
