@@ -74,14 +74,32 @@ Verifier& this_process_verifier() {
 }
 
 // How long one trial (with the verifier's start, when it needs one) may take.
-const NumberSetting& timeout_setting() {
-    static const NumberSetting setting =
-        read_number_setting("CUABI_IMAGE_VERIFY_TIMEOUT_MS", 1, 3600000, kDefaultDeadlineMs,
-                            "set CUABI_IMAGE_VERIFY_TIMEOUT_MS to a number of milliseconds, or unset it");
-    return setting;
+// Read at every trial, so that a new value takes effect at once. A value it refuses is an
+// environment problem; *problem says it ("" for none).
+int64_t timeout_ms(std::string* problem = nullptr) {
+    uint64_t value = 0;
+    std::string refused;
+    bool read = read_environment_number("CUABI_IMAGE_VERIFY_TIMEOUT_MS", 1, 3600000, &value, &refused);
+    if (!refused.empty()) {
+        refused += format("; %lld is used", static_cast<long long>(kDefaultDeadlineMs));
+        record_environment_problem(refused);
+    }
+    if (problem != nullptr) *problem = refused;
+    return read ? static_cast<int64_t>(value) : kDefaultDeadlineMs;
 }
 
-int64_t timeout_ms() { return static_cast<int64_t>(timeout_setting().value); }
+// A refused timeout fails the first call that reads it, once per value.
+Status report_timeout_problem() {
+    static std::mutex mutex;
+    static std::string* reported = new std::string();  // never freed: read at exit too
+    std::string problem;
+    timeout_ms(&problem);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (problem.empty() || problem == *reported) return CUABI_SUCCESS;
+    *reported = problem;
+    return fail(CUABI_ERROR_INVALID_ARGUMENT, "set CUABI_IMAGE_VERIFY_TIMEOUT_MS to a number of milliseconds, or unset it",
+                "%s (reported once; later calls use that)", problem.c_str());
+}
 
 // Ends the verifier (v.mutex held) and says how it ended. One that closed its socket gets a moment
 // to be reaped on its own, so that a crash is reported as its signal, not as the kill that follows.
@@ -224,13 +242,12 @@ int32_t image_verification_policy(int32_t requested) {
 Status report_verification_environment(int32_t requested) {
     if (requested == CUABI_IMAGE_VERIFY_DEFAULT)
         if (Status refused = policy_from_environment().problem->report_once()) return refused;
-    return must_verify(image_verification_policy(requested), false) ? timeout_setting().problem->report_once()
-                                                                     : CUABI_SUCCESS;
+    return must_verify(image_verification_policy(requested), false) ? report_timeout_problem() : CUABI_SUCCESS;
 }
 
 void read_verification_environment() {
     policy_from_environment();
-    timeout_setting();
+    timeout_ms();
 }
 
 bool must_verify(int32_t policy, bool trusted_source) {
