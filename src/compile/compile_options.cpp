@@ -11,6 +11,8 @@
 namespace cuabi {
 namespace {
 
+constexpr uint32_t kMaxRegisters = 255;  // per thread, on every architecture NVRTC compiles for
+
 constexpr uint32_t kKnownFlags = CUABI_COMPILE_NO_CACHE | CUABI_COMPILE_PTX | CUABI_COMPILE_NO_TOOLKIT_INCLUDES |
                                  CUABI_COMPILE_IN_PROCESS | CUABI_COMPILE_ISOLATED;
 
@@ -246,6 +248,11 @@ Status check_compile_options(const CompileOptions& options) {
     for (const auto& tristate : tristates)
         if ((status = check_tristate(tristate.value, tristate.field)) != CUABI_SUCCESS) return status;
     if ((status = check_cpp_standard(options.cpp_standard)) != CUABI_SUCCESS) return status;
+    // ptxas ignores a larger limit with only a warning in the log: the caller would not learn it.
+    if (options.max_registers > kMaxRegisters)
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass 0 for NVRTC's choice, or a limit from 1 to 255",
+                    "cuabi_compile_options.max_registers is %u, more than the 255 registers a thread can have",
+                    options.max_registers);
     if ((status = require_strings(options.defines, options.define_count, "defines", false)) != CUABI_SUCCESS ||
         (status = check_defines(options)) != CUABI_SUCCESS ||
         (status = require_strings(options.include_dirs, options.include_dir_count, "include_dirs", false)) !=

@@ -125,6 +125,17 @@ TEST(OptionValues, UnknownFlagBitsListTheFlagsThatExist) {
         EXPECT_NE(message().find(flag), std::string::npos) << message();
 }
 
+TEST(OptionValues, ARegisterLimitAboveWhatAThreadHasIsRefused) {
+    // ptxas would ignore it with a warning in the log only.
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    options.max_registers = 100000;
+    EXPECT_FAILS_WITH(read(options), CUABI_ERROR_INVALID_ARGUMENT, "max_registers is 100000");
+    EXPECT_NE(message().find("from 1 to 255"), std::string::npos) << message();
+    options.max_registers = 255;
+    EXPECT_EQ(read(options), CUABI_SUCCESS) << message();
+}
+
 TEST(OptionValues, AnUnknownStandardFailsBeforeNvrtcRuns) {
     // Through the whole compile: the refusal is cuabi's, with no NVRTC log blaming extra_flags.
     cuabi_compile_options options;

@@ -17,6 +17,9 @@ fn refused_environment_values_are_listed_with_the_variable_and_value() {
         problems.iter().any(|p| p.starts_with("CUABI_IMAGE_VERIFY_TIMEOUT_MS='soon' is not a whole number")),
         "{problems:?}"
     );
-    assert!(!problems.iter().any(|p| p.contains("CUABI_COMPILE_WORKERS")), "a usable value is no problem: {problems:?}");
+    assert!(
+        !problems.iter().any(|p| p.contains("CUABI_COMPILE_WORKERS")),
+        "a usable value is no problem: {problems:?}"
+    );
     assert_eq!(cuabi::environment_problems().unwrap(), problems, "asking again lists each once");
 }
