@@ -71,6 +71,14 @@ Parsed parse_options(const char* command, int argc, char** argv, const char* sho
     return parsed;
 }
 
+int parse_json_only(const char* command, int argc, char** argv, bool* json) {
+    const option options[] = {{"json", no_argument, nullptr, 'j'}, {}};
+    Parsed parsed = parse_options(command, argc, argv, "", options, [json](int, const char*) { return *json = true; });
+    if (!parsed.proceed) return parsed.exit_code;
+    if (!parsed.positional.empty()) return usage_error(command, "unexpected argument '" + parsed.positional[0] + "'");
+    return -1;
+}
+
 bool parse_number(const char* command, const char* argument, const char* text, uint64_t min, uint64_t max,
                   uint64_t* out) {
     uint64_t value = 0;

@@ -32,6 +32,10 @@ Parsed parse_options(const char* command, int argc, char** argv, const char* sho
 // `cuabi <command> --help`: the usage, the summary and the options, to stdout.
 void print_command_help(const Command& command);
 
+// For a command whose one option is --json and that takes no operand: -1 to go on, with *json
+// set, else the exit status (after --help, or bad usage).
+int parse_json_only(const char* command, int argc, char** argv, bool* json);
+
 // Prints "cuabi <command>: <problem>" and the usage line to stderr; returns 2.
 int usage_error(const char* command, const std::string& problem);
 

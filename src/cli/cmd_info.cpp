@@ -400,14 +400,8 @@ void print_json(const Facts& facts) {
 
 int run_info(int argc, char** argv) {
     bool as_json = false;
-    const option options[] = {{"json", no_argument, nullptr, 'j'}, {}};
-    cli::Parsed parsed = cli::parse_options("info", argc, argv, "", options, [&](int, const char*) {
-        as_json = true;
-        return true;
-    });
-    if (!parsed.proceed) return parsed.exit_code;
-    if (!parsed.positional.empty())
-        return cli::usage_error("info", "unexpected argument '" + parsed.positional[0] + "'");
+    int exit_code = cli::parse_json_only("info", argc, argv, &as_json);
+    if (exit_code >= 0) return exit_code;
     Facts facts = gather();
     if (as_json)
         print_json(facts);

@@ -55,14 +55,8 @@ int print_json(size_t count) {
 
 int run_ranges(int argc, char** argv) {
     bool as_json = false;
-    const option options[] = {{"json", no_argument, nullptr, 'j'}, {}};
-    cli::Parsed parsed = cli::parse_options("ranges", argc, argv, "", options, [&](int, const char*) {
-        as_json = true;
-        return true;
-    });
-    if (!parsed.proceed) return parsed.exit_code;
-    if (!parsed.positional.empty())
-        return cli::usage_error("ranges", "unexpected argument '" + parsed.positional[0] + "'");
+    int exit_code = cli::parse_json_only("ranges", argc, argv, &as_json);
+    if (exit_code >= 0) return exit_code;
     size_t count = 0;
     if (cuabi_range_get_catalog_count(&count) != CUABI_SUCCESS) {
         std::fprintf(stderr, "cuabi ranges: %s\n", cuabi_last_error_message());
