@@ -4848,7 +4848,8 @@ pub type PFN_cuabi_module_info_init = ::std::option::Option<
 /// CUBIN for the device's sm_XY, or -- when NVRTC is older than the device -- PTX for the newest compute_XY NVRTC
 /// supports (cuabi_module_info.ptx_fallback). Identical requests are served by the kernel cache, also when NVRTC cannot
 /// be loaded. Returns CUABI_ERROR_COMPILE for errors in the source (the message quotes the first error and, for a
-/// missing #include, every directory searched; cuabi_last_compile_log() has the whole log),
+/// missing #include, every directory searched; cuabi_last_compile_log() has the whole log) and for a name expression
+/// that names no kernel (the message names name_expressions\[i\] and the kernels the source declares),
 /// CUABI_ERROR_INVALID_ARGUMENT for a bad option (including options NVRTC refuses), CUABI_ERROR_NVRTC_NOT_FOUND when
 /// the cache has no entry and libnvrtc cannot be loaded, CUABI_ERROR_INVALID_IMAGE when an explicit target cannot run
 /// on the device, CUABI_ERROR_TIMEOUT when NVRTC ran past options-\>timeout_ms, CUABI_ERROR_NVRTC when NVRTC failed
