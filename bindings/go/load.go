@@ -116,6 +116,23 @@ func ABIVersion() (uint32, error) {
 	return uint32(v), err
 }
 
+// EnvironmentProblems lists the CUABI_* environment variables whose values cuabi cannot use: one
+// sentence each, naming the variable, its value, what it accepts and what is used instead; empty
+// when every setting is usable. Each such value also fails the first call it affects, once, with
+// ErrInvalidArgument -- except the kernel cache's settings and CUABI_NVTX, which fail no call.
+func EnvironmentProblems() ([]string, error) {
+	if err := loaded(); err != nil {
+		return nil, err
+	}
+	text, err := twoCallText(func(out unsafe.Pointer, capacity C.size_t, size *C.size_t) *C.cuabi_go_failure {
+		return C.cuabi_go_environment_get_problems((*C.char)(out), capacity, size)
+	})
+	if err != nil || text == "" {
+		return nil, err
+	}
+	return strings.Split(text, "\n"), nil
+}
+
 // HasFunction reports whether the loaded library exports the C function name
 // ("cuabi_graph_retain_buffer"): functions added in later 1.x releases are absent from older
 // libraries, and the methods that call them return ErrUnsupported.

@@ -15,6 +15,7 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_last_cu_result last_cu_result;
     PFN_cuabi_last_nvrtc_result last_nvrtc_result;
     PFN_cuabi_last_compile_log last_compile_log;
+    PFN_cuabi_environment_get_problems environment_get_problems;
     PFN_cuabi_device_info_init device_info_init;
     PFN_cuabi_driver_get_version driver_get_version;
     PFN_cuabi_device_get_count device_get_count;
@@ -180,7 +181,7 @@ typedef struct cuabi_go_functions {
 
 extern cuabi_go_functions cuabi_go_fn;
 
-#define CUABI_GO_FUNCTION_COUNT 169
+#define CUABI_GO_FUNCTION_COUNT 170
 extern const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT];
 
 /* Fills cuabi_go_fn through `get`. */
@@ -195,6 +196,7 @@ cuabi_go_failure* cuabi_go_version_number(uint32_t* out_result);
 cuabi_go_failure* cuabi_go_abi_version(uint32_t* out_result);
 cuabi_go_failure* cuabi_go_get_proc_address(const char* name, cuabi_proc* out_result);
 cuabi_go_failure* cuabi_go_status_name(cuabi_status status, const char** out_result);
+cuabi_go_failure* cuabi_go_environment_get_problems(char* out_text, size_t capacity, size_t* out_size);
 cuabi_go_failure* cuabi_go_device_info_init(uint32_t struct_size, cuabi_device_info* out_info);
 cuabi_go_failure* cuabi_go_driver_get_version(int32_t* out_version);
 cuabi_go_failure* cuabi_go_device_get_count(int32_t* out_count);

@@ -246,6 +246,15 @@ CUABI_API int32_t cuabi_last_nvrtc_result(void);
  * "" when that call failed before NVRTC ran. Two-call. Thread-local, like the message. */
 CUABI_API cuabi_status cuabi_last_compile_log(CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
 
+/* Since 1.2. The CUABI_* environment variables whose values cuabi cannot use, one line each: a
+ * sentence naming the variable, its value, what it accepts and what is used instead
+ * ("CUABI_COMPILE_TIMEOUT_MS='abc' is not a whole number from 1 to 4294967295; 600000 is used."),
+ * "" when there are none. Reads every setting first, so the list is complete. Each such value
+ * also fails the first call it affects, once, with CUABI_ERROR_INVALID_ARGUMENT naming it --
+ * except the kernel cache's settings and CUABI_NVTX, which fail no call (the cache says them in
+ * cuabi_cache_get_degradation_reason()). Two-call text. Thread-safe. */
+CUABI_API cuabi_status cuabi_environment_get_problems(CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size) CUABI_SINCE(1.2);
+
 #endif /* CUABI_NO_PROTOTYPES */
 
 /* ============================================================================================
@@ -1014,7 +1023,9 @@ CUABI_API cuabi_status cuabi_module_info_init(uint32_t struct_size, CUABI_OUT cu
  * than the device -- PTX for the newest compute_XY NVRTC supports (cuabi_module_info.ptx_fallback).
  * Identical requests are served by the kernel cache, also when NVRTC cannot be loaded. Returns
  * CUABI_ERROR_COMPILE for errors in the source (the message quotes the first error and, for a
- * missing #include, every directory searched; cuabi_last_compile_log() has the whole log),
+ * missing #include, every directory searched; cuabi_last_compile_log() has the whole log) and for
+ * a name expression that names no kernel (the message names name_expressions[i] and the kernels
+ * the source declares),
  * CUABI_ERROR_INVALID_ARGUMENT for a bad option (including options NVRTC refuses),
  * CUABI_ERROR_NVRTC_NOT_FOUND when the cache has no entry and libnvrtc cannot be loaded,
  * CUABI_ERROR_INVALID_IMAGE when an explicit target cannot run on the device, CUABI_ERROR_TIMEOUT
@@ -2183,6 +2194,7 @@ typedef const char* (*PFN_cuabi_last_error_message)(void);
 typedef int32_t (*PFN_cuabi_last_cu_result)(void);
 typedef int32_t (*PFN_cuabi_last_nvrtc_result)(void);
 typedef cuabi_status (*PFN_cuabi_last_compile_log)(char* out_text, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_environment_get_problems)(char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_device_info_init)(uint32_t struct_size, cuabi_device_info* out_info);
 typedef cuabi_status (*PFN_cuabi_driver_get_version)(int32_t* out_version);
 typedef cuabi_status (*PFN_cuabi_device_get_count)(int32_t* out_count);

@@ -10,6 +10,7 @@
 #include "cache/cache_dir.hpp"
 #include "cache/environment_values.hpp"
 #include "cache/kernel_cache.hpp"
+#include "core/environment.hpp"
 
 namespace cuabi {
 namespace cache {
@@ -38,12 +39,17 @@ bool parse_byte_size(const char* text, uint64_t* out) {
 
 }  // namespace
 
+void warn(std::string* warnings, const std::string& sentence) {
+    *warnings += sentence + ". ";
+    record_environment_problem(sentence);
+}
+
 void read_size(const char* name, uint64_t* value, std::string* warnings) {
     const char* text = secure_getenv(name);
     if (text == nullptr || *text == '\0') return;
     if (parse_byte_size(text, value)) return;
-    *warnings += format("%s='%s' is not a byte count (e.g. 1073741824 or 1G); using %llu. ", name, text,
-                        static_cast<unsigned long long>(*value));
+    warn(warnings, format("%s='%s' is not a byte count (e.g. 1073741824 or 1G); using %llu", name,
+                          bounded(text, 40).c_str(), static_cast<unsigned long long>(*value)));
 }
 
 void read_milliseconds(const char* name, uint32_t* value, std::string* warnings) {
@@ -56,7 +62,7 @@ void read_milliseconds(const char* name, uint32_t* value, std::string* warnings)
         *value = static_cast<uint32_t>(parsed);
         return;
     }
-    *warnings += format("%s='%s' is not a number of milliseconds; using %u. ", name, text, *value);
+    warn(warnings, format("%s='%s' is not a number of milliseconds; using %u", name, bounded(text, 40).c_str(), *value));
 }
 
 namespace {
@@ -89,7 +95,8 @@ Config Config::from_environment() {
         config.disabled_reason = "disk cache disabled by CUABI_CACHE_DISABLE=1: compiled kernels are cached in memory "
                                  "only. Fix: unset CUABI_CACHE_DISABLE to cache them on disk";
     } else if (disable != nullptr && *disable != '\0' && std::strcmp(disable, "0") != 0) {
-        config.warnings += format("CUABI_CACHE_DISABLE='%s' is neither 0 nor 1; the disk cache stays on. ", disable);
+        warn(&config.warnings,
+             format("CUABI_CACHE_DISABLE='%s' is neither 0 nor 1; the disk cache stays on", bounded(disable, 40).c_str()));
     }
     if (!config.disk_disabled && config.directory.empty()) {
         config.disk_disabled = true;
@@ -103,8 +110,8 @@ Config Config::from_environment() {
     if (copy != nullptr && std::strcmp(copy, "1") == 0) {
         config.readonly_copy = true;
     } else if (copy != nullptr && *copy != '\0' && std::strcmp(copy, "0") != 0) {
-        config.warnings += format("CUABI_CACHE_READONLY_COPY='%s' is neither 0 nor 1; read-only hits are not copied. ",
-                                  copy);
+        warn(&config.warnings, format("CUABI_CACHE_READONLY_COPY='%s' is neither 0 nor 1; read-only hits are not copied",
+                                      bounded(copy, 40).c_str()));
     }
     if (!config.warnings.empty()) config.warnings.pop_back();  // the trailing space
     return config;

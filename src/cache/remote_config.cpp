@@ -81,7 +81,8 @@ bool RemoteConfig::from_environment(RemoteConfig* out) {
     const char* mode = secure_getenv("CUABI_CACHE_REMOTE_MODE");
     if (mode != nullptr && std::strcmp(mode, "readwrite") == 0) config.readwrite = true;
     else if (mode != nullptr && *mode != '\0' && std::strcmp(mode, "read") != 0)
-        config.warnings += format("CUABI_CACHE_REMOTE_MODE='%s' is neither read nor readwrite; reading only. ", mode);
+        warn(&config.warnings,
+             format("CUABI_CACHE_REMOTE_MODE='%s' is neither read nor readwrite; reading only", bounded(mode, 40).c_str()));
     const char* key_file = secure_getenv("CUABI_CACHE_REMOTE_KEY_FILE");
     if (key_file != nullptr) config.key_file = key_file;
     read_milliseconds("CUABI_CACHE_REMOTE_TIMEOUT_MS", &config.timeout_ms, &config.warnings);

@@ -1,91 +1,115 @@
-// `cuabi compile FILE.cu ...`: compiles ahead of time and warms the kernel cache for deployment.
+// `cuabi compile FILE.cu...`: compiles ahead of time and warms the kernel cache for deployment.
 // With --arch it needs no GPU (cuabi_module_compile_offline) and takes a comma-separated list
 // (--arch sm_80,sm_90,sm_100) to fill the cache for a fleet's targets in one run, as the CI job
-// that builds a bundle does; without, it compiles for device 0
-// exactly as a program calling cuabi_module_compile() would, so that program's first compile is
-// a cache hit. Prints what it made; -o writes the image (CUBIN, or PTX with --ptx).
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
+// that builds a bundle does; without, it compiles for device 0 exactly as a program calling
+// cuabi_module_compile() would, so that program's first compile is a cache hit. Several files and
+// -D variants compile side by side (--jobs). Prints what it made; -o writes the image.
 #include <fstream>
 #include <sstream>
-#include <string>
-#include <vector>
 
+#include "arguments.hpp"
 #include "command.hpp"
+#include "compile_plan.hpp"
+#include "compile_report.hpp"
+#include "compile_run.hpp"
 #include "cuabi/cuabi.h"
 
 namespace {
 
-const char* const kUsage =
-    "compile FILE.cu [--arch sm_XY[,sm_XY]...] [--std c++17] [-D NAME[=V]]... [-I DIR]... [--name-expr E]... [-o OUT] [--ptx]\n"
-    "          [--no-toolkit-includes] [--in-process] [--timeout-ms N]";
+const char* const kUsage = "compile FILE.cu... [options]";
+const char* const kHelp =
+    "options:\n"
+    "  --arch sm_XY[,sm_XY...]   compile for these targets without a GPU (compute_XY: PTX); one compile\n"
+    "                            per target. Without --arch: for device 0, as cuabi_module_compile() does\n"
+    "  --std c++17               the C++ standard (c++03, c++11, c++14, c++17, c++20; or 17, 20, ...)\n"
+    "  -D, --define NAME[=V]     a macro; a NAME given several values makes one variant per value, and\n"
+    "                            several such NAMEs every combination (-D B=128 -D B=256 -D T=float: 2)\n"
+    "  -I, --include-dir DIR     an include directory (repeatable)\n"
+    "  --name-expr EXPR          a C++ name expression to lower, e.g. 'scale<float>' (repeatable)\n"
+    "  --program-name NAME       the program's name, part of the cache key (default: the file's base name,\n"
+    "                            so ./k.cu, k.cu and /abs/k.cu share one key; a program that leaves\n"
+    "                            cuabi_compile_options.program_name NULL compiles as \"kernel.cu\")\n"
+    "  -o, --output FILE         write the image (one compile only)\n"
+    "  --ptx                     make PTX instead of a CUBIN\n"
+    "  --no-cache                compile with NVRTC even on a cache hit, and store nothing\n"
+    "  --no-toolkit-includes     leave out the CUDA Toolkit's include directories\n"
+    "  --in-process              run NVRTC in this process instead of the compile worker\n"
+    "  --timeout-ms N            give up on a compile after N ms (1 to 4294967295)\n"
+    "  -j, --jobs N              compile up to N programs at once (1 to 256, default 1)\n"
+    "  --json                    the results as one JSON object on stdout, logs included\n"
+    "  -h, --help                this text\n\n"
+    "Compiles files x variants x targets. On a terminal a progress line shows a compile that runs longer\n"
+    "than a second; piped, nothing extra is printed. Exit status: 0 all succeeded, 1 one failed, 2 bad usage.\n";
 
-struct Arguments {
-    std::string file, arch, standard, output, timeout;
-    std::vector<std::string> defines, include_dirs, expressions;
-    uint32_t flags = CUABI_COMPILE_DEFAULT;
+enum Code {
+    kArch = 256, kStd, kNameExpr, kProgramName, kPtx, kNoCache, kNoToolkit, kInProcess, kTimeout, kJson
 };
 
-// Parses argv; returns false (after printing why) on bad usage.
-bool parse(int argc, char** argv, Arguments* out) {
-    for (int i = 1; i < argc; ++i) {
-        std::string arg = argv[i];
-        auto value = [&](const char* flag, std::string* into) {
-            if (arg == flag) {
-                if (i + 1 >= argc) return false;
-                *into = argv[++i];
-                return true;
-            }
-            size_t length = std::strlen(flag);
-            bool attached = arg.compare(0, length, flag) == 0 && arg.size() > length;
-            if (attached) *into = arg.substr(length + (arg[length] == '=' ? 1 : 0));
-            return attached;
-        };
-        std::string text;
-        if (arg == "--ptx") out->flags |= CUABI_COMPILE_PTX;
-        else if (arg == "--no-toolkit-includes") out->flags |= CUABI_COMPILE_NO_TOOLKIT_INCLUDES;
-        else if (arg == "--in-process") out->flags |= CUABI_COMPILE_IN_PROCESS;
-        else if (value("--arch", &out->arch) || value("--std", &out->standard) || value("-o", &out->output) ||
-                 value("--timeout-ms", &out->timeout))
-            continue;
-        else if (value("-D", &text)) out->defines.push_back(text);
-        else if (value("-I", &text)) out->include_dirs.push_back(text);
-        else if (value("--name-expr", &text)) out->expressions.push_back(text);
-        else if (!arg.empty() && arg[0] != '-' && out->file.empty()) out->file = arg;
-        else {
-            std::fprintf(stderr, "cuabi compile: unexpected argument '%s'\nusage: cuabi %s\n", arg.c_str(), kUsage);
+bool take(cli::CompileArguments* args, int code, const char* value) {
+    switch (code) {
+        case kArch: args->arch = value; return true;
+        case kStd: args->standard = value; return true;
+        case 'D': args->defines.push_back(value); return true;
+        case 'I': args->include_dirs.push_back(value); return true;
+        case kNameExpr: args->expressions.push_back(value); return true;
+        case 'o': args->output = value; return true;
+        case kPtx: args->flags |= CUABI_COMPILE_PTX; return true;
+        case kNoCache: args->flags |= CUABI_COMPILE_NO_CACHE; return true;
+        case kNoToolkit: args->flags |= CUABI_COMPILE_NO_TOOLKIT_INCLUDES; return true;
+        case kInProcess: args->flags |= CUABI_COMPILE_IN_PROCESS; return true;
+        case kJson: args->json = true; return true;
+        case kTimeout: return cli::parse_number("compile", "--timeout-ms", value, 1, UINT32_MAX, &args->timeout_ms);
+        case 'j': return cli::parse_number("compile", "--jobs", value, 1, 256, &args->jobs);
+        case kProgramName:
+            args->program_name = value;
+            if (*value != '\0' && std::string(value).find('/') == std::string::npos) return true;
+            std::fprintf(stderr, "cuabi compile: --program-name '%s' is not a file name. Fix: pass a name such as "
+                                 "kernel.cu, without '/'\n", value);
+            return false;
+        default: return false;
+    }
+}
+
+// Parses argv; returns -1 to go on, else the exit status.
+int parse(int argc, char** argv, cli::CompileArguments* args) {
+    const option options[] = {{"arch", required_argument, nullptr, kArch},
+                              {"std", required_argument, nullptr, kStd},
+                              {"define", required_argument, nullptr, 'D'},
+                              {"include-dir", required_argument, nullptr, 'I'},
+                              {"name-expr", required_argument, nullptr, kNameExpr},
+                              {"program-name", required_argument, nullptr, kProgramName},
+                              {"output", required_argument, nullptr, 'o'},
+                              {"ptx", no_argument, nullptr, kPtx},
+                              {"no-cache", no_argument, nullptr, kNoCache},
+                              {"no-toolkit-includes", no_argument, nullptr, kNoToolkit},
+                              {"in-process", no_argument, nullptr, kInProcess},
+                              {"timeout-ms", required_argument, nullptr, kTimeout},
+                              {"jobs", required_argument, nullptr, 'j'},
+                              {"json", no_argument, nullptr, kJson},
+                              {}};
+    cli::Parsed parsed = cli::parse_options("compile", argc, argv, "D:I:o:j:", options,
+                                            [args](int code, const char* value) { return take(args, code, value); });
+    if (!parsed.proceed) return parsed.exit_code;
+    args->files = parsed.positional;
+    if (args->files.empty()) return cli::usage_error("compile", "no source file given");
+    if (!args->program_name.empty() && args->files.size() > 1)
+        return cli::usage_error("compile", "--program-name '" + args->program_name + "' names one program, and " +
+                                               std::to_string(args->files.size()) + " files were given");
+    return -1;
+}
+
+bool read_sources(const cli::CompileArguments& args, std::vector<std::string>* out) {
+    for (const std::string& path : args.files) {
+        std::ifstream file(path, std::ios::binary);
+        std::stringstream source;
+        source << file.rdbuf();
+        if (!file) {
+            std::fprintf(stderr, "cuabi compile: cannot read '%s'. Fix: name a readable CUDA C++ file\n", path.c_str());
             return false;
         }
-    }
-    if (out->arch.find(',') != std::string::npos && !out->output.empty()) {
-        std::fprintf(stderr, "cuabi compile: -o writes one image, and --arch '%s' names several targets. Fix: "
-                             "compile each target with its own -o, or leave -o out to fill the cache only\n",
-                     out->arch.c_str());
-        return false;
-    }
-    if (out->file.empty()) {
-        std::fprintf(stderr, "cuabi compile: no source file given\nusage: cuabi %s\n", kUsage);
-        return false;
+        out->push_back(source.str());
     }
     return true;
-}
-
-std::vector<const char*> pointers(const std::vector<std::string>& strings) {
-    std::vector<const char*> result;
-    for (const std::string& text : strings) result.push_back(text.c_str());
-    return result;
-}
-
-// Reads a two-call text result: `read(buffer, capacity, &size)`.
-template <typename Read>
-std::string read_text(Read read) {
-    size_t size = 0;
-    if (read(nullptr, 0, &size) != CUABI_SUCCESS || size == 0) return std::string();
-    std::string text(size, '\0');
-    if (read(&text[0], size, &size) != CUABI_SUCCESS) return std::string();
-    text.resize(size - 1);
-    return text;
 }
 
 uint64_t disk_stores() {
@@ -93,138 +117,37 @@ uint64_t disk_stores() {
     return cuabi_cache_get_stats(&stats) == CUABI_SUCCESS ? stats.disk_stores : 0;
 }
 
-// Where the module came from; for a fresh compile, whether it really reached the disk cache.
-std::string origin_text(uint32_t origin, uint64_t stores_before) {
-    switch (origin) {
-        case CUABI_MODULE_ORIGIN_MEMORY_CACHE: return "from the memory cache";
-        case CUABI_MODULE_ORIGIN_DISK_CACHE: return "from the disk cache";
-        case CUABI_MODULE_ORIGIN_READONLY_CACHE: return "from a read-only cache layer";
-        default: break;
-    }
-    if (disk_stores() > stores_before) return "compiled by NVRTC, now cached on disk";
-    std::string reason = read_text(cuabi_cache_get_degradation_reason);
-    return "compiled by NVRTC, NOT cached on disk" + (reason.empty() ? std::string() : ": " + reason);
-}
-
-// Prints the module, its lowered names and warnings, and writes its image to `output`.
-int report(cuabi_module* module, const Arguments& args, uint64_t stores_before) {
-    cuabi_module_info info = CUABI_MODULE_INFO_INIT;
-    if (cuabi_module_get_info(module, &info) != CUABI_SUCCESS) {
-        std::fprintf(stderr, "cuabi compile: %s\n", cuabi_last_error_message());
-        return 1;
-    }
-    const char* kind = info.image_kind == CUABI_IMAGE_PTX ? "PTX" : "CUBIN";
-    std::printf("%s: %s for %s, %llu bytes, %s\n  cache key %s\n", args.file.c_str(), kind, info.target,
-                static_cast<unsigned long long>(info.image_size), origin_text(info.origin, stores_before).c_str(),
-                info.cache_key);
-    if (info.ptx_fallback)
-        std::printf("  NVRTC does not know this device's architecture: PTX, compiled by the driver at load\n");
-    for (const std::string& expression : args.expressions) {
-        char lowered[1024];
-        size_t size = 0;
-        if (cuabi_module_get_lowered_name(module, expression.c_str(), lowered, sizeof lowered, &size) == CUABI_SUCCESS)
-            std::printf("  %s -> %s\n", expression.c_str(), lowered);
-    }
-    std::string log = read_text([module](char* buffer, size_t capacity, size_t* out_size) {
-        return cuabi_module_get_log(module, buffer, capacity, out_size);
-    });
-    if (!log.empty()) std::fprintf(stderr, "%s\n", log.c_str());
-    if (args.output.empty()) return 0;
-
-    size_t size = 0;
-    cuabi_module_get_image(module, nullptr, 0, &size);
-    std::vector<char> image(size);
-    cuabi_module_get_image(module, image.data(), image.size(), &size);
-    if (info.image_kind == CUABI_IMAGE_PTX && size > 0) --size;  // a .ptx file holds the text, not its NUL
-    std::ofstream file(args.output, std::ios::binary);
-    file.write(image.data(), static_cast<std::streamsize>(size));
-    if (!file) {
-        std::fprintf(stderr, "cuabi compile: could not write '%s'\n", args.output.c_str());
-        return 1;
-    }
-    std::printf("  wrote %s\n", args.output.c_str());
-    return 0;
-}
-
-// Reports one compile (its failure, or the module) and destroys the module.
-int finish(cuabi_status status, cuabi_module* module, const Arguments& args, uint64_t stores_before) {
-    int exit_code = 0;
-    if (status != CUABI_SUCCESS) {
-        std::fprintf(stderr, "cuabi compile: %s: %s\n", cuabi_status_name(status), cuabi_last_error_message());
-        std::string log = read_text(cuabi_last_compile_log);
-        if (!log.empty()) std::fprintf(stderr, "%s\n", log.c_str());
-        exit_code = 1;
-    } else {
-        exit_code = report(module, args, stores_before);
-    }
-    cuabi_module_destroy(module);
-    return exit_code;
-}
-
-// --arch: one offline compile per comma-separated target, all of them tried; fails if any did.
-int compile_targets(const std::string& source, cuabi_compile_options* options, const Arguments& args) {
-    int exit_code = 0;
-    size_t start = 0;
-    while (start <= args.arch.size()) {
-        size_t end = args.arch.find(',', start);
-        if (end == std::string::npos) end = args.arch.size();
-        std::string target = args.arch.substr(start, end - start);
-        start = end + 1;
-        options->target = target.c_str();  // empty: the compile's own error names it
-        uint64_t stores_before = disk_stores();
-        cuabi_module* module = nullptr;
-        cuabi_status status = cuabi_module_compile_offline(source.c_str(), options, &module);
-        if (finish(status, module, args, stores_before) != 0) exit_code = 1;
-    }
-    return exit_code;
-}
-
 int run_compile(int argc, char** argv) {
-    Arguments args;
-    if (!parse(argc, argv, &args)) return 2;
-    std::ifstream file(args.file, std::ios::binary);
-    if (!file) {
-        std::fprintf(stderr, "cuabi compile: cannot read '%s'\n", args.file.c_str());
+    cli::CompileArguments args;
+    int exit_code = parse(argc, argv, &args);
+    if (exit_code >= 0) return exit_code;
+    std::vector<cli::CompileJob> jobs;
+    std::string problem;
+    if (!cli::plan_jobs(args, &jobs, &problem))
+        return cli::usage_error("compile", problem + ". Fix: give fewer -D values, files or targets");
+    if (!args.output.empty() && jobs.size() > 1)
+        return cli::usage_error("compile", "-o '" + args.output + "' writes one image, and this command makes " +
+                                               std::to_string(jobs.size()) + " (files x variants x --arch targets). " +
+                                               "Fix: compile each with its own -o, or leave -o out to fill the cache only");
+    std::vector<std::string> sources;
+    if (!read_sources(args, &sources)) return 1;
+
+    cuabi_context* context = nullptr;
+    if (args.arch.empty() && cuabi_context_create(nullptr, &context) != CUABI_SUCCESS) {
+        std::fprintf(stderr, "cuabi compile: no device to compile for: %s\n  (pass --arch sm_XY to compile "
+                             "without a GPU)\n", cuabi_last_error_message());
         return 1;
     }
-    std::stringstream source;
-    source << file.rdbuf();
-
-    std::vector<const char*> defines = pointers(args.defines), dirs = pointers(args.include_dirs),
-                             expressions = pointers(args.expressions);
-    cuabi_compile_options options;
-    cuabi_compile_options_init(sizeof options, &options);
-    options.program_name = args.file.c_str();
-    options.target = args.arch.empty() ? nullptr : args.arch.c_str();
-    options.cpp_standard = args.standard.empty() ? nullptr : args.standard.c_str();
-    options.flags = args.flags;
-    options.timeout_ms = static_cast<uint32_t>(std::strtoul(args.timeout.c_str(), nullptr, 10));
-    options.defines = defines.data();
-    options.define_count = defines.size();
-    options.include_dirs = dirs.data();
-    options.include_dir_count = dirs.size();
-    options.name_expressions = expressions.data();
-    options.name_expression_count = expressions.size();
-
-    if (!args.arch.empty()) return compile_targets(source.str(), &options, args);
-    cuabi_context* context = nullptr;
-    cuabi_module* module = nullptr;
-    cuabi_status status;
-    uint64_t stores_before = disk_stores();
-    {
-        status = cuabi_context_create(nullptr, &context);
-        if (status != CUABI_SUCCESS) {
-            std::fprintf(stderr, "cuabi compile: no device to compile for: %s\n  (pass --arch sm_XY to compile "
-                                 "without a GPU)\n", cuabi_last_error_message());
-            return 1;
-        }
-        status = cuabi_module_compile(context, source.str().c_str(), &options, &module);
-    }
-    int exit_code = finish(status, module, args, stores_before);
+    cli::DiskStores stores;
+    stores.before = disk_stores();
+    std::vector<cli::CompileResult> results = cli::run_jobs(args, sources, jobs, context);
+    stores.after = disk_stores();
+    exit_code = cli::report_jobs(args, jobs, results, stores);
     cuabi_context_destroy(context);
     return exit_code;
 }
 
 }  // namespace
 
-CUABI_CLI_COMMAND(compile, "compile", kUsage, "compile CUDA C++ ahead of time and warm the kernel cache", run_compile)
+CUABI_CLI_COMMAND(compile, "compile", kUsage, "compile CUDA C++ ahead of time and warm the kernel cache", kHelp,
+                  run_compile)

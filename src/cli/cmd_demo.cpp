@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "cuabi/cuabi.h"
 
@@ -386,32 +387,32 @@ int run_with_gpu(uint32_t n) {
     return 0;
 }
 
+const char* const kDemoUsage = "demo [--n ELEMENTS] [--target sm_XY]";
+const char* const kDemoHelp =
+    "options:\n"
+    "  --n ELEMENTS       elements per launch, 1 to 268435456 (default 1048576)\n"
+    "  --target sm_XY     the architecture compiled for without a GPU (default sm_90)\n"
+    "  -h, --help         this text\n";
 int run_demo(int argc, char** argv) {
-    uint32_t n = 1u << 20;
+    uint64_t n = 1u << 20;
     const char* target = "sm_90";
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--n") == 0 && i + 1 < argc) {
-            char* end = nullptr;
-            unsigned long value = std::strtoul(argv[++i], &end, 10);
-            if (end == argv[i] || *end != '\0' || value == 0 || value > (1ul << 28)) {
-                std::fprintf(stderr, "cuabi demo: --n takes a number of elements from 1 to %lu\n", 1ul << 28);
-                return 2;
-            }
-            n = static_cast<uint32_t>(value);
-        } else if (std::strcmp(argv[i], "--target") == 0 && i + 1 < argc) {
-            target = argv[++i];
-        } else {
-            std::fprintf(stderr, "cuabi demo: unknown argument '%s'\nusage: cuabi demo [--n ELEMENTS] [--target sm_XY]\n",
-                         argv[i]);
-            return 2;
-        }
-    }
+    const option options[] = {{"n", required_argument, nullptr, 'n'}, {"target", required_argument, nullptr, 't'}, {}};
+    cli::Parsed parsed = cli::parse_options("demo", argc, argv, "", options,
+                                            [&](int code, const char* value) {
+                                                if (code == 't') target = value;
+                                                return code == 't' || cli::parse_number("demo", "--n", value, 1,
+                                                                                        1u << 28, &n);
+                                            });
+    if (!parsed.proceed) return parsed.exit_code;
+    if (!parsed.positional.empty())
+        return cli::usage_error("demo", "unexpected argument '" + parsed.positional[0] + "'");
     int32_t devices = 0;
     if (cuabi_device_get_count(&devices) != CUABI_SUCCESS) return run_without_gpu(cuabi_last_error_message(), target);
-    return run_with_gpu(n);
+    return run_with_gpu(static_cast<uint32_t>(n));
 }
 
 }  // namespace
 
-CUABI_CLI_COMMAND(demo, "demo", "demo [--n ELEMENTS] [--target sm_XY]",
-                  "compile, cache, launch and graph a saxpy and a block reduction, checked against the CPU", run_demo)
+CUABI_CLI_COMMAND(demo, "demo", kDemoUsage,
+                  "compile, cache, launch and graph a saxpy and a block reduction, checked against the CPU", kDemoHelp,
+                  run_demo)

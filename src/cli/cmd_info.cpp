@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "cuabi/cuabi.h"
 #include "json.hpp"
@@ -38,17 +39,10 @@ struct Facts {
     cuabi_status jit_status = CUABI_SUCCESS;
     cuabi_driver_jit_cache_info jit{};
     std::string jit_path;
+    std::vector<std::string> environment_problems;  // one sentence each: settings cuabi refused
 };
 
-// A two-call string getter's result, or "" when it fails.
-std::string two_call(cuabi_status (*get)(char*, size_t, size_t*)) {
-    size_t size = 0;
-    if (get(nullptr, 0, &size) != CUABI_SUCCESS || size == 0) return "";
-    std::string text(size, '\0');
-    if (get(&text[0], text.size(), &size) != CUABI_SUCCESS) return "";
-    text.resize(size - 1);  // size counts the NUL
-    return text;
-}
+std::string two_call(cuabi_status (*get)(char*, size_t, size_t*)) { return cli::read_text(get); }
 
 void gather_compiler(Facts* facts) {
     cuabi_cache_stats stats = CUABI_CACHE_STATS_INIT;
@@ -76,10 +70,22 @@ void gather_caches(Facts* facts) {
     facts->jit_path = two_call(cuabi_cache_get_driver_jit_path);
 }
 
+// The environment's refused settings, one sentence a line.
+void gather_environment(Facts* facts) {
+    std::string problems = cli::read_text(cuabi_environment_get_problems);
+    for (size_t start = 0; start < problems.size();) {
+        size_t end = problems.find('\n', start);
+        if (end == std::string::npos) end = problems.size();
+        facts->environment_problems.push_back(problems.substr(start, end - start));
+        start = end + 1;
+    }
+}
+
 Facts gather() {
     Facts facts;
     facts.version = cuabi_version_number();
     facts.abi = cuabi_abi_version();
+    gather_environment(&facts);
     gather_compiler(&facts);
     gather_caches(&facts);
     facts.driver_status = cuabi_driver_get_version(&facts.driver_version);
@@ -245,6 +251,16 @@ void print_compiler_and_caches_text(const Facts& facts) {
     }
 }
 
+void print_environment_text(const Facts& facts) {
+    if (facts.environment_problems.empty()) {
+        std::printf("environment          every CUABI_* setting usable\n");
+        return;
+    }
+    std::printf("environment          %zu refused setting%s:\n", facts.environment_problems.size(),
+                facts.environment_problems.size() == 1 ? "" : "s");
+    for (const std::string& problem : facts.environment_problems) std::printf("  %s\n", problem.c_str());
+}
+
 void print_text(const Facts& facts) {
     std::printf("cuabi %s (ABI %u)\n", version_text(facts.version).c_str(), facts.abi);
     if (facts.driver_status != CUABI_SUCCESS) {
@@ -255,6 +271,7 @@ void print_text(const Facts& facts) {
                     facts.driver_version);
     }
     print_compiler_and_caches_text(facts);
+    print_environment_text(facts);
     if (facts.driver_status != CUABI_SUCCESS) {
         std::printf("devices              none: without a driver cuabi can compile and cache kernels, not run them\n");
         return;
@@ -353,6 +370,11 @@ void print_json(const Facts& facts) {
         json.end_object();
     }
     json.end_object();
+    json.begin_object("environment");
+    json.begin_array("problems");
+    for (const std::string& problem : facts.environment_problems) json.string(nullptr, problem.c_str());
+    json.end_array();
+    json.end_object();
     json.begin_object("driver");
     json.boolean("found", facts.driver_status == CUABI_SUCCESS);
     json.string("status", cuabi_status_name(facts.driver_status));
@@ -378,14 +400,8 @@ void print_json(const Facts& facts) {
 
 int run_info(int argc, char** argv) {
     bool as_json = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--json") == 0) {
-            as_json = true;
-        } else {
-            std::fprintf(stderr, "cuabi info: unknown argument '%s'\nusage: cuabi info [--json]\n", argv[i]);
-            return 2;
-        }
-    }
+    int exit_code = cli::parse_json_only("info", argc, argv, &as_json);
+    if (exit_code >= 0) return exit_code;
     Facts facts = gather();
     if (as_json)
         print_json(facts);
@@ -397,4 +413,8 @@ int run_info(int argc, char** argv) {
 }  // namespace
 
 CUABI_CLI_COMMAND(info, "info", "info [--json]", "show the library, the CUDA driver and every device's limits",
+                  "options:\n"
+                  "  --json       every fact as one JSON object\n"
+                  "  -h, --help   this text\n\n"
+                  "Exits 0 whenever it could report: no driver or no GPU is an answer, not an error.\n",
                   run_info)

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
+#include "arguments.hpp"
 #include "command.hpp"
 #include "cuabi/cuabi.h"
 #include "json.hpp"
@@ -54,14 +55,8 @@ int print_json(size_t count) {
 
 int run_ranges(int argc, char** argv) {
     bool as_json = false;
-    for (int i = 1; i < argc; ++i) {
-        if (std::strcmp(argv[i], "--json") == 0) {
-            as_json = true;
-        } else {
-            std::fprintf(stderr, "cuabi ranges: unknown argument '%s'\nusage: cuabi ranges [--json]\n", argv[i]);
-            return 2;
-        }
-    }
+    int exit_code = cli::parse_json_only("ranges", argc, argv, &as_json);
+    if (exit_code >= 0) return exit_code;
     size_t count = 0;
     if (cuabi_range_get_catalog_count(&count) != CUABI_SUCCESS) {
         std::fprintf(stderr, "cuabi ranges: %s\n", cuabi_last_error_message());
@@ -73,4 +68,7 @@ int run_ranges(int argc, char** argv) {
 }  // namespace
 
 CUABI_CLI_COMMAND(ranges, "ranges", "ranges [--json]", "list the NVTX ranges cuabi marks (see docs/profiling.md)",
+                  "options:\n"
+                  "  --json       the catalog as one JSON object\n"
+                  "  -h, --help   this text\n",
                   run_ranges)

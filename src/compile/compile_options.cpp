@@ -11,6 +11,8 @@
 namespace cuabi {
 namespace {
 
+constexpr uint32_t kMaxRegisters = 255;  // per thread, on every architecture NVRTC compiles for
+
 constexpr uint32_t kKnownFlags = CUABI_COMPILE_NO_CACHE | CUABI_COMPILE_PTX | CUABI_COMPILE_NO_TOOLKIT_INCLUDES |
                                  CUABI_COMPILE_IN_PROCESS | CUABI_COMPILE_ISOLATED;
 
@@ -136,14 +138,17 @@ Status check_tristate(int32_t value, const char* field) {
                 "cuabi_compile_options.%s is %d", field, value);
 }
 
+// The standards NVRTC's --std takes; "17" is short for "c++17".
+constexpr const char* kStandards[] = {"c++03", "c++11", "c++14", "c++17", "c++20"};
+
 Status check_cpp_standard(const char* standard) {
     if (standard == nullptr) return CUABI_SUCCESS;
-    const char* digits = std::strncmp(standard, "c++", 3) == 0 ? standard + 3 : standard;
-    if (std::strlen(digits) == 2 && std::isdigit(static_cast<unsigned char>(digits[0])) &&
-        std::isdigit(static_cast<unsigned char>(digits[1])))
-        return CUABI_SUCCESS;
-    return fail(CUABI_ERROR_INVALID_ARGUMENT, "spell it \"c++17\" or \"c++20\" (or \"17\", \"20\"), or pass NULL",
-                "cuabi_compile_options.cpp_standard is \"%s\", which is not a C++ standard",
+    for (const char* known : kStandards)
+        if (std::strcmp(standard, known) == 0 || std::strcmp(standard, known + 3) == 0) return CUABI_SUCCESS;
+    return fail(CUABI_ERROR_INVALID_ARGUMENT,
+                "set cpp_standard to one of those, or leave it NULL for NVRTC's default (c++17)",
+                "cuabi_compile_options.cpp_standard is \"%s\", which is not a C++ standard NVRTC accepts: use "
+                "\"c++03\", \"c++11\", \"c++14\", \"c++17\" or \"c++20\" (or the digits alone, \"17\")",
                 bounded(standard).c_str());
 }
 
@@ -223,7 +228,10 @@ Status check_extra_flags(const CompileOptions& options) {
 Status check_compile_options(const CompileOptions& options) {
     Status status = CUABI_SUCCESS;
     if ((options.flags & ~kKnownFlags) != 0)
-        return fail(CUABI_ERROR_INVALID_ARGUMENT, "use only the CUABI_COMPILE_* constants",
+        return fail(CUABI_ERROR_INVALID_ARGUMENT,
+                    "combine only CUABI_COMPILE_NO_CACHE (0x1), CUABI_COMPILE_PTX (0x2), "
+                    "CUABI_COMPILE_NO_TOOLKIT_INCLUDES (0x4), CUABI_COMPILE_IN_PROCESS (0x8) and "
+                    "CUABI_COMPILE_ISOLATED (0x10)",
                     "cuabi_compile_options.flags is 0x%x; bits 0x%x are not defined by this version of cuabi",
                     options.flags, options.flags & ~kKnownFlags);
     if ((options.flags & CUABI_COMPILE_IN_PROCESS) != 0 && (options.flags & CUABI_COMPILE_ISOLATED) != 0)
@@ -240,6 +248,11 @@ Status check_compile_options(const CompileOptions& options) {
     for (const auto& tristate : tristates)
         if ((status = check_tristate(tristate.value, tristate.field)) != CUABI_SUCCESS) return status;
     if ((status = check_cpp_standard(options.cpp_standard)) != CUABI_SUCCESS) return status;
+    // ptxas ignores a larger limit with only a warning in the log: the caller would not learn it.
+    if (options.max_registers > kMaxRegisters)
+        return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass 0 for NVRTC's choice, or a limit from 1 to 255",
+                    "cuabi_compile_options.max_registers is %u, more than the 255 registers a thread can have",
+                    options.max_registers);
     if ((status = require_strings(options.defines, options.define_count, "defines", false)) != CUABI_SUCCESS ||
         (status = check_defines(options)) != CUABI_SUCCESS ||
         (status = require_strings(options.include_dirs, options.include_dir_count, "include_dirs", false)) !=

@@ -361,4 +361,6 @@ int compile_workers_running() {
     return p.running;
 }
 
+void read_worker_environment() { pool_limit(); }
+
 }  // namespace cuabi

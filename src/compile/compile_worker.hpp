@@ -60,6 +60,9 @@ Status worker_nvrtc_facts(const Deadline& deadline, NvrtcFacts* out);
 // Runs `job` in a worker. As run_nvrtc(), plus CUABI_ERROR_TIMEOUT past `deadline` (the worker
 // is killed), CUABI_ERROR_CANCELLED when deadline.cancel is cancelled (the worker is killed too) and CUABI_ERROR_NVRTC when the worker dies (the message names the signal and, for
 // SIGKILL, that it came from outside) or answers outside the protocol.
+// Reads CUABI_COMPILE_WORKERS now, so that environment_problems() lists a value it refuses.
+void read_worker_environment();
+
 Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out, std::string* out_log);
 
 // The most workers this process runs at once ($CUABI_COMPILE_WORKERS, else the cores it may run

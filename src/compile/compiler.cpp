@@ -7,6 +7,7 @@
 
 #include "compile/compile_log.hpp"
 #include "compile/image.hpp"
+#include "compile/name_expression_error.hpp"
 #include "compile/nvrtc_runner.hpp"
 #include "compile/request_memo.hpp"
 #include "compile/remote_lookup.hpp"
@@ -157,6 +158,7 @@ Status compile_locally(const CompileInput& input, CompileRequest request, cache:
         Counters::bump(counters->compile_time_ns, static_cast<uint64_t>(elapsed.count()));
     }
     if (status != CUABI_SUCCESS) {
+        status = explain_name_expression_failure(status, options, request.source, log, facts->major, facts->minor);
         if (!log.empty()) set_last_compile_log(std::make_shared<const std::string>(std::move(log)));
         return status;
     }

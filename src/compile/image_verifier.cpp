@@ -15,6 +15,7 @@
 #include "compile/verifier_protocol.hpp"
 #include "compile/worker_protocol.hpp"
 #include "core/child_process.hpp"
+#include "core/environment.hpp"
 #include "core/helper_executable.hpp"
 #include "cuabi/cuabi.h"
 
@@ -73,10 +74,31 @@ Verifier& this_process_verifier() {
 }
 
 // How long one trial (with the verifier's start, when it needs one) may take.
-int64_t timeout_ms() {
-    const char* text = secure_getenv("CUABI_IMAGE_VERIFY_TIMEOUT_MS");
-    long long value = text != nullptr ? std::atoll(text) : 0;
-    return value > 0 && value <= 3600000 ? value : kDefaultDeadlineMs;
+// Read at every trial, so that a new value takes effect at once. A value it refuses is an
+// environment problem; *problem says it ("" for none).
+int64_t timeout_ms(std::string* problem = nullptr) {
+    uint64_t value = 0;
+    std::string refused;
+    bool read = read_environment_number("CUABI_IMAGE_VERIFY_TIMEOUT_MS", 1, 3600000, &value, &refused);
+    if (!refused.empty()) {
+        refused += format("; %lld is used", static_cast<long long>(kDefaultDeadlineMs));
+        record_environment_problem(refused);
+    }
+    if (problem != nullptr) *problem = refused;
+    return read ? static_cast<int64_t>(value) : kDefaultDeadlineMs;
+}
+
+// A refused timeout fails the first call that reads it, once per value.
+Status report_timeout_problem() {
+    static std::mutex mutex;
+    static std::string* reported = new std::string();  // never freed: read at exit too
+    std::string problem;
+    timeout_ms(&problem);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (problem.empty() || problem == *reported) return CUABI_SUCCESS;
+    *reported = problem;
+    return fail(CUABI_ERROR_INVALID_ARGUMENT, "set CUABI_IMAGE_VERIFY_TIMEOUT_MS to a number of milliseconds, or unset it",
+                "%s (reported once; later calls use that)", problem.c_str());
 }
 
 // Ends the verifier (v.mutex held) and says how it ended. One that closed its socket gets a moment
@@ -188,16 +210,44 @@ Status run_trial(Verifier& v, const verifier::Trial& trial, const cache::CachedI
 
 }  // namespace
 
-int32_t image_verification_policy(int32_t requested) {
-    if (requested != CUABI_IMAGE_VERIFY_DEFAULT) return requested;
-    static const int32_t from_environment = [] {
+namespace {
+
+struct PolicySetting {
+    int32_t policy = CUABI_IMAGE_VERIFY_UNTRUSTED;
+    EnvironmentProblem* problem = nullptr;  // never freed: read at exit too
+};
+
+const PolicySetting& policy_from_environment() {
+    static const PolicySetting setting = [] {
+        PolicySetting s;
         const char* text = secure_getenv("CUABI_IMAGE_VERIFY");
-        if (text == nullptr) return int32_t{CUABI_IMAGE_VERIFY_UNTRUSTED};
-        if (strcmp(text, "all") == 0) return int32_t{CUABI_IMAGE_VERIFY_ALL};
-        if (strcmp(text, "none") == 0) return int32_t{CUABI_IMAGE_VERIFY_NONE};
-        return int32_t{CUABI_IMAGE_VERIFY_UNTRUSTED};  // "untrusted", and anything unknown: the safe choice
+        std::string problem;
+        if (text != nullptr && strcmp(text, "all") == 0) s.policy = CUABI_IMAGE_VERIFY_ALL;
+        else if (text != nullptr && strcmp(text, "none") == 0) s.policy = CUABI_IMAGE_VERIFY_NONE;
+        else if (text != nullptr && *text != '\0' && strcmp(text, "untrusted") != 0)
+            problem = format("CUABI_IMAGE_VERIFY='%s' is none of \"untrusted\", \"all\" and \"none\"; \"untrusted\" is "
+                             "used", bounded(text, 40).c_str());  // the safe choice
+        s.problem = new EnvironmentProblem(problem, "set CUABI_IMAGE_VERIFY to untrusted, all or none, or unset it");
+        return s;
     }();
-    return from_environment;
+    return setting;
+}
+
+}  // namespace
+
+int32_t image_verification_policy(int32_t requested) {
+    return requested != CUABI_IMAGE_VERIFY_DEFAULT ? requested : policy_from_environment().policy;
+}
+
+Status report_verification_environment(int32_t requested) {
+    if (requested == CUABI_IMAGE_VERIFY_DEFAULT)
+        if (Status refused = policy_from_environment().problem->report_once()) return refused;
+    return must_verify(image_verification_policy(requested), false) ? report_timeout_problem() : CUABI_SUCCESS;
+}
+
+void read_verification_environment() {
+    policy_from_environment();
+    timeout_ms();
 }
 
 bool must_verify(int32_t policy, bool trusted_source) {

@@ -33,6 +33,15 @@ namespace cuabi {
 // for CUABI_IMAGE_VERIFY_DEFAULT the environment's choice, else CUABI_IMAGE_VERIFY_UNTRUSTED.
 int32_t image_verification_policy(int32_t requested);
 
+// The first time a call's policy comes from the environment (`requested` is
+// CUABI_IMAGE_VERIFY_DEFAULT) while CUABI_IMAGE_VERIFY holds a value cuabi cannot use, or the
+// policy verifies images while CUABI_IMAGE_VERIFY_TIMEOUT_MS does: CUABI_ERROR_INVALID_ARGUMENT
+// naming the variable. CUABI_SUCCESS otherwise.
+Status report_verification_environment(int32_t requested);
+
+// Reads both variables now, so that environment_problems() lists what they hold.
+void read_verification_environment();
+
 // Whether an image of this trust must be verified under `policy` (from image_verification_policy).
 bool must_verify(int32_t policy, bool trusted_source);
 

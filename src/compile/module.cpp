@@ -60,6 +60,7 @@ Status Module::compile(std::shared_ptr<Context> context, const char* source, con
     // cuabi's own output is trusted; only "verify all" sends it to the verifier. Entries that came
     // from a read-only layer, a bundle or a remote are not cuabi's own, wherever they are now.
     const bool trusted = !outcome.image->untrusted;
+    if ((status = report_verification_environment(context->image_verification())) != CUABI_SUCCESS) return status;
     if (must_verify(image_verification_policy(context->image_verification()), trusted) &&
         (status = verify_image(verified_on(*context), outcome.key, *outcome.image,
                                !trusted                              ? "an untrusted cache entry (read-only layer, bundle or remote)"
@@ -109,6 +110,7 @@ Status Module::load_image(std::shared_ptr<Context> context, const void* data, si
     cache::KeyBuilder builder;
     builder.add("image", image->image.data(), image->image.size());
     cache::Key key = builder.finish();
+    if ((status = report_verification_environment(context->image_verification())) != CUABI_SUCCESS) return status;
     if (must_verify(image_verification_policy(context->image_verification()), false) &&
         (status = verify_image(verified_on(*context), key, *image, "the caller's bytes (cuabi_module_load_image)")) !=
             CUABI_SUCCESS)

@@ -8,6 +8,7 @@
 
 #include "cache/cache_key.hpp"
 #include "compile/compile_worker.hpp"
+#include "compile/image_verifier.hpp"
 #include "compile/worker_protocol.hpp"
 #include "core/environment.hpp"
 #include "driver/nvrtc_api_locate.hpp"
@@ -164,6 +165,13 @@ Status compile_deadline(Isolation isolation, uint32_t timeout_ms, Deadline* out)
                                               : "the default";
     out->at_ms = frames::now_ms() + out->ms;
     return CUABI_SUCCESS;
+}
+
+void read_compile_environment() {
+    timeout_from_environment();
+    chosen_isolation();
+    read_worker_environment();
+    read_verification_environment();
 }
 
 int32_t nvrtc_state() {

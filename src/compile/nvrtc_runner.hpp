@@ -54,6 +54,10 @@ Status run_job(Isolation isolation, const NvrtcJob& job, const Deadline& deadlin
 // hung compile is still ended, and a worker never outlives its host.
 constexpr uint32_t kDefaultCompileTimeoutMs = 600000;
 
+// Reads every compile setting of the environment now (timeout, isolation, workers, image
+// verification), so that environment_problems() lists each value they refuse.
+void read_compile_environment();
+
 // The deadline of a compile whose options ask for `timeout_ms` (0: $CUABI_COMPILE_TIMEOUT_MS,
 // else kDefaultCompileTimeoutMs). In-process compiles have none. A malformed
 // $CUABI_COMPILE_TIMEOUT_MS is reported once (the first compile that uses it fails).

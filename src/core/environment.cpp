@@ -31,11 +31,18 @@ bool read_environment_number(const char* name, uint64_t min, uint64_t max, uint6
     return false;
 }
 
-EnvironmentProblem::EnvironmentProblem(std::string what, std::string fix) : what_(std::move(what)), fix_(std::move(fix)) {
-    if (what_.empty()) return;
+void record_environment_problem(const std::string& what) {
+    if (what.empty()) return;
+    std::string sentence = what.back() == '.' ? what : what + ".";
     std::lock_guard<std::mutex> lock(problems_mutex);
     if (all_problems == nullptr) all_problems = new std::string();
-    *all_problems += (all_problems->empty() ? "" : " ") + what_ + ".";
+    // Settings read again (a second cache configuration) find the same problem: said once.
+    if (all_problems->find(sentence) != std::string::npos) return;
+    *all_problems += (all_problems->empty() ? "" : "\n") + sentence;
+}
+
+EnvironmentProblem::EnvironmentProblem(std::string what, std::string fix) : what_(std::move(what)), fix_(std::move(fix)) {
+    record_environment_problem(what_);
 }
 
 Status EnvironmentProblem::report_once() {

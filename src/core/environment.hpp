@@ -46,7 +46,11 @@ struct NumberSetting {
 };
 NumberSetting read_number_setting(const char* name, uint64_t min, uint64_t max, uint64_t fallback, const char* fix);
 
-// Every problem found so far, one sentence each ("" for none), for `cuabi info`.
+// Adds `what` (a sentence naming the variable, its value and what is used instead) to
+// environment_problems(), once. For a setting whose refusal fails no call: it is a warning only.
+void record_environment_problem(const std::string& what);
+
+// Every problem found so far, one sentence a line ("" for none): cuabi_environment_get_problems().
 std::string environment_problems();
 
 }  // namespace cuabi

@@ -11,16 +11,28 @@
 #include <shared_mutex>
 #include <string>
 
+#include "core/environment.hpp"
 #include "range/catalog.hpp"
 
 namespace cuabi {
 namespace range {
 namespace {
 
+// CUABI_NVTX: 0, off, false or no switch ranges off; unset, empty, 1, on, true or yes leave them on.
+// Anything else leaves them on too, and is said once as an environment problem (a warning: no
+// call fails over a profiling switch).
 bool switched_off(const char* setting) {
-    if (setting == nullptr) return false;
+    if (setting == nullptr || *setting == '\0') return false;
     for (const char* off : {"0", "off", "false", "no"})
         if (strcasecmp(setting, off) == 0) return true;
+    for (const char* on : {"1", "on", "true", "yes"})
+        if (strcasecmp(setting, on) == 0) return false;
+    try {  // read inside a noexcept function: without memory the problem goes unsaid, ranges stay on
+        record_environment_problem(format("CUABI_NVTX='%s' is neither on (1, on, true, yes) nor off (0, off, false, "
+                                          "no); ranges stay on",
+                                          bounded(setting, 40).c_str()));
+    } catch (const std::bad_alloc&) {
+    }
     return false;
 }
 

@@ -126,6 +126,15 @@ pub fn lastCompileLog(self: *const Library, allocator: Allocator) (Error || Allo
     return text.read(self, "cuabi_last_compile_log", .{}, allocator);
 }
 
+/// The `CUABI_*` environment variables whose values cuabi cannot use, one line each naming the
+/// variable, its value, what it accepts and what is used instead; "" when every setting is
+/// usable (caller frees; iterate with `std.mem.tokenizeScalar(u8, text, '\n')`). Each such value
+/// also fails the first call it affects, once, with `error.InvalidArgument` -- except the kernel
+/// cache's settings and `CUABI_NVTX`, which fail no call.
+pub fn environmentProblems(self: *const Library, allocator: Allocator) (Error || Allocator.Error)![:0]u8 {
+    return text.read(self, "cuabi_environment_get_problems", .{}, allocator);
+}
+
 // ---- driver and devices -------------------------------------------------------------------
 
 /// The CUDA driver's version (13000 for 13.0); `error.DriverNotFound` without a driver.

@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "67c13177837d81c8ccfabffef32886468dbb9071a33ee864fa702ccd86580cff";
+pub const cuabi_header_digest = "0e56ea105cdce1eaa49135545068c4395e67b40787c1a7fbf529612ac1690f56";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -375,6 +375,7 @@ pub const PFN_cuabi_last_error_message = ?*const fn () callconv(.c) [*c]const u8
 pub const PFN_cuabi_last_cu_result = ?*const fn () callconv(.c) i32;
 pub const PFN_cuabi_last_nvrtc_result = ?*const fn () callconv(.c) i32;
 pub const PFN_cuabi_last_compile_log = ?*const fn (out_text: [*c]u8, capacity: usize, out_size: [*c]usize) callconv(.c) cuabi_status;
+pub const PFN_cuabi_environment_get_problems = ?*const fn (out_text: [*c]u8, capacity: usize, out_size: [*c]usize) callconv(.c) cuabi_status;
 pub const PFN_cuabi_device_info_init = ?*const fn (struct_size: u32, out_info: [*c]cuabi_device_info) callconv(.c) cuabi_status;
 pub const PFN_cuabi_driver_get_version = ?*const fn (out_version: [*c]i32) callconv(.c) cuabi_status;
 pub const PFN_cuabi_device_get_count = ?*const fn (out_count: [*c]i32) callconv(.c) cuabi_status;

@@ -476,3 +476,26 @@ test "an offline module has no globals to give" {
     defer module.deinit();
     try support.expectFailure(module.global("bias"), error.Unsupported, "");
 }
+
+test "environmentProblems lists exactly the CUABI_ variables whose values cuabi cannot use" {
+    const lib = try support.library();
+    const problems = try check(lib.environmentProblems(testing.allocator));
+    defer testing.allocator.free(problems);
+    // Each line names a variable of this process's environment and its value as set there.
+    var lines = std.mem.tokenizeScalar(u8, problems, '\n');
+    while (lines.next()) |line| {
+        const quote = std.mem.indexOf(u8, line, "='") orelse return error.TestUnexpectedResult;
+        try testing.expect(std.mem.startsWith(u8, line, "CUABI_"));
+        var name: [128]u8 = undefined;
+        const variable = try std.fmt.bufPrintSentinel(&name, "{s}", .{line[0..quote]}, 0);
+        const value = std.mem.span(std.c.getenv(variable) orelse return error.TestUnexpectedResult);
+        try testing.expect(std.mem.startsWith(u8, line[quote + 2 ..], value));
+    }
+    // A known-good value is never listed; one cuabi cannot use always is (CUABI_NVTX fails no
+    // call, so the run may set it: `CUABI_NVTX=maybe cuabi-tests`).
+    const nvtx = std.mem.span(std.c.getenv("CUABI_NVTX") orelse "");
+    const known = nvtx.len == 0 or for ([_][]const u8{ "0", "off", "false", "no", "1", "on", "true", "yes" }) |word| {
+        if (std.ascii.eqlIgnoreCase(nvtx, word)) break true;
+    } else false;
+    try testing.expectEqual(!known, std.mem.indexOf(u8, problems, "CUABI_NVTX='") != null);
+}

@@ -50,6 +50,7 @@ api_table! {
     cuabi_last_cu_result: PFN_cuabi_last_cu_result,
     cuabi_last_nvrtc_result: PFN_cuabi_last_nvrtc_result,
     cuabi_last_compile_log: PFN_cuabi_last_compile_log,
+    cuabi_environment_get_problems: PFN_cuabi_environment_get_problems,
     cuabi_device_info_init: PFN_cuabi_device_info_init,
     cuabi_driver_get_version: PFN_cuabi_driver_get_version,
     cuabi_device_get_count: PFN_cuabi_device_get_count,

@@ -5203,6 +5203,19 @@ pub type PFN_cuabi_last_compile_log = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Since 1.2. The CUABI_\* environment variables whose values cuabi cannot use, one line each: a sentence naming the
+/// variable, its value, what it accepts and what is used instead ("CUABI_COMPILE_TIMEOUT_MS='abc' is not a whole number
+/// from 1 to 4294967295; 600000 is used."), "" when there are none. Reads every setting first, so the list is complete.
+/// Each such value also fails the first call it affects, once, with CUABI_ERROR_INVALID_ARGUMENT naming it -- except
+/// the kernel cache's settings and CUABI_NVTX, which fail no call (the cache says them in
+/// cuabi_cache_get_degradation_reason()). Two-call text. Thread-safe.
+pub type PFN_cuabi_environment_get_problems = ::std::option::Option<
+    unsafe extern "C" fn(
+        out_text: *mut ::std::os::raw::c_char,
+        capacity: usize,
+        out_size: *mut usize,
+    ) -> cuabi_status,
+>;
 /// Prepares \*out_info for a call that fills it (see "Structs" above).
 pub type PFN_cuabi_device_info_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_info: *mut cuabi_device_info) -> cuabi_status,
@@ -5683,7 +5696,8 @@ pub type PFN_cuabi_module_info_init = ::std::option::Option<
 /// CUBIN for the device's sm_XY, or -- when NVRTC is older than the device -- PTX for the newest compute_XY NVRTC
 /// supports (cuabi_module_info.ptx_fallback). Identical requests are served by the kernel cache, also when NVRTC cannot
 /// be loaded. Returns CUABI_ERROR_COMPILE for errors in the source (the message quotes the first error and, for a
-/// missing #include, every directory searched; cuabi_last_compile_log() has the whole log),
+/// missing #include, every directory searched; cuabi_last_compile_log() has the whole log) and for a name expression
+/// that names no kernel (the message names name_expressions\[i\] and the kernels the source declares),
 /// CUABI_ERROR_INVALID_ARGUMENT for a bad option (including options NVRTC refuses), CUABI_ERROR_NVRTC_NOT_FOUND when
 /// the cache has no entry and libnvrtc cannot be loaded, CUABI_ERROR_INVALID_IMAGE when an explicit target cannot run
 /// on the device, CUABI_ERROR_TIMEOUT when NVRTC ran past options-\>timeout_ms, CUABI_ERROR_NVRTC when NVRTC failed

@@ -140,7 +140,9 @@ pub use graph_dot::DotOptions;
 pub use host_memory::{HostMemory, HostMemoryOptions};
 pub use kernel::{BlockSizeSuggestion, CachePreference, Carveout, Kernel, KernelAttribute, KernelAttributes};
 pub use launch::{Dim3, KernelArg, LaunchConfig, PackedArgs, Param};
-pub use library::{abi_version, driver_version, library_path, load, raw_api, version, Version, BINDING_VERSION};
+pub use library::{
+    abi_version, driver_version, environment_problems, library_path, load, raw_api, version, Version, BINDING_VERSION,
+};
 pub use memory::{Advice, Location, ManagedAttach, MemoryPool, MemoryPoolOptions, PoolAttribute};
 pub use module::{last_compile_log, ImageKind, Module, ModuleInfo, Origin};
 pub use ranges::{range, range_in, Range, RangeGuard};

@@ -118,6 +118,18 @@ pub fn abi_version() -> Result<u32> {
     Ok(crate::ffi::raw!(cuabi_abi_version()))
 }
 
+/// The `CUABI_*` environment variables whose values cuabi cannot use
+/// (`cuabi_environment_get_problems`): one sentence each, naming the variable, its value, what it
+/// accepts and what is used instead; empty when every setting is usable. Each such value also
+/// fails the first call it affects, once, with [`Status::InvalidArgument`] -- except the kernel
+/// cache's settings and `CUABI_NVTX`, which fail no call.
+pub fn environment_problems() -> Result<Vec<String>> {
+    let text = crate::ffi::two_call_text(|text, capacity, size| {
+        Ok(crate::ffi::raw!(cuabi_environment_get_problems(text, capacity, size)))
+    })?;
+    Ok(text.lines().map(str::to_owned).collect())
+}
+
 /// The CUDA driver's version, e.g. 13000 for 13.0 (`cuabi_driver_get_version`).
 /// [`Status::DriverNotFound`] when libcuda.so.1 cannot be loaded.
 pub fn driver_version() -> Result<i32> {
