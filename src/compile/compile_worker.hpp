@@ -30,6 +30,7 @@
 
 #include "cache/cached_image.hpp"
 #include "compile/nvrtc_program.hpp"
+#include "compile/pch_worker.hpp"
 #include "core/error.hpp"
 #include "driver/nvrtc_api.hpp"
 
@@ -57,7 +58,15 @@ Status worker_nvrtc_facts(const Deadline& deadline, NvrtcFacts* out);
 // Runs `job` in a worker. As run_nvrtc(), plus CUABI_ERROR_TIMEOUT past `deadline` (the worker
 // is killed) and CUABI_ERROR_NVRTC when the worker dies (the message names the signal and, for
 // SIGKILL, that it came from outside) or answers outside the protocol.
-Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out, std::string* out_log);
+// With a `pch_key` (compile/pch_policy.hpp), the worker uses or creates that precompiled header
+// in the store of `pch_cache_directory` when it can, and *pch_report says what came of it.
+Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out, std::string* out_log,
+                         const std::string& pch_key = "", const std::string& pch_cache_directory = "",
+                         PchReport* pch_report = nullptr);
+
+// Why the workers cannot use precompiled headers ("" when they can), once a worker has said;
+// false while none has.
+bool worker_pch_problem(std::string* out);
 
 // How many workers this process runs now (idle or busy), for tests and `cuabi info`.
 int compile_workers_running();
