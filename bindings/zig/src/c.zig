@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "148775530c2e60d06548fa5257362bdfbb03a20ea1cc759503eec10a460ce87b";
+pub const cuabi_header_digest = "95c9004fead476b3f02f604894f7114b01bc0ab3aa77a2eb1a1a023d7a940fce";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -550,6 +550,7 @@ pub const CUABI_COMPILE_PTX = @as(c_uint, 0x2);
 pub const CUABI_COMPILE_NO_TOOLKIT_INCLUDES = @as(c_uint, 0x4);
 pub const CUABI_COMPILE_IN_PROCESS = @as(c_uint, 0x8);
 pub const CUABI_COMPILE_ISOLATED = @as(c_uint, 0x10);
+pub const CUABI_COMPILE_NO_PCH = @as(c_uint, 0x20);
 pub const CUABI_TRISTATE_DEFAULT = -@as(c_int, 1);
 pub const CUABI_TRISTATE_OFF = @as(c_int, 0);
 pub const CUABI_TRISTATE_ON = @as(c_int, 1);
