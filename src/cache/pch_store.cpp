@@ -125,11 +125,10 @@ PchFind find_pch(int store, const std::string& key_hex) {
             found.refused += 1;
             continue;
         }
-        if (!found.file.ok()) {
-            futimens(fd.get(), nullptr);  // most recently used: evicted last
-            found.file = std::move(fd);
-            found.name = name;
-        }
+        futimens(fd.get(), nullptr);  // most recently used: evicted last
+        found.file = std::move(fd);
+        found.name = name;
+        break;  // another whole one (two processes created it at once) is left to eviction
     }
     return found;
 }

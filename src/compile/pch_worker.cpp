@@ -31,6 +31,9 @@ bool layout_fixed() {
     return current != -1 && (current & ADDR_NO_RANDOMIZE) != 0;
 }
 
+// NVRTC's remark after warnings, which goes when the PCH's were the only ones.
+constexpr char kRemark[] = "Remark: The warnings can be suppressed";
+
 std::string descriptor_path(int fd) { return "/proc/self/fd/" + std::to_string(fd); }
 
 // The lines of `text`, without their newlines.
@@ -120,13 +123,13 @@ std::string strip_pch_messages(const std::string& log, const std::string& pch_di
             continue;
         }
         skip_blank = false;
-        if (line.find("arning") != std::string::npos) other_warning = true;
+        if (line.find("arning") != std::string::npos && line.rfind(kRemark, 0) != 0) other_warning = true;
         kept.push_back(line);
     }
     std::string stripped;
     for (size_t i = 0; i < kept.size(); ++i) {
         const std::string& line = kept[i];
-        if (!other_warning && line.rfind("Remark: The warnings can be suppressed", 0) == 0) {
+        if (!other_warning && line.rfind(kRemark, 0) == 0) {
             if (i + 1 < kept.size() && kept[i + 1].empty()) ++i;
             continue;
         }

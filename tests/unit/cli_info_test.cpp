@@ -3,7 +3,10 @@
 // driver path pointed at nothing, so it holds on GPU machines too.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <fstream>
 
 #include <string>
 
@@ -71,6 +74,37 @@ TEST_F(CliInfo, ShowsTheNvrtcFileItsPairingStateAndTheToolkitIncludeDirectories)
     EXPECT_NE(json.output.find("\"include_dirs\":[\""), std::string::npos) << json.output;
     EXPECT_NE(json.output.find("\"state_at_start\":0"), std::string::npos) << json.output;
     EXPECT_NE(json.output.find("\"pairing\":"), std::string::npos) << json.output;
+}
+
+TEST_F(CliInfo, ShowsThePchModeAndCountsOnlyRegularPchFilesOfTheStore) {
+    char root[] = "/tmp/cuabi-cli-pch-XXXXXX";
+    ASSERT_NE(mkdtemp(root), nullptr);
+    const std::string cache = std::string(root) + "/cache", store = cache + "/pch";
+    ASSERT_EQ(mkdir(cache.c_str(), 0700), 0);
+    ASSERT_EQ(mkdir(store.c_str(), 0700), 0);
+    {
+        std::ofstream pch(store + "/a.pch", std::ios::binary);
+        pch << std::string(1024, 'p');
+    }
+    ASSERT_EQ(symlink((store + "/a.pch").c_str(), (store + "/b.pch").c_str()), 0);
+    test_support::ChildResult json = test_support::run_child(
+        {cli_path(), "info", "--json"},
+        {{"CUABI_LIBCUDA_PATH", "/nonexistent/libcuda.so.1"}, {"CUABI_CACHE_DIR", cache}, {"CUABI_PCH", "off"}});
+    test_support::ChildResult text =
+        test_support::run_child({cli_path(), "info"}, {{"CUABI_LIBCUDA_PATH", "/nonexistent/libcuda.so.1"},
+                                                       {"CUABI_CACHE_DIR", cache}});
+    unlink((store + "/b.pch").c_str());
+    unlink((store + "/a.pch").c_str());
+    rmdir(store.c_str());
+    rmdir(cache.c_str());
+    rmdir(root);
+    EXPECT_NE(json.output.find("\"precompiled_headers\":{\"mode\":\"off\",\"nvrtc_supports\":true,\"store_files\":1,"
+                               "\"store_bytes\":1024}"),
+              std::string::npos)
+        << json.output;
+    EXPECT_NE(text.output.find("  precompiled hdrs   auto (CUABI_PCH), NVRTC has them; store 1 PCH, 0.0 MiB"),
+              std::string::npos)
+        << text.output;
 }
 
 }  // namespace
