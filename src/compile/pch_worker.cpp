@@ -78,7 +78,10 @@ void reexecute_with_fixed_layout(int argc, char** argv) {
                                        "(personality: ") + std::strerror(errno) + ")";
         return;
     }
-    execv("/proc/self/exe", argv);
+    // By the file's own path (the one the host checked), so that the process keeps its name.
+    char self[4096] = {};
+    ssize_t length = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (length > 0) execv(self, argv);
     layout_problem() = std::string("the compile worker could not re-execute itself without address-space "
                                    "randomization (execv: ") + std::strerror(errno) + ")";
     personality(static_cast<unsigned long>(current));
