@@ -435,6 +435,7 @@ double cub_compile(const std::string& target, const std::string& salt, bool no_c
 }
 
 void precompiled_headers(const Options& options, const std::string& target, bool no_cache, bench::Report& report) {
+    report.note("pch kernel", "block_sum<float, 128 | 256 | 512> over cub::BlockReduce (#include <cub/block/block_reduce.cuh>)");
     for (int rep = 0; rep < options.cold_reps; ++rep) {
         std::string salt = salt_for("pch", rep);
         report.values("CUB block reduce, worker", "cold, no PCH")
