@@ -176,51 +176,57 @@ bool publish_pch(int work, const char* file_name, int store, const std::string& 
     return true;
 }
 
-PchStoreUsage pch_store_usage(int store) {
-    PchStoreUsage usage;
+namespace {
+
+struct StoredPch {
+    std::string name;
+    int64_t used_ns;
+    uint64_t bytes;
+};
+
+// The store's PCH (regular files under PCH names) and its work directories.
+struct StoreListing {
+    std::vector<StoredPch> pch;
+    std::vector<std::string> work;
+};
+
+StoreListing list_store(int store) {
+    StoreListing found;
     DirListing listing = DirListing::of_descriptor(store);
     while (listing.ok()) {
         struct dirent* entry = listing.next();
         if (entry == nullptr) break;
         std::string key, checksum;
         struct stat info{};
-        if (!parse_pch_name(entry->d_name, &key, &checksum) ||
-            fstatat(store, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(info.st_mode))
-            continue;
+        if (fstatat(store, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0) continue;
+        if (parse_pch_name(entry->d_name, &key, &checksum) && S_ISREG(info.st_mode))
+            found.pch.push_back({entry->d_name, int64_t(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec,
+                                 static_cast<uint64_t>(info.st_size)});
+        else if (std::strncmp(entry->d_name, kWorkPrefix, sizeof kWorkPrefix - 1) == 0)
+            found.work.push_back(entry->d_name);
+    }
+    return found;
+}
+
+}  // namespace
+
+PchStoreUsage pch_store_usage(int store) {
+    PchStoreUsage usage;
+    for (const StoredPch& pch : list_store(store).pch) {
         usage.files += 1;
-        usage.bytes += static_cast<uint64_t>(info.st_size);
+        usage.bytes += pch.bytes;
     }
     return usage;
 }
 
 uint64_t evict_pch(int store, uint64_t max_bytes, uint32_t max_files) {
-    struct Stored {
-        std::string name;
-        int64_t used_ns;
-        uint64_t bytes;
-    };
-    std::vector<Stored> stored;
-    std::vector<std::string> dead_work;
-    {
-        DirListing listing = DirListing::of_descriptor(store);
-        while (listing.ok()) {
-            struct dirent* entry = listing.next();
-            if (entry == nullptr) break;
-            std::string key, checksum;
-            struct stat info{};
-            if (fstatat(store, entry->d_name, &info, AT_SYMLINK_NOFOLLOW) != 0) continue;
-            if (parse_pch_name(entry->d_name, &key, &checksum) && S_ISREG(info.st_mode))
-                stored.push_back({entry->d_name, int64_t(info.st_mtim.tv_sec) * 1000000000 + info.st_mtim.tv_nsec,
-                                  static_cast<uint64_t>(info.st_size)});
-            else if (std::strncmp(entry->d_name, kWorkPrefix, sizeof kWorkPrefix - 1) == 0 &&
-                     process_gone(entry->d_name))
-                dead_work.push_back(entry->d_name);
-        }
-    }
-    for (const std::string& name : dead_work) remove_tree_at(store, name.c_str());
-    std::sort(stored.begin(), stored.end(), [](const Stored& a, const Stored& b) { return a.used_ns > b.used_ns; });
+    StoreListing listing = list_store(store);
+    for (const std::string& name : listing.work)
+        if (process_gone(name.c_str())) remove_tree_at(store, name.c_str());
+    std::vector<StoredPch>& stored = listing.pch;
+    std::sort(stored.begin(), stored.end(), [](const StoredPch& a, const StoredPch& b) { return a.used_ns > b.used_ns; });
     uint64_t bytes = 0, kept = 0, removed = 0;
-    for (const Stored& pch : stored) {
+    for (const StoredPch& pch : stored) {
         if (kept < max_files && bytes + pch.bytes <= max_bytes) {
             bytes += pch.bytes;
             kept += 1;

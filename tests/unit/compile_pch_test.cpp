@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -194,6 +195,36 @@ TEST(CompilePch, AnNvrtcWithoutPchSupportCompilesAsBeforeAndStoresNothing) {
     EXPECT_EQ(old.number("store_files"), 0u);
     HelperResult reference = compile(dir, "plain", kVariantB, {"--no-pch"});
     EXPECT_EQ(old.values["image"], reference.values["image"]);
+}
+
+// --- the store's bounds, in this process -------------------------------------------------------
+
+TEST(CompilePchStore, EvictionKeepsTheMostRecentlyUsedWithinTheBoundsAndRemovesDeadWorkDirectories) {
+    TempDir dir;
+    cuabi::cache::Fd store;
+    ASSERT_TRUE(cuabi::cache::open_pch_store(dir / "cache", &store).ok());
+    const std::string checksum(32, 'c');
+    std::vector<std::string> names;
+    for (int i = 0; i < 4; ++i) {
+        names.push_back(std::string(31, 'a') + std::to_string(i) + "-" + checksum + ".pch");
+        std::string path = dir / ("cache/pch/" + names.back());
+        write_file(path, std::string(1000, 'p'));
+        struct timespec times[2] = {{1000 + i, 0}, {1000 + i, 0}};  // names[3] is the most recent
+        ASSERT_EQ(utimensat(AT_FDCWD, path.c_str(), times, 0), 0);
+    }
+    ASSERT_EQ(mkdir((dir / "cache/pch/work.999999999.0").c_str(), 0700), 0);  // no such process
+    std::string mine = "work." + std::to_string(getpid()) + ".0";
+    ASSERT_EQ(mkdir((dir / ("cache/pch/" + mine)).c_str(), 0700), 0);
+
+    EXPECT_EQ(cuabi::cache::evict_pch(store.get(), 2500, 16), 2u) << "2500 bytes hold two PCH of 1000";
+    std::vector<std::string> left = stored(dir, "cache");
+    std::sort(left.begin(), left.end());
+    EXPECT_EQ(left, (std::vector<std::string>{names[2], names[3]}));
+    EXPECT_EQ(cuabi::cache::evict_pch(store.get(), 1 << 20, 1), 1u) << "one file at most";
+    EXPECT_EQ(stored(dir, "cache"), (std::vector<std::string>{names[3]}));
+    EXPECT_EQ(cuabi::cache::pch_store_usage(store.get()).bytes, 1000u);
+    EXPECT_EQ(access((dir / "cache/pch/work.999999999.0").c_str(), F_OK), -1) << "its process is gone";
+    EXPECT_EQ(access((dir / ("cache/pch/" + mine)).c_str(), F_OK), 0) << "its process is alive";
 }
 
 // --- the policy, in this process -------------------------------------------------------------
