@@ -197,6 +197,15 @@ TEST(CompilePch, AnNvrtcWithoutPchSupportCompilesAsBeforeAndStoresNothing) {
     EXPECT_EQ(old.values["image"], reference.values["image"]);
 }
 
+TEST(CompilePch, AMalformedCuabiPchIsReportedByTheFirstCompileThatMisses) {
+    TempDir dir;
+    HelperResult result = cache_test::run_helper({"pch", kVariantA}, {"CUABI_CACHE_DIR=" + (dir / "cache"), "CUABI_PCH=maybe"});
+    EXPECT_EQ(result.number("status"), static_cast<uint64_t>(CUABI_ERROR_INVALID_ARGUMENT)) << result.output;
+    EXPECT_NE(result.values["message"].find("CUABI_PCH='maybe' is neither \"auto\" nor \"off\""), std::string::npos)
+        << result.output;
+    EXPECT_NE(result.values["message"].find("Fix: set CUABI_PCH"), std::string::npos) << result.output;
+}
+
 // --- the store's bounds, in this process -------------------------------------------------------
 
 TEST(CompilePchStore, EvictionKeepsTheMostRecentlyUsedWithinTheBoundsAndRemovesDeadWorkDirectories) {
