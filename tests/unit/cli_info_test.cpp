@@ -10,6 +10,7 @@
 
 #include <string>
 
+#include "cache_support/process.hpp"
 #include "child_process.hpp"
 
 namespace {
@@ -77,9 +78,8 @@ TEST_F(CliInfo, ShowsTheNvrtcFileItsPairingStateAndTheToolkitIncludeDirectories)
 }
 
 TEST_F(CliInfo, ShowsThePchModeAndCountsOnlyRegularPchFilesOfTheStore) {
-    char root[] = "/tmp/cuabi-cli-pch-XXXXXX";
-    ASSERT_NE(mkdtemp(root), nullptr);
-    const std::string cache = std::string(root) + "/cache", store = cache + "/pch";
+    cache_test::TempDir root;  // removed with everything `info` made in it
+    const std::string cache = root / "cache", store = cache + "/pch";
     ASSERT_EQ(mkdir(cache.c_str(), 0700), 0);
     ASSERT_EQ(mkdir(store.c_str(), 0700), 0);
     {
@@ -93,11 +93,6 @@ TEST_F(CliInfo, ShowsThePchModeAndCountsOnlyRegularPchFilesOfTheStore) {
     test_support::ChildResult text =
         test_support::run_child({cli_path(), "info"}, {{"CUABI_LIBCUDA_PATH", "/nonexistent/libcuda.so.1"},
                                                        {"CUABI_CACHE_DIR", cache}});
-    unlink((store + "/b.pch").c_str());
-    unlink((store + "/a.pch").c_str());
-    rmdir(store.c_str());
-    rmdir(cache.c_str());
-    rmdir(root);
     EXPECT_NE(json.output.find("\"precompiled_headers\":{\"mode\":\"off\",\"nvrtc_supports\":true,\"store_files\":1,"
                                "\"store_bytes\":1024}"),
               std::string::npos)
