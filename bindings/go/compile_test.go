@@ -66,6 +66,23 @@ func TestIdenticalCompileIsAMemoryCacheHit(t *testing.T) {
 	}
 }
 
+// CompileNoPch keeps precompiled headers out of one compile; the image does not depend on them, so
+// neither does the cache key: the second compile is the first one's entry.
+func TestCompileNoPchLeavesTheCacheKeyAlone(t *testing.T) {
+	source := "#include <cuda/std/limits>\nextern \"C\" __global__ void pch_limits(int* out) { *out = cuda::std::numeric_limits<int>::max(); }\n"
+	with, err := CompileOffline(source, &CompileOptions{Target: "sm_90"})
+	must(t, err)
+	defer with.Close()
+	without, err := CompileOffline(source, &CompileOptions{Target: "sm_90", Flags: CompileNoPch})
+	must(t, err)
+	defer without.Close()
+	a, _ := with.Info()
+	b, _ := without.Info()
+	if a.CacheKey != b.CacheKey || b.Origin != OriginMemoryCache {
+		t.Errorf("with PCH %+v, without %+v: want one key, the second from memory", a, b)
+	}
+}
+
 // Every string option reaches NVRTC: the source only compiles when each one arrived intact.
 func TestCompileOptionsReachNVRTC(t *testing.T) {
 	source := `#include "answer.cuh"

@@ -179,6 +179,9 @@ const (
 	// CompileIsolated is CUABI_COMPILE_ISOLATED: run NVRTC in the worker even where the process
 	// default (CUABI_COMPILE_ISOLATION) says otherwise.
 	CompileIsolated CompileFlags = 16
+	// CompileNoPch is CUABI_COMPILE_NO_PCH: never create nor use a precompiled header for this
+	// compile (CUABI_PCH=off: for none in the process).
+	CompileNoPch CompileFlags = 32
 )
 
 // ModuleOrigin is cuabi_module_origin: Where a module's image came from (cuabi_module_info.origin).

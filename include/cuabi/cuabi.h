@@ -935,6 +935,8 @@ typedef uint32_t cuabi_compile_flags CUABI_FLAGS_FAMILY("CUABI_COMPILE_") CUABI_
 #define CUABI_COMPILE_IN_PROCESS 0x8u          /* run NVRTC in this process, not in the worker */
 #define CUABI_COMPILE_ISOLATED 0x10u           /* run NVRTC in the worker even where the process
                                                   default (CUABI_COMPILE_ISOLATION) says otherwise */
+#define CUABI_COMPILE_NO_PCH 0x20u             /* never create nor use a precompiled header for this
+                                                  compile (CUABI_PCH=off: for none in the process) */
 
 /* Tri-state settings (cuabi_compile_options.ftz, prec_div, prec_sqrt, fmad). */
 typedef int32_t cuabi_tristate CUABI_ENUM_FAMILY("CUABI_TRISTATE_") CUABI_SINCE(1.2);

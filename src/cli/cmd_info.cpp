@@ -4,7 +4,11 @@
 // directories compiles get, the caches in effect, and every device with the limits launches are
 // checked against. Always exits 0 when it
 // could report, GPU or not: "no driver" is an answer, not an error.
+#include <dirent.h>
+#include <sys/stat.h>
+
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -40,6 +44,8 @@ struct Facts {
     cuabi_driver_jit_cache_info jit{};
     std::string jit_path;
     std::vector<std::string> environment_problems;  // one sentence each: settings cuabi refused
+    std::string pch_mode;  // CUABI_PCH as compiles read it: "auto" or "off"
+    uint64_t pch_files = 0, pch_bytes = 0;  // the PCH store, <cache directory>/pch/
 };
 
 std::string two_call(cuabi_status (*get)(char*, size_t, size_t*)) { return cli::read_text(get); }
@@ -61,6 +67,32 @@ void gather_compiler(Facts* facts) {
     facts->nvrtc_archs.resize(count);
 }
 
+// The PCH store's regular files (docs/cache.md, "Precompiled-header store"); links are not followed.
+void gather_pch_store(Facts* facts) {
+    const char* mode = std::getenv("CUABI_PCH");
+    facts->pch_mode = mode != nullptr && (std::strcmp(mode, "off") == 0 || std::strcmp(mode, "0") == 0) ? "off" : "auto";
+    if (facts->cache_directory.empty()) return;
+    std::string store = facts->cache_directory + "/pch";
+    DIR* listing = opendir(store.c_str());
+    while (listing != nullptr) {
+        struct dirent* entry = readdir(listing);
+        if (entry == nullptr) break;
+        size_t length = std::strlen(entry->d_name);
+        struct stat info {};
+        if (length > 4 && std::strcmp(entry->d_name + length - 4, ".pch") == 0 &&
+            lstat((store + "/" + entry->d_name).c_str(), &info) == 0 && S_ISREG(info.st_mode)) {
+            facts->pch_files += 1;
+            facts->pch_bytes += static_cast<uint64_t>(info.st_size);
+        }
+    }
+    if (listing != nullptr) closedir(listing);
+}
+
+// NVRTC has had precompiled headers since 12.8.
+bool nvrtc_has_pch(const Facts& facts) {
+    return facts.nvrtc_status == CUABI_SUCCESS && facts.nvrtc_major * 100 + facts.nvrtc_minor >= 1208;
+}
+
 void gather_caches(Facts* facts) {
     facts->cache_directory = two_call(cuabi_cache_get_directory);
     facts->cache_degradation = two_call(cuabi_cache_get_degradation_reason);
@@ -68,6 +100,7 @@ void gather_caches(Facts* facts) {
     facts->jit.struct_size = sizeof facts->jit;
     facts->jit_status = cuabi_cache_get_driver_jit_info(&facts->jit);
     facts->jit_path = two_call(cuabi_cache_get_driver_jit_path);
+    gather_pch_store(facts);
 }
 
 // The environment's refused settings, one sentence a line.
@@ -238,6 +271,9 @@ void print_compiler_and_caches_text(const Facts& facts) {
     if (!facts.cache_degradation.empty()) std::printf("  memory only: %s\n", facts.cache_degradation.c_str());
     std::printf("  tiers              memory, disk (%s), %llu read-only layers, %s, NVRTC\n", disk_tier(facts.cache_stats),
                 static_cast<unsigned long long>(facts.cache_stats.readonly_layers), remote_tier(facts.cache_stats));
+    std::printf("  precompiled hdrs   %s (CUABI_PCH), %s; store %llu PCH, %.1f MiB\n", facts.pch_mode.c_str(),
+                nvrtc_has_pch(facts) ? "NVRTC has them" : "NVRTC has none (12.8+ has)",
+                static_cast<unsigned long long>(facts.pch_files), static_cast<double>(facts.pch_bytes) / (1024.0 * 1024.0));
     if (facts.jit_status == CUABI_SUCCESS) {
         if (!facts.jit.enabled) {
             std::printf("driver JIT cache     disabled (CUDA_CACHE_DISABLE=1)\n");
@@ -358,6 +394,12 @@ void print_json(const Facts& facts) {
     json.unsigned_number("readonly_layers", facts.cache_stats.readonly_layers);
     json.boolean("remote_configured", facts.cache_stats.remote_configured != 0);
     json.boolean("remote_breaker_open", facts.cache_stats.remote_breaker_open != 0);
+    json.end_object();
+    json.begin_object("precompiled_headers");
+    json.string("mode", facts.pch_mode.c_str());
+    json.boolean("nvrtc_supports", nvrtc_has_pch(facts));
+    json.unsigned_number("store_files", facts.pch_files);
+    json.unsigned_number("store_bytes", facts.pch_bytes);
     json.end_object();
     if (facts.jit_status == CUABI_SUCCESS) {
         json.begin_object("driver_jit");

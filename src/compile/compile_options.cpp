@@ -14,7 +14,7 @@ namespace {
 constexpr uint32_t kMaxRegisters = 255;  // per thread, on every architecture NVRTC compiles for
 
 constexpr uint32_t kKnownFlags = CUABI_COMPILE_NO_CACHE | CUABI_COMPILE_PTX | CUABI_COMPILE_NO_TOOLKIT_INCLUDES |
-                                 CUABI_COMPILE_IN_PROCESS | CUABI_COMPILE_ISOLATED;
+                                 CUABI_COMPILE_IN_PROCESS | CUABI_COMPILE_ISOLATED | CUABI_COMPILE_NO_PCH;
 
 // Indices 0..count-1 in a chosen order, on the stack for small counts so that a cache hit
 // allocates nothing.

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "compile/compile_log.hpp"
+#include "compile/pch_policy.hpp"
 #include "compile/worker_protocol.hpp"
 #include "core/child_process.hpp"
 #include "core/environment.hpp"
@@ -47,6 +48,7 @@ struct Pool {
     NvrtcFacts facts;
     Status failure = CUABI_SUCCESS;  // sticky: the worker could not load NVRTC
     std::string failure_message;
+    std::string pch_problem;  // from the last worker's hello, once facts_known
 };
 
 std::atomic<Pool*> current{nullptr};
@@ -145,6 +147,7 @@ Status start(Pool& p, const Deadline& deadline, Lease& lease) {
     std::string path = compile_worker_path(&why);
     if (path.empty()) return fail_start(why);
     std::vector<std::string> arguments = {"--nvrtc", nvrtc_location().path};
+    if (pch_mode() != PchMode::Off) arguments.insert(arguments.end(), {kPchArgument, kPchOn});
     if (!spawn_child(path, arguments, &lease.worker(), &why)) return fail_start(why);
     std::vector<uint8_t> frame;
     worker::Hello hello;
@@ -171,6 +174,7 @@ Status start(Pool& p, const Deadline& deadline, Lease& lease) {
     }
     p.facts = hello.facts;
     p.facts_known = true;
+    p.pch_problem = hello.pch_problem;
     return CUABI_SUCCESS;
 }
 
@@ -286,11 +290,11 @@ Status worker_nvrtc_facts(const Deadline& deadline, NvrtcFacts* out) {
     return CUABI_SUCCESS;
 }
 
-Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out,
-                         std::string* out_log) {
+Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out, std::string* out_log,
+                         const std::string& pch_key, const std::string& pch_cache_directory, PchReport* pch_report) {
     Pool& p = pool();
     // Encoded before a slot is taken: the largest allocation of the path holds nothing.
-    worker::Job sent{job, 0};
+    worker::Job sent{job, 0, pch_key, pch_cache_directory};
     if (deadline.at_ms != frames::kNoDeadline)
         sent.budget_ms = static_cast<uint64_t>(std::max<int64_t>(deadline.at_ms - frames::now_ms(), 1)) + kBudgetGraceMs;
     const std::vector<uint8_t> request = worker::encode(sent);
@@ -325,6 +329,7 @@ Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::C
         if (io == frames::Io::Ok && worker::decode(frame, &outcome, &sent_status)) {
             lease.give_back();
             *out_log = std::move(outcome.log);
+            if (pch_report != nullptr) *pch_report = outcome.pch;
             if (outcome.status != CUABI_SUCCESS)
                 return fail_as_recorded(outcome.status, outcome.nvrtc_result, outcome.message);
             *out = std::move(outcome.image);
@@ -353,6 +358,14 @@ Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::C
 Status compile_workers_limit(uint32_t* out) {
     *out = static_cast<uint32_t>(pool_limit().value);
     return pool_limit().problem->report_once();
+}
+
+bool worker_pch_problem(std::string* out) {
+    Pool& p = pool();
+    std::lock_guard<std::mutex> lock(p.mutex);
+    if (!p.facts_known) return false;
+    *out = p.pch_problem;
+    return true;
 }
 
 int compile_workers_running() {

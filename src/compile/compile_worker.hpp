@@ -31,6 +31,7 @@
 #include "cache/cached_image.hpp"
 #include "compile/compile_cancel.hpp"
 #include "compile/nvrtc_program.hpp"
+#include "compile/pch_worker.hpp"
 #include "core/error.hpp"
 #include "driver/nvrtc_api.hpp"
 
@@ -57,13 +58,22 @@ std::string compile_worker_path(std::string* why);
 // CUABI_ERROR_INVALID_ARGUMENT for a malformed $CUABI_COMPILE_WORKERS.
 Status worker_nvrtc_facts(const Deadline& deadline, NvrtcFacts* out);
 
-// Runs `job` in a worker. As run_nvrtc(), plus CUABI_ERROR_TIMEOUT past `deadline` (the worker
-// is killed), CUABI_ERROR_CANCELLED when deadline.cancel is cancelled (the worker is killed too) and CUABI_ERROR_NVRTC when the worker dies (the message names the signal and, for
-// SIGKILL, that it came from outside) or answers outside the protocol.
 // Reads CUABI_COMPILE_WORKERS now, so that environment_problems() lists a value it refuses.
 void read_worker_environment();
 
-Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out, std::string* out_log);
+// Runs `job` in a worker. As run_nvrtc(), plus CUABI_ERROR_TIMEOUT past `deadline` (the worker
+// is killed), CUABI_ERROR_CANCELLED when deadline.cancel is cancelled (the worker is killed too)
+// and CUABI_ERROR_NVRTC when the worker dies (the message names the signal and, for
+// SIGKILL, that it came from outside) or answers outside the protocol.
+// With a `pch_key` (compile/pch_policy.hpp), the worker uses or creates that precompiled header
+// in the store of `pch_cache_directory` when it can, and *pch_report says what came of it.
+Status compile_in_worker(const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out, std::string* out_log,
+                         const std::string& pch_key = "", const std::string& pch_cache_directory = "",
+                         PchReport* pch_report = nullptr);
+
+// Why the workers cannot use precompiled headers ("" when they can), once a worker has said;
+// false while none has.
+bool worker_pch_problem(std::string* out);
 
 // The most workers this process runs at once ($CUABI_COMPILE_WORKERS, else the cores it may run
 // on, at least 2). Fails once, with CUABI_ERROR_INVALID_ARGUMENT naming the value, when the

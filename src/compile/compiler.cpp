@@ -9,6 +9,7 @@
 #include "compile/image.hpp"
 #include "compile/name_expression_error.hpp"
 #include "compile/nvrtc_runner.hpp"
+#include "compile/pch_policy.hpp"
 #include "compile/request_memo.hpp"
 #include "compile/remote_lookup.hpp"
 #include "compile/single_flight.hpp"
@@ -147,10 +148,13 @@ Status compile_locally(const CompileInput& input, CompileRequest request, cache:
     request.target = target;
 
     NvrtcJob job = make_job(request);
+    std::string pch;
+    if (isolation == Isolation::Worker && !kernel_cache.config().disk_disabled && !kernel_cache.directory().empty())
+        pch = pch_key(request, job, facts->identity);
     auto image = std::make_shared<cache::CachedImage>();
     std::string log;
     auto start = std::chrono::steady_clock::now();
-    status = run_job(isolation, job, deadline, image.get(), &log);
+    status = run_job(isolation, job, deadline, image.get(), &log, pch, kernel_cache.directory());
     auto elapsed = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start);
     compiles_run.fetch_add(1, std::memory_order_relaxed);
     if (counters != nullptr) {
@@ -282,6 +286,7 @@ Status compile(const CompileInput& input, Counters* counters, CompileOutcome* ou
     status = choose_isolation(options.flags, &isolation);
     Deadline deadline;
     if (status == CUABI_SUCCESS) status = compile_deadline(isolation, options.timeout_ms, &deadline);
+    if (status == CUABI_SUCCESS) status = check_pch_environment();
     if (status != CUABI_SUCCESS) return status;
     deadline.cancel = input.control.cancel;
     for (;;) {

@@ -128,7 +128,8 @@ Status fail_compile(const NvrtcApi& nvrtc, const NvrtcJob& job, const std::strin
 
 }  // namespace
 
-Status run_nvrtc(const NvrtcApi& nvrtc, const NvrtcJob& job, cache::CachedImage* out, std::string* out_log) {
+Status run_nvrtc(const NvrtcApi& nvrtc, const NvrtcJob& job, cache::CachedImage* out, std::string* out_log,
+                 PchRun* pch) {
     std::vector<const char*> names, sources;
     for (const std::string& name : job.header_names) names.push_back(name.c_str());
     for (const std::string& source : job.header_sources) sources.push_back(source.c_str());
@@ -149,8 +150,15 @@ Status run_nvrtc(const NvrtcApi& nvrtc, const NvrtcJob& job, cache::CachedImage*
     std::vector<const char*> flags;
     flags.reserve(job.flags.size());
     for (const std::string& flag : job.flags) flags.push_back(flag.c_str());
+    if (pch != nullptr)
+        for (const std::string& flag : pch->flags) flags.push_back(flag.c_str());
     result = nvrtc.nvrtcCompileProgram(program.get(), static_cast<int>(flags.size()), flags.data());
     std::string log = read_log(nvrtc, program.get());
+    if (pch != nullptr) {
+        pch->create_status = nvrtc.nvrtcGetPCHCreateStatus(program.get());
+        if (pch->create_status == NVRTC_SUCCESS || pch->create_status == NVRTC_ERROR_PCH_CREATE_HEAP_EXHAUSTED)
+            nvrtc.nvrtcGetPCHHeapSizeRequired(program.get(), &pch->heap_required);
+    }
     *out_log = log;
 
     if (result == NVRTC_ERROR_COMPILATION) return fail_compile(nvrtc, job, log);

@@ -29,13 +29,23 @@ struct NvrtcJob {
     std::string toolkit_note;
 };
 
+// Precompiled-header flags for one run (compile/pch_worker.hpp), and what NVRTC then said about
+// creating a PCH.
+struct PchRun {
+    std::vector<std::string> flags;  // after the job's own
+    nvrtcResult create_status = NVRTC_ERROR_NO_PCH_CREATE_ATTEMPTED;
+    size_t heap_required = 0;  // the PCH heap the header prefix needs, when create_status says
+};
+
 // Compiles `job`. On success *out holds a CUBIN for an sm_XY target or NUL-terminated PTX for
 // compute_XY, the lowered name of every name expression (sorted by expression), the log and the
 // NVRTC version. *out_log receives NVRTC's log whenever there is one, success or not. Fails with
 // CUABI_ERROR_COMPILE (errors in the source; the message quotes the first error line, and for a
 // missing #include names the header and every directory searched), CUABI_ERROR_INVALID_ARGUMENT
 // (NVRTC refused an option) or CUABI_ERROR_NVRTC.
-Status run_nvrtc(const NvrtcApi& nvrtc, const NvrtcJob& job, cache::CachedImage* out, std::string* out_log);
+// With `pch`, its flags are added and its outcome filled in (`nvrtc` then has PCH support).
+Status run_nvrtc(const NvrtcApi& nvrtc, const NvrtcJob& job, cache::CachedImage* out, std::string* out_log,
+                 PchRun* pch = nullptr);
 
 // The first line of an NVRTC log that reports an error (else its first non-empty line), without
 // the newline; at most 400 characters.

@@ -9,6 +9,7 @@
 #include "cache/cache_key.hpp"
 #include "compile/compile_worker.hpp"
 #include "compile/image_verifier.hpp"
+#include "compile/pch_policy.hpp"
 #include "compile/worker_protocol.hpp"
 #include "core/environment.hpp"
 #include "driver/nvrtc_api_locate.hpp"
@@ -143,10 +144,15 @@ Status nvrtc_facts(Isolation isolation, const Deadline& deadline, const NvrtcFac
 }
 
 Status run_job(Isolation isolation, const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out,
-               std::string* out_log) {
+               std::string* out_log, const std::string& pch_key, const std::string& pch_cache_directory) {
     // On the calling thread in either case: that is where a profiler should see the time go.
     range::Scope scope(range::Phase::Compile, job.program_name.c_str());
-    if (isolation == Isolation::Worker) return compile_in_worker(job, deadline, out, out_log);
+    if (isolation == Isolation::Worker) {
+        PchReport report;
+        Status status = compile_in_worker(job, deadline, out, out_log, pch_key, pch_cache_directory, &report);
+        count_pch(report);
+        return status;
+    }
     Status status = CUABI_SUCCESS;
     const NvrtcApi* api = nvrtc(&status);
     if (api == nullptr) return unavailable(status);

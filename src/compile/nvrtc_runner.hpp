@@ -45,9 +45,10 @@ const NvrtcFacts* loaded_nvrtc_facts();
 // kAnyNvrtc), or as worker_nvrtc_facts(). `deadline` bounds starting a worker.
 Status nvrtc_facts(Isolation isolation, const Deadline& deadline, const NvrtcFacts** out);
 
-// Runs `job` with that NVRTC: run_nvrtc() here, or compile_in_worker().
+// Runs `job` with that NVRTC: run_nvrtc() here, or compile_in_worker() -- there with the
+// precompiled header `pch_key` when not "" (compile/pch_policy.hpp; counted in pch_stats()).
 Status run_job(Isolation isolation, const NvrtcJob& job, const Deadline& deadline, cache::CachedImage* out,
-               std::string* out_log);
+               std::string* out_log, const std::string& pch_key = "", const std::string& pch_cache_directory = "");
 
 // The default deadline: long enough for a heavy compile (a 1 MiB source takes over 100 s on a
 // busy machine) that a deadline never turns a legitimate compile into a failure by default; a

@@ -140,6 +140,7 @@ std::vector<uint8_t> encode(const Hello& hello) {
     w.text(hello.facts.path);
     w.text(hello.facts.build_id);
     w.u64(hello.facts.identity);
+    w.text(hello.pch_problem);
     return w.take();
 }
 
@@ -157,6 +158,7 @@ bool decode(const std::vector<uint8_t>& bytes, Hello* out, uint32_t* status_out)
     out->facts.path = r.text();
     out->facts.build_id = r.text();
     out->facts.identity = r.u64();
+    out->pch_problem = r.text();
     return r.done() && archs < 1024 && out->protocol == kProtocolVersion && worker_can_report(status);
 }
 
@@ -174,6 +176,8 @@ std::vector<uint8_t> encode(const Job& compile) {
     w.texts(job.include_dirs);
     w.text(job.toolkit_note);
     w.u64(compile.budget_ms);
+    w.text(compile.pch_key);
+    w.text(compile.pch_cache_directory);
     return w.take();
 }
 
@@ -191,6 +195,8 @@ bool decode(const std::vector<uint8_t>& bytes, Job* compile) {
     out->include_dirs = r.texts();
     out->toolkit_note = r.text();
     compile->budget_ms = r.u64();
+    compile->pch_key = r.text();
+    compile->pch_cache_directory = r.text();
     return r.done() && out->header_names.size() == out->header_sources.size();
 }
 
@@ -201,6 +207,9 @@ std::vector<uint8_t> encode(const Outcome& outcome) {
     w.u32(static_cast<uint32_t>(outcome.nvrtc_result));
     w.text(outcome.log);
     write_image(w, outcome.image);
+    w.u32(static_cast<uint32_t>(outcome.pch.event));
+    w.u64(outcome.pch.refused);
+    w.text(outcome.pch.note);
     return w.take();
 }
 
@@ -213,7 +222,11 @@ bool decode(const std::vector<uint8_t>& bytes, Outcome* out, uint32_t* status_ou
     out->nvrtc_result = static_cast<int32_t>(r.u32());
     out->log = r.text();
     read_image(r, &out->image);
-    return r.done() && worker_can_report(status);
+    const uint32_t event = r.u32();
+    out->pch.event = static_cast<PchEvent>(event);
+    out->pch.refused = r.u64();
+    out->pch.note = r.text();
+    return r.done() && worker_can_report(status) && event <= static_cast<uint32_t>(PchEvent::NotCreated);
 }
 
 }  // namespace worker

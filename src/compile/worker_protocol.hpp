@@ -19,13 +19,14 @@
 
 #include "cache/cached_image.hpp"
 #include "compile/nvrtc_program.hpp"
+#include "compile/pch_worker.hpp"
 #include "core/frame_io.hpp"
 #include "driver/nvrtc_api.hpp"
 
 namespace cuabi {
 namespace worker {
 
-constexpr uint32_t kProtocolVersion = 2;
+constexpr uint32_t kProtocolVersion = 3;  // 3: precompiled headers
 // A Hello holds a message, a path, a build id and a list of architectures.
 constexpr uint32_t kMaxHelloBytes = 64 * 1024;
 // A job's sources, or an outcome's image and its log, are bounded by frames::kMaxFrameBytes.
@@ -36,6 +37,7 @@ struct Hello {
     Status status = CUABI_SUCCESS;  // CUABI_ERROR_NVRTC_NOT_FOUND when NVRTC did not load
     std::string message;           // the failure's message ("... Fix: ...")
     NvrtcFacts facts;
+    std::string pch_problem;       // why this worker cannot use precompiled headers; "" when it can
 };
 
 // One compile's result: the status and, for a failure, the message and nvrtcResult that
@@ -46,6 +48,7 @@ struct Outcome {
     int32_t nvrtc_result = 0;
     std::string log;
     cache::CachedImage image;
+    PchReport pch;  // what became of the job's precompiled header
 };
 
 // One compile as the worker receives it: the job, and how long it may take from the moment the
@@ -53,6 +56,10 @@ struct Outcome {
 struct Job {
     NvrtcJob job;
     uint64_t budget_ms = 0;
+    // The precompiled header to use or create (compile/pch_policy.hpp): its key and the cache
+    // directory whose store holds it; an empty key: none.
+    std::string pch_key;
+    std::string pch_cache_directory;
 };
 
 std::vector<uint8_t> encode(const Hello& hello);

@@ -108,6 +108,9 @@ void load(LoadOutcome* outcome) {
     if (api.name == nullptr) missing += missing.empty() ? #name : ", " #name;
     CUABI_NVRTC_ENTRY_POINTS(CUABI_NVRTC_RESOLVE)
 #undef CUABI_NVRTC_RESOLVE
+#define CUABI_NVRTC_RESOLVE_OPTIONAL(name) api.name = reinterpret_cast<decltype(api.name)>(dlsym(library, #name));
+    CUABI_NVRTC_OPTIONAL_ENTRY_POINTS(CUABI_NVRTC_RESOLVE_OPTIONAL)
+#undef CUABI_NVRTC_RESOLVE_OPTIONAL
 
     // The file behind the name (libnvrtc.so.13 -> /usr/local/cuda-13.0/lib64/libnvrtc.so.13).
     Dl_info where{};

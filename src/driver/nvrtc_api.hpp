@@ -32,6 +32,14 @@
     X(nvrtcAddNameExpression)       \
     X(nvrtcGetLoweredName)
 
+// Precompiled headers (NVRTC 12.8+): resolved when the library has them, NULL otherwise -- an
+// older NVRTC compiles as before, without precompiled headers (compile/pch_worker.hpp).
+#define CUABI_NVRTC_OPTIONAL_ENTRY_POINTS(X) \
+    X(nvrtcGetPCHCreateStatus)               \
+    X(nvrtcGetPCHHeapSize)                   \
+    X(nvrtcSetPCHHeapSize)                   \
+    X(nvrtcGetPCHHeapSizeRequired)
+
 namespace cuabi {
 
 // What is known about an NVRTC: enough to choose targets and key the cache, whether it was
@@ -53,7 +61,14 @@ struct NvrtcFacts {
 struct NvrtcApi : NvrtcFacts {
 #define CUABI_NVRTC_MEMBER(name) decltype(&::name) name = nullptr;
     CUABI_NVRTC_ENTRY_POINTS(CUABI_NVRTC_MEMBER)
+    CUABI_NVRTC_OPTIONAL_ENTRY_POINTS(CUABI_NVRTC_MEMBER)
 #undef CUABI_NVRTC_MEMBER
+
+    // Whether every precompiled-header entry point was found.
+    bool has_pch() const {
+        return nvrtcGetPCHCreateStatus != nullptr && nvrtcGetPCHHeapSize != nullptr &&
+               nvrtcSetPCHHeapSize != nullptr && nvrtcGetPCHHeapSizeRequired != nullptr;
+    }
 };
 
 enum class NvrtcLoad { NotTried, Loaded, Failed };

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "compile/nvrtc_program.hpp"
+#include "compile/pch_worker.hpp"
 #include "compile/worker_protocol.hpp"
 #include "core/child_process.hpp"
 #include "core/helper_side.hpp"
@@ -28,7 +29,7 @@ namespace {
 
 constexpr int kSocket = cuabi::kChildSocket;
 
-cuabi::worker::Outcome compile(const cuabi::NvrtcApi& nvrtc, const std::vector<uint8_t>& frame) {
+cuabi::worker::Outcome compile(const cuabi::NvrtcApi& nvrtc, bool pch_ready, const std::vector<uint8_t>& frame) {
     cuabi::worker::Outcome outcome;
     cuabi::worker::Job compile;
     const cuabi::NvrtcJob& job = compile.job;
@@ -38,7 +39,10 @@ cuabi::worker::Outcome compile(const cuabi::NvrtcApi& nvrtc, const std::vector<u
                                          "the compile worker received a malformed job of %zu bytes", frame.size());
         } else {
             cuabi::parent_watchdog::begin_job(compile.budget_ms);
-            outcome.status = cuabi::run_nvrtc(nvrtc, job, &outcome.image, &outcome.log);
+            outcome.status = compile.pch_key.empty() || !pch_ready
+                                 ? cuabi::run_nvrtc(nvrtc, job, &outcome.image, &outcome.log)
+                                 : cuabi::run_nvrtc_with_pch(nvrtc, job, compile.pch_key, compile.pch_cache_directory,
+                                                             &outcome.image, &outcome.log, &outcome.pch);
         }
     } catch (const std::bad_alloc&) {
         outcome.status = cuabi::fail(CUABI_ERROR_OUT_OF_HOST_MEMORY, "free host memory, or compile a smaller program",
@@ -49,6 +53,7 @@ cuabi::worker::Outcome compile(const cuabi::NvrtcApi& nvrtc, const std::vector<u
         outcome.message = cuabi::last_error_message();
         outcome.nvrtc_result = cuabi::last_nvrtc_result();
         outcome.image = cuabi::cache::CachedImage();
+        outcome.pch = cuabi::PchReport();
     }
     return outcome;
 }
@@ -56,6 +61,7 @@ cuabi::worker::Outcome compile(const cuabi::NvrtcApi& nvrtc, const std::vector<u
 }  // namespace
 
 int main(int argc, char** argv) {
+    cuabi::reexecute_with_fixed_layout(argc, argv);
     const char* nvrtc_path = nullptr;
     for (int i = 1; i + 1 < argc; i += 2)
         if (std::strcmp(argv[i], "--nvrtc") == 0) nvrtc_path = argv[i + 1];
@@ -70,8 +76,12 @@ int main(int argc, char** argv) {
     cuabi::Status status = CUABI_SUCCESS;
     const cuabi::NvrtcApi* nvrtc = cuabi::nvrtc(&status);
     hello.status = status;
-    if (nvrtc != nullptr) hello.facts = *nvrtc;
-    else hello.message = cuabi::last_error_message();
+    if (nvrtc != nullptr) {
+        hello.facts = *nvrtc;
+        hello.pch_problem = cuabi::prepare_pch(*nvrtc);
+    } else {
+        hello.message = cuabi::last_error_message();
+    }
     if (cuabi::frames::send_frame(kSocket, cuabi::worker::encode(hello), cuabi::frames::kNoDeadline) !=
             cuabi::frames::Io::Ok ||
         nvrtc == nullptr)
@@ -81,7 +91,7 @@ int main(int argc, char** argv) {
         if (cuabi::frames::receive_frame(kSocket, &frame, cuabi::frames::kNoDeadline, cuabi::frames::kMaxFrameBytes) !=
             cuabi::frames::Io::Ok)
             return 0;
-        cuabi::worker::Outcome outcome = compile(*nvrtc, frame);
+        cuabi::worker::Outcome outcome = compile(*nvrtc, hello.pch_problem.empty(), frame);
         if (cuabi::frames::send_frame(kSocket, cuabi::worker::encode(outcome), cuabi::frames::kNoDeadline) !=
             cuabi::frames::Io::Ok)
             return 0;

@@ -3,10 +3,14 @@
 // driver path pointed at nothing, so it holds on GPU machines too.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <fstream>
 
 #include <string>
 
+#include "cache_support/process.hpp"
 #include "child_process.hpp"
 
 namespace {
@@ -71,6 +75,31 @@ TEST_F(CliInfo, ShowsTheNvrtcFileItsPairingStateAndTheToolkitIncludeDirectories)
     EXPECT_NE(json.output.find("\"include_dirs\":[\""), std::string::npos) << json.output;
     EXPECT_NE(json.output.find("\"state_at_start\":0"), std::string::npos) << json.output;
     EXPECT_NE(json.output.find("\"pairing\":"), std::string::npos) << json.output;
+}
+
+TEST_F(CliInfo, ShowsThePchModeAndCountsOnlyRegularPchFilesOfTheStore) {
+    cache_test::TempDir root;  // removed with everything `info` made in it
+    const std::string cache = root / "cache", store = cache + "/pch";
+    ASSERT_EQ(mkdir(cache.c_str(), 0700), 0);
+    ASSERT_EQ(mkdir(store.c_str(), 0700), 0);
+    {
+        std::ofstream pch(store + "/a.pch", std::ios::binary);
+        pch << std::string(1024, 'p');
+    }
+    ASSERT_EQ(symlink((store + "/a.pch").c_str(), (store + "/b.pch").c_str()), 0);
+    test_support::ChildResult json = test_support::run_child(
+        {cli_path(), "info", "--json"},
+        {{"CUABI_LIBCUDA_PATH", "/nonexistent/libcuda.so.1"}, {"CUABI_CACHE_DIR", cache}, {"CUABI_PCH", "off"}});
+    test_support::ChildResult text =
+        test_support::run_child({cli_path(), "info"}, {{"CUABI_LIBCUDA_PATH", "/nonexistent/libcuda.so.1"},
+                                                       {"CUABI_CACHE_DIR", cache}});
+    EXPECT_NE(json.output.find("\"precompiled_headers\":{\"mode\":\"off\",\"nvrtc_supports\":true,\"store_files\":1,"
+                               "\"store_bytes\":1024}"),
+              std::string::npos)
+        << json.output;
+    EXPECT_NE(text.output.find("  precompiled hdrs   auto (CUABI_PCH), NVRTC has them; store 1 PCH, 0.0 MiB"),
+              std::string::npos)
+        << text.output;
 }
 
 }  // namespace

@@ -265,6 +265,7 @@ typedef uint32_t cuabi_compile_flags ;
 #define CUABI_COMPILE_NO_TOOLKIT_INCLUDES 0x4u
 #define CUABI_COMPILE_IN_PROCESS 0x8u
 #define CUABI_COMPILE_ISOLATED 0x10u
+#define CUABI_COMPILE_NO_PCH 0x20u
 typedef int32_t cuabi_tristate ;
 #define CUABI_TRISTATE_DEFAULT -1
 #define CUABI_TRISTATE_OFF 0

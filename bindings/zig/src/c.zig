@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "0e56ea105cdce1eaa49135545068c4395e67b40787c1a7fbf529612ac1690f56";
+pub const cuabi_header_digest = "16862b117b40e4149aaa768ec35af66f93a36f21949415ab9275b245893cc955";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -654,6 +654,7 @@ pub const CUABI_COMPILE_PTX = @as(c_uint, 0x2);
 pub const CUABI_COMPILE_NO_TOOLKIT_INCLUDES = @as(c_uint, 0x4);
 pub const CUABI_COMPILE_IN_PROCESS = @as(c_uint, 0x8);
 pub const CUABI_COMPILE_ISOLATED = @as(c_uint, 0x10);
+pub const CUABI_COMPILE_NO_PCH = @as(c_uint, 0x20);
 pub const CUABI_TRISTATE_DEFAULT = -@as(c_int, 1);
 pub const CUABI_TRISTATE_OFF = @as(c_int, 0);
 pub const CUABI_TRISTATE_ON = @as(c_int, 1);

@@ -164,7 +164,10 @@ pub const CompileFlags = packed struct(u32) {
     /// run NVRTC in the worker even where the process default (CUABI_COMPILE_ISOLATION) says
     /// otherwise
     isolated: bool = false,
-    _reserved: u27 = 0,
+    /// never create nor use a precompiled header for this compile (CUABI_PCH=off: for none in the
+    /// process)
+    no_pch: bool = false,
+    _reserved: u26 = 0,
 };
 
 /// Tri-state settings (cuabi_compile_options.ftz, prec_div, prec_sqrt, fmad) (`CUABI_TRISTATE_*`).

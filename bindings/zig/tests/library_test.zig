@@ -151,6 +151,19 @@ test "an offline compile gives a CUBIN with lowered names, then a memory-cache h
     try testing.expectEqual(cuabi.ModuleOrigin.memory_cache, (try check(again.info())).origin);
 }
 
+test "no_pch leaves the cache key alone, as it leaves the image" {
+    const lib = try support.library();
+    const source = "#include <cuda/std/limits>\nextern \"C\" __global__ void pch_limits(int* out) { *out = cuda::std::numeric_limits<int>::max(); }\n";
+    const with = try check(lib.compileOffline(source, .{ .target = "sm_90" }));
+    defer with.deinit();
+    const without = try check(lib.compileOffline(source, .{ .target = "sm_90", .flags = .{ .no_pch = true } }));
+    defer without.deinit();
+    const a = try check(with.info());
+    const b = try check(without.info());
+    try testing.expectEqualStrings(a.cacheKey(), b.cacheKey());
+    try testing.expectEqual(cuabi.ModuleOrigin.memory_cache, b.origin);
+}
+
 /// The struct the library's `cuabi_*_init(struct_size, out)` function `name` prepares.
 fn initialized(lib: *const cuabi.Library, comptime T: type, comptime name: []const u8) !T {
     var out: T = undefined;

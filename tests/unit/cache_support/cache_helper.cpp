@@ -15,6 +15,11 @@
 //     compile NAME                      compile built-in source NAME offline for sm_90 through the public
 //                                       API; print the status, where the module came from, its lowered
 //                                       names, and whether NVRTC or a compile worker was ever used here
+//     pch EXPRESSION [--define NAME] [--no-pch]
+//                                       compile the PCH test source (a header prefix of toolkit headers)
+//                                       for name expression EXPRESSION offline through the public API; print
+//                                       the status, the image's checksum, the log, this process's PCH counters,
+//                                       why the worker cannot use PCH (if it cannot) and the PCH store's files
 //     env-race [configure]              threads read the environment while cuabi starts its driver, cache
 //                                       and compiler (after cuabi_cache_configure_driver_jit() first with
 //                                       "configure"); print how often anything in this process changed it
@@ -38,6 +43,9 @@
 #include <vector>
 
 #include "cache/driver_jit_cache.hpp"
+#include "cache/pch_store.hpp"
+#include "compile/compile_worker.hpp"
+#include "compile/pch_policy.hpp"
 #include "cache/kernel_cache.hpp"
 #include "compile/compile_worker.hpp"
 #include "cuabi/cuabi.h"
@@ -260,6 +268,64 @@ int compile(const char* name) {
     return 0;
 }
 
+// A header prefix of toolkit headers, then templates for the variants a test asks for.
+constexpr char kPchSource[] =
+    "#include <cuda/std/type_traits>\n"
+    "#include <cuda/std/limits>\n"
+    "template <typename T, int N> __global__ void fill(T* out) {\n"
+    "    out[threadIdx.x] = cuda::std::numeric_limits<T>::max() / N + cuda::std::is_signed<T>::value;\n"
+    "}\n";
+
+int pch(int argc, char** argv) {
+    const char* expression = argv[0];
+    std::vector<const char*> defines;
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--define") == 0 && i + 1 < argc) defines.push_back(argv[++i]);
+        else if (std::strcmp(argv[i], "--no-pch") == 0) options.flags |= CUABI_COMPILE_NO_PCH;
+        else return 2;
+    }
+    // A fixed seed makes NVRTC's output the same in every process, so that images can be compared.
+    static const char* const kFlags[] = {"-frandom-seed=1"};
+    options.target = "sm_90";
+    options.name_expressions = &expression;
+    options.name_expression_count = 1;
+    options.defines = defines.data();
+    options.define_count = defines.size();
+    options.extra_flags = kFlags;
+    options.extra_flag_count = 1;
+    cuabi_module* module = nullptr;
+    cuabi_status status = cuabi_module_compile_offline(kPchSource, &options, &module);
+    std::printf("status=%d\nmessage=%s\n", status, status != CUABI_SUCCESS ? cuabi_last_error_message() : "");
+    if (status == CUABI_SUCCESS) {
+        size_t size = 0;
+        cuabi_module_get_image(module, nullptr, 0, &size);
+        std::vector<uint8_t> image(size);
+        cuabi_module_get_image(module, image.data(), size, &size);
+        std::printf("image=%s\n", cuabi::cache::pch_checksum_hex(image.data(), image.size()).c_str());
+        char log[4096] = {};
+        cuabi_module_get_log(module, log, sizeof log, &size);
+        std::printf("log_size=%zu\nlog=%s\n", size, log);
+    }
+    cuabi_module_destroy(module);
+    cuabi::PchStats stats = cuabi::pch_stats();
+    std::string problem = "<no worker>";
+    cuabi::worker_pch_problem(&problem);
+    std::printf("pch_created=%llu\npch_reused=%llu\npch_rejected=%llu\npch_not_created=%llu\npch_note=%s\n"
+                "pch_problem=%s\n",
+                (unsigned long long)stats.created, (unsigned long long)stats.reused,
+                (unsigned long long)stats.rejected, (unsigned long long)stats.not_created, stats.last_note.c_str(),
+                problem.c_str());
+    cuabi::cache::Fd store;
+    const char* directory = std::getenv("CUABI_CACHE_DIR");
+    if (directory != nullptr && cuabi::cache::open_existing_pch_store(directory, &store).ok() && store.ok())
+        std::printf("store_files=%llu\n", (unsigned long long)cuabi::cache::pch_store_usage(store.get()).files);
+    else
+        std::printf("store_files=0\n");
+    return 0;
+}
+
 // Readers of the environment on other threads, as Go, Rust and JVM runtimes have, while cuabi
 // loads its driver, opens its cache and compiles.
 int env_race(bool configure) {
@@ -327,6 +393,7 @@ int main(int argc, char** argv) {
     if (command == "api") return api(at + 1 < argc && std::strcmp(argv[at + 1], "configure") == 0);
     if (command == "jit") return jit();
     if (command == "compile" && at + 1 < argc) return compile(argv[at + 1]);
+    if (command == "pch" && at + 1 < argc) return pch(argc - at - 1, argv + at + 1);
     if (command == "env-race") return env_race(at + 1 < argc && std::strcmp(argv[at + 1], "configure") == 0);
     KernelCache cache(Config::from_environment());
     if (command == "store") return store(cache, arg(1, 0), arg(2, 1), arg(3, 0));

@@ -204,6 +204,8 @@ pub const CUABI_COMPILE_NO_TOOLKIT_INCLUDES: cuabi_compile_flags = 4;
 pub const CUABI_COMPILE_IN_PROCESS: cuabi_compile_flags = 8;
 /// run NVRTC in the worker even where the process default (CUABI_COMPILE_ISOLATION) says otherwise
 pub const CUABI_COMPILE_ISOLATED: cuabi_compile_flags = 16;
+/// never create nor use a precompiled header for this compile (CUABI_PCH=off: for none in the process)
+pub const CUABI_COMPILE_NO_PCH: cuabi_compile_flags = 32;
 /// NVRTC's default, which fast_math changes
 pub const CUABI_TRISTATE_DEFAULT: cuabi_tristate = -1;
 pub const CUABI_TRISTATE_OFF: cuabi_tristate = 0;

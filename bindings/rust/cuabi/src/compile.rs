@@ -98,6 +98,13 @@ impl CompileOptions {
         self
     }
 
+    /// Never create nor use a precompiled header for this compile (the image is the same either
+    /// way; `CUABI_PCH=off` turns them off for the whole process).
+    pub fn no_pch(mut self) -> Self {
+        self.flags |= sys::CUABI_COMPILE_NO_PCH;
+        self
+    }
+
     /// `--use_fast_math` (implies ftz, approximate division and square root, fmad).
     pub fn fast_math(mut self, on: bool) -> Self {
         self.fast_math = on;

@@ -89,6 +89,16 @@ fn offline_compile_gives_a_cubin_with_lowered_template_names() {
 }
 
 #[test]
+fn no_pch_leaves_the_cache_key_alone_as_it_leaves_the_image() {
+    let source = "#include <cuda/std/limits>\nextern \"C\" __global__ void pch_limits(int* out) { *out = cuda::std::numeric_limits<int>::max(); }\n";
+    let with = Module::compile_offline(source, &CompileOptions::new().target("sm_90")).unwrap();
+    let without = Module::compile_offline(source, &CompileOptions::new().target("sm_90").no_pch()).unwrap();
+    let (with, without) = (with.info().unwrap(), without.info().unwrap());
+    assert_eq!(with.cache_key, without.cache_key);
+    assert_eq!(without.origin, Origin::MemoryCache);
+}
+
+#[test]
 fn the_same_compile_again_comes_from_the_memory_cache() {
     let first = Module::compile_offline(SOURCE, &offline_options()).unwrap();
     let second = Module::compile_offline(SOURCE, &offline_options()).unwrap();
