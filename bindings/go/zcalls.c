@@ -69,6 +69,10 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_module_get_lowered_name",
     "cuabi_module_get_kernel",
     "cuabi_module_get_global",
+    "cuabi_link_options_init",
+    "cuabi_module_link",
+    "cuabi_module_link_offline",
+    "cuabi_module_get_kernel_names",
     "cuabi_nvrtc_get_version",
     "cuabi_nvrtc_get_supported_archs",
     "cuabi_nvrtc_get_path",
@@ -211,6 +215,10 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.module_get_lowered_name = (PFN_cuabi_module_get_lowered_name)get("cuabi_module_get_lowered_name");
     cuabi_go_fn.module_get_kernel = (PFN_cuabi_module_get_kernel)get("cuabi_module_get_kernel");
     cuabi_go_fn.module_get_global = (PFN_cuabi_module_get_global)get("cuabi_module_get_global");
+    cuabi_go_fn.link_options_init = (PFN_cuabi_link_options_init)get("cuabi_link_options_init");
+    cuabi_go_fn.module_link = (PFN_cuabi_module_link)get("cuabi_module_link");
+    cuabi_go_fn.module_link_offline = (PFN_cuabi_module_link_offline)get("cuabi_module_link_offline");
+    cuabi_go_fn.module_get_kernel_names = (PFN_cuabi_module_get_kernel_names)get("cuabi_module_get_kernel_names");
     cuabi_go_fn.nvrtc_get_version = (PFN_cuabi_nvrtc_get_version)get("cuabi_nvrtc_get_version");
     cuabi_go_fn.nvrtc_get_supported_archs = (PFN_cuabi_nvrtc_get_supported_archs)get("cuabi_nvrtc_get_supported_archs");
     cuabi_go_fn.nvrtc_get_path = (PFN_cuabi_nvrtc_get_path)get("cuabi_nvrtc_get_path");
@@ -354,80 +362,84 @@ int cuabi_go_function_present(size_t index) {
     case 62: return cuabi_go_fn.module_get_lowered_name != NULL;
     case 63: return cuabi_go_fn.module_get_kernel != NULL;
     case 64: return cuabi_go_fn.module_get_global != NULL;
-    case 65: return cuabi_go_fn.nvrtc_get_version != NULL;
-    case 66: return cuabi_go_fn.nvrtc_get_supported_archs != NULL;
-    case 67: return cuabi_go_fn.nvrtc_get_path != NULL;
-    case 68: return cuabi_go_fn.nvrtc_get_include_dirs != NULL;
-    case 69: return cuabi_go_fn.kernel_attributes_init != NULL;
-    case 70: return cuabi_go_fn.kernel_destroy != NULL;
-    case 71: return cuabi_go_fn.kernel_get_attributes != NULL;
-    case 72: return cuabi_go_fn.kernel_get_native != NULL;
-    case 73: return cuabi_go_fn.kernel_get_param_count != NULL;
-    case 74: return cuabi_go_fn.kernel_get_param_info != NULL;
-    case 75: return cuabi_go_fn.kernel_get_max_active_blocks_per_sm != NULL;
-    case 76: return cuabi_go_fn.kernel_suggest_block_size != NULL;
-    case 77: return cuabi_go_fn.kernel_set_attribute != NULL;
-    case 78: return cuabi_go_fn.launch_config_init != NULL;
-    case 79: return cuabi_go_fn.launch != NULL;
-    case 80: return cuabi_go_fn.launch_packed != NULL;
-    case 81: return cuabi_go_fn.kernel_get_max_active_clusters != NULL;
-    case 82: return cuabi_go_fn.launch_batch != NULL;
-    case 83: return cuabi_go_fn.graph_options_init != NULL;
-    case 84: return cuabi_go_fn.graph_node_info_init != NULL;
-    case 85: return cuabi_go_fn.graph_update_info_init != NULL;
-    case 86: return cuabi_go_fn.graph_memcpy_params_init != NULL;
-    case 87: return cuabi_go_fn.graph_capture_begin != NULL;
-    case 88: return cuabi_go_fn.graph_capture_end != NULL;
-    case 89: return cuabi_go_fn.graph_capture_end_update != NULL;
-    case 90: return cuabi_go_fn.graph_capture_abort != NULL;
-    case 91: return cuabi_go_fn.graph_capture_get_status != NULL;
-    case 92: return cuabi_go_fn.graph_destroy != NULL;
-    case 93: return cuabi_go_fn.graph_launch != NULL;
-    case 94: return cuabi_go_fn.graph_upload != NULL;
-    case 95: return cuabi_go_fn.graph_retain_buffer != NULL;
-    case 96: return cuabi_go_fn.graph_get_native != NULL;
-    case 97: return cuabi_go_fn.graph_get_node_count != NULL;
-    case 98: return cuabi_go_fn.graph_get_node_info != NULL;
-    case 99: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
-    case 100: return cuabi_go_fn.graph_get_node_param_info != NULL;
-    case 101: return cuabi_go_fn.graph_update_kernel_args != NULL;
-    case 102: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
-    case 103: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
-    case 104: return cuabi_go_fn.graph_update_memset_value != NULL;
-    case 105: return cuabi_go_fn.graph_update_memcpy != NULL;
-    case 106: return cuabi_go_fn.graph_set_node_enabled != NULL;
-    case 107: return cuabi_go_fn.graph_get_node_enabled != NULL;
-    case 108: return cuabi_go_fn.graph_write_dot != NULL;
-    case 109: return cuabi_go_fn.graph_get_dot != NULL;
-    case 110: return cuabi_go_fn.graph_cache_stats_init != NULL;
-    case 111: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
-    case 112: return cuabi_go_fn.graph_cache_lookup != NULL;
-    case 113: return cuabi_go_fn.graph_cache_insert != NULL;
-    case 114: return cuabi_go_fn.graph_cache_set_capacity != NULL;
-    case 115: return cuabi_go_fn.graph_cache_clear != NULL;
-    case 116: return cuabi_go_fn.graph_cache_get_stats != NULL;
-    case 117: return cuabi_go_fn.cache_stats_init != NULL;
-    case 118: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
-    case 119: return cuabi_go_fn.cache_get_stats != NULL;
-    case 120: return cuabi_go_fn.cache_get_directory != NULL;
-    case 121: return cuabi_go_fn.cache_get_degradation_reason != NULL;
-    case 122: return cuabi_go_fn.cache_prune != NULL;
-    case 123: return cuabi_go_fn.cache_clear != NULL;
-    case 124: return cuabi_go_fn.cache_verify != NULL;
-    case 125: return cuabi_go_fn.cache_add_readonly_layer != NULL;
-    case 126: return cuabi_go_fn.cache_export != NULL;
-    case 127: return cuabi_go_fn.cache_import != NULL;
-    case 128: return cuabi_go_fn.cache_configure_driver_jit != NULL;
-    case 129: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
-    case 130: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
-    case 131: return cuabi_go_fn.range_get_enabled != NULL;
-    case 132: return cuabi_go_fn.range_get_profiler_attached != NULL;
-    case 133: return cuabi_go_fn.range_get_catalog_count != NULL;
-    case 134: return cuabi_go_fn.range_get_catalog_entry != NULL;
-    case 135: return cuabi_go_fn.range_push != NULL;
-    case 136: return cuabi_go_fn.range_pop != NULL;
-    case 137: return cuabi_go_fn.range_start != NULL;
-    case 138: return cuabi_go_fn.range_end != NULL;
+    case 65: return cuabi_go_fn.link_options_init != NULL;
+    case 66: return cuabi_go_fn.module_link != NULL;
+    case 67: return cuabi_go_fn.module_link_offline != NULL;
+    case 68: return cuabi_go_fn.module_get_kernel_names != NULL;
+    case 69: return cuabi_go_fn.nvrtc_get_version != NULL;
+    case 70: return cuabi_go_fn.nvrtc_get_supported_archs != NULL;
+    case 71: return cuabi_go_fn.nvrtc_get_path != NULL;
+    case 72: return cuabi_go_fn.nvrtc_get_include_dirs != NULL;
+    case 73: return cuabi_go_fn.kernel_attributes_init != NULL;
+    case 74: return cuabi_go_fn.kernel_destroy != NULL;
+    case 75: return cuabi_go_fn.kernel_get_attributes != NULL;
+    case 76: return cuabi_go_fn.kernel_get_native != NULL;
+    case 77: return cuabi_go_fn.kernel_get_param_count != NULL;
+    case 78: return cuabi_go_fn.kernel_get_param_info != NULL;
+    case 79: return cuabi_go_fn.kernel_get_max_active_blocks_per_sm != NULL;
+    case 80: return cuabi_go_fn.kernel_suggest_block_size != NULL;
+    case 81: return cuabi_go_fn.kernel_set_attribute != NULL;
+    case 82: return cuabi_go_fn.launch_config_init != NULL;
+    case 83: return cuabi_go_fn.launch != NULL;
+    case 84: return cuabi_go_fn.launch_packed != NULL;
+    case 85: return cuabi_go_fn.kernel_get_max_active_clusters != NULL;
+    case 86: return cuabi_go_fn.launch_batch != NULL;
+    case 87: return cuabi_go_fn.graph_options_init != NULL;
+    case 88: return cuabi_go_fn.graph_node_info_init != NULL;
+    case 89: return cuabi_go_fn.graph_update_info_init != NULL;
+    case 90: return cuabi_go_fn.graph_memcpy_params_init != NULL;
+    case 91: return cuabi_go_fn.graph_capture_begin != NULL;
+    case 92: return cuabi_go_fn.graph_capture_end != NULL;
+    case 93: return cuabi_go_fn.graph_capture_end_update != NULL;
+    case 94: return cuabi_go_fn.graph_capture_abort != NULL;
+    case 95: return cuabi_go_fn.graph_capture_get_status != NULL;
+    case 96: return cuabi_go_fn.graph_destroy != NULL;
+    case 97: return cuabi_go_fn.graph_launch != NULL;
+    case 98: return cuabi_go_fn.graph_upload != NULL;
+    case 99: return cuabi_go_fn.graph_retain_buffer != NULL;
+    case 100: return cuabi_go_fn.graph_get_native != NULL;
+    case 101: return cuabi_go_fn.graph_get_node_count != NULL;
+    case 102: return cuabi_go_fn.graph_get_node_info != NULL;
+    case 103: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
+    case 104: return cuabi_go_fn.graph_get_node_param_info != NULL;
+    case 105: return cuabi_go_fn.graph_update_kernel_args != NULL;
+    case 106: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
+    case 107: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
+    case 108: return cuabi_go_fn.graph_update_memset_value != NULL;
+    case 109: return cuabi_go_fn.graph_update_memcpy != NULL;
+    case 110: return cuabi_go_fn.graph_set_node_enabled != NULL;
+    case 111: return cuabi_go_fn.graph_get_node_enabled != NULL;
+    case 112: return cuabi_go_fn.graph_write_dot != NULL;
+    case 113: return cuabi_go_fn.graph_get_dot != NULL;
+    case 114: return cuabi_go_fn.graph_cache_stats_init != NULL;
+    case 115: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
+    case 116: return cuabi_go_fn.graph_cache_lookup != NULL;
+    case 117: return cuabi_go_fn.graph_cache_insert != NULL;
+    case 118: return cuabi_go_fn.graph_cache_set_capacity != NULL;
+    case 119: return cuabi_go_fn.graph_cache_clear != NULL;
+    case 120: return cuabi_go_fn.graph_cache_get_stats != NULL;
+    case 121: return cuabi_go_fn.cache_stats_init != NULL;
+    case 122: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
+    case 123: return cuabi_go_fn.cache_get_stats != NULL;
+    case 124: return cuabi_go_fn.cache_get_directory != NULL;
+    case 125: return cuabi_go_fn.cache_get_degradation_reason != NULL;
+    case 126: return cuabi_go_fn.cache_prune != NULL;
+    case 127: return cuabi_go_fn.cache_clear != NULL;
+    case 128: return cuabi_go_fn.cache_verify != NULL;
+    case 129: return cuabi_go_fn.cache_add_readonly_layer != NULL;
+    case 130: return cuabi_go_fn.cache_export != NULL;
+    case 131: return cuabi_go_fn.cache_import != NULL;
+    case 132: return cuabi_go_fn.cache_configure_driver_jit != NULL;
+    case 133: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
+    case 134: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
+    case 135: return cuabi_go_fn.range_get_enabled != NULL;
+    case 136: return cuabi_go_fn.range_get_profiler_attached != NULL;
+    case 137: return cuabi_go_fn.range_get_catalog_count != NULL;
+    case 138: return cuabi_go_fn.range_get_catalog_entry != NULL;
+    case 139: return cuabi_go_fn.range_push != NULL;
+    case 140: return cuabi_go_fn.range_pop != NULL;
+    case 141: return cuabi_go_fn.range_start != NULL;
+    case 142: return cuabi_go_fn.range_end != NULL;
     default: return 0;
     }
 }
@@ -864,6 +876,38 @@ cuabi_go_failure* cuabi_go_module_get_global(uintptr_t module, const char* name_
     cuabi_status status = cuabi_go_fn.module_get_global((cuabi_module*)module, name_or_expression, &out_buffer_handle);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     *out_buffer = (uintptr_t)out_buffer_handle;
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_link_options_init(uint32_t struct_size, cuabi_link_options* out_options) {
+    if (cuabi_go_fn.link_options_init == NULL) return cuabi_go_missing("cuabi_link_options_init");
+    cuabi_status status = cuabi_go_fn.link_options_init(struct_size, out_options);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_module_link(uintptr_t context, const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, uintptr_t* out_module) {
+    if (cuabi_go_fn.module_link == NULL) return cuabi_go_missing("cuabi_module_link");
+    cuabi_module* out_module_handle = NULL;
+    cuabi_status status = cuabi_go_fn.module_link((cuabi_context*)context, inputs, input_count, options, &out_module_handle);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_module = (uintptr_t)out_module_handle;
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_module_link_offline(const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, uintptr_t* out_module) {
+    if (cuabi_go_fn.module_link_offline == NULL) return cuabi_go_missing("cuabi_module_link_offline");
+    cuabi_module* out_module_handle = NULL;
+    cuabi_status status = cuabi_go_fn.module_link_offline(inputs, input_count, options, &out_module_handle);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    *out_module = (uintptr_t)out_module_handle;
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_module_get_kernel_names(uintptr_t module, char* out_text, size_t capacity, size_t* out_size) {
+    if (cuabi_go_fn.module_get_kernel_names == NULL) return cuabi_go_missing("cuabi_module_get_kernel_names");
+    cuabi_status status = cuabi_go_fn.module_get_kernel_names((cuabi_module*)module, out_text, capacity, out_size);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }
 

@@ -80,6 +80,9 @@ const (
 	// ImageFatbin is CUABI_IMAGE_FATBIN: a fat binary (nvcc -fatbin): CUBINs and/or PTX for several
 	// targets.
 	ImageFatbin ImageKind = 3
+	// ImageLtoir is CUABI_IMAGE_LTOIR: Since 1.2. LTO-IR (CUABI_COMPILE_LTO_IR): an input to
+	// linking, never loaded.
+	ImageLtoir ImageKind = 4
 )
 
 // CompileFlags is cuabi_compile_flags: Compile flags (cuabi_compile_options.flags). Used in
@@ -102,6 +105,12 @@ const (
 	// CompileIsolated is CUABI_COMPILE_ISOLATED: run NVRTC in the worker even where the process
 	// default (CUABI_COMPILE_ISOLATION) says otherwise.
 	CompileIsolated CompileFlags = 16
+	// CompileLtoIr is CUABI_COMPILE_LTO_IR: Since 1.2. emit LTO-IR (-dlto, relocatable) for
+	// cuabi_module_link() instead of a CUBIN; the module is not loaded.
+	CompileLtoIr CompileFlags = 32
+	// CompileRelocatable is CUABI_COMPILE_RELOCATABLE: Since 1.2. relocatable device code (-rdc): a
+	// CUBIN or PTX that may call extern __device__ functions defined in other link inputs.
+	CompileRelocatable CompileFlags = 64
 )
 
 // ModuleOrigin is cuabi_module_origin: Where a module's image came from (cuabi_module_info.origin).

@@ -82,6 +82,8 @@ pub const ImageKind = enum(i32) {
     cubin = 2,
     /// a fat binary (nvcc -fatbin): CUBINs and/or PTX for several targets
     fatbin = 3,
+    /// Since 1.2. LTO-IR (CUABI_COMPILE_LTO_IR): an input to linking, never loaded
+    ltoir = 4,
     _,
 };
 
@@ -100,7 +102,13 @@ pub const CompileFlags = packed struct(u32) {
     /// run NVRTC in the worker even where the process default (CUABI_COMPILE_ISOLATION) says
     /// otherwise
     isolated: bool = false,
-    _reserved: u27 = 0,
+    /// Since 1.2. emit LTO-IR (-dlto, relocatable) for cuabi_module_link() instead of a CUBIN; the
+    /// module is not loaded
+    lto_ir: bool = false,
+    /// Since 1.2. relocatable device code (-rdc): a CUBIN or PTX that may call extern __device__
+    /// functions defined in other link inputs
+    relocatable: bool = false,
+    _reserved: u25 = 0,
 };
 
 /// Tri-state settings (cuabi_compile_options.ftz, prec_div, prec_sqrt, fmad) (`CUABI_TRISTATE_*`).
@@ -128,6 +136,43 @@ pub const ModuleOrigin = enum(i32) {
     /// Since 1.2. A read-only cache layer or bundle: no NVRTC
     readonly_cache = 4,
     _,
+};
+
+/// Link input kinds (cuabi_link_input.kind); the values are nvJitLink's (`CUABI_LINK_INPUT_*`).
+pub const LinkInputKind = enum(i32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_LINK_INPUT_";
+    /// a CUBIN (relocatable or not) for the link's architecture
+    cubin = 1,
+    /// PTX text, compiled by nvJitLink for the link's architecture
+    ptx = 2,
+    /// LTO-IR (NVRTC -dlto, nvcc -dlto -dc); needs CUABI_LINK_LTO
+    ltoir = 3,
+    /// a fatbin (nvcc -fatbin, also -dlto -dc -fatbin)
+    fatbin = 4,
+    /// a host object file with embedded device code (nvcc -dc -c)
+    object = 5,
+    /// a static library of such objects (nvcc -lib, ar)
+    library = 6,
+    _,
+};
+
+/// Link flags (cuabi_link_options.flags) (`CUABI_LINK_*`).
+pub const LinkFlags = packed struct(u32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_LINK_";
+    /// link-time optimization (-lto): required when an input is LTO-IR
+    lto: bool = false,
+    /// neither look up nor store in the kernel cache: always run nvJitLink
+    no_cache: bool = false,
+    /// emit PTX for compute_XY instead of a CUBIN (needs CUABI_LINK_LTO)
+    ptx: bool = false,
+    /// run nvJitLink in this process, not in a worker process
+    in_process: bool = false,
+    _reserved: u8 = 0,
+    /// Since 1.2. The most inputs one link takes.
+    max_inputs: bool = false,
+    _reserved1: u19 = 0,
 };
 
 /// Attributes a caller may set on a kernel (cuabi_kernel_set_attribute), since 1.1
@@ -281,10 +326,10 @@ pub const SettingSource = enum(i32) {
 };
 
 /// Every enumeration above, for the tests that compare them with the header.
-pub const enumerations = .{ ImageVerification, ImageKind, Tristate, ModuleOrigin, KernelAttribute, CachePreference, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource };
+pub const enumerations = .{ ImageVerification, ImageKind, Tristate, ModuleOrigin, LinkInputKind, KernelAttribute, CachePreference, CaptureMode, CaptureStatus, GraphNodeKind, NvrtcState, SettingSource };
 
 /// Every flag set above, for the tests that compare them with the header.
-pub const flag_sets = .{ StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, CompileFlags, LaunchFlags, GraphFlags, GraphUpdateFlags, GraphDotFlags };
+pub const flag_sets = .{ StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, CompileFlags, LinkFlags, LaunchFlags, GraphFlags, GraphUpdateFlags, GraphDotFlags };
 // ---- end of GENERATED ----
 
 /// One attribute `Kernel.setAttribute` sets, with its value: `.{ .cache_config = .shared }`.
