@@ -1,4 +1,4 @@
-//! The conformance scenario in Rust (tests/conformance/README.md): the same sixteen steps as the C
+//! The conformance scenario in Rust (tests/conformance/README.md): the same seventeen steps as the C
 //! reference, printing the same transcript line for line. The library comes from `CUABI_LIBRARY`,
 //! else `libcuabi.so.1` through the dynamic linker's search path.
 //!
@@ -8,7 +8,7 @@
 
 use cuabi::{
     Buffer, CaptureMode, CompileOptions, Context, Error, GraphOptions, ImageKind, Kernel, LaunchConfig, LaunchItem,
-    Module, NodeKind, Origin, PackedArgs, Status, Stream,
+    LinkInput, LinkOptions, Module, NodeKind, Origin, PackedArgs, Status, Stream,
 };
 use std::process::ExitCode;
 
@@ -31,6 +31,13 @@ __global__ void scale(T* data, T factor, unsigned n) {
 ";
 const BROKEN: &str = "__global__ void broken( { }\n";
 const NAME_EXPRESSIONS: [&str; 2] = ["scale<float>", "scale<double>"];
+const LINK_KERNEL: &str = "extern \"C\" __device__ float twice(float x);
+extern \"C\" __global__ void apply_twice(float* data, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] = twice(data[i]);
+}
+";
+const LINK_DEVICE: &str = "extern \"C\" __device__ float twice(float x) { return 2.0f * x; }\n";
 
 /// What a step reports when a check does not hold: the transcript's "what differed".
 type Step = Result<(), String>;
@@ -182,6 +189,29 @@ fn ranges(_: &mut Scenario) -> Step {
         Some(index) => Err(format!("catalog entry {index} is named {}", catalog[index].name)),
         None => Ok(()),
     }
+}
+
+fn link(_: &mut Scenario) -> Step {
+    let compile = CompileOptions::new().target("sm_90").lto_ir();
+    let kernel = Module::compile_offline(LINK_KERNEL, &compile).expect_ok("compiling LINK_KERNEL")?;
+    let device = Module::compile_offline(LINK_DEVICE, &compile).expect_ok("compiling LINK_DEVICE")?;
+    let options = LinkOptions::new().target("sm_90").lto();
+    let linked = Module::link_offline(&[LinkInput::Module(&kernel), LinkInput::Module(&device)], &options)
+        .expect_ok("cuabi_module_link_offline")?;
+    let info = linked.info().expect_ok("cuabi_module_get_info")?;
+    if info.image_kind != ImageKind::Cubin {
+        return Err(format!("the linked image kind is {:?}, expected 2 (CUBIN)", info.image_kind));
+    }
+    let names = linked.kernel_names().expect_ok("cuabi_module_get_kernel_names")?;
+    if names != ["apply_twice"] {
+        return Err(format!("the linked kernels are {names:?}, expected apply_twice"));
+    }
+    expect_refusal(
+        Module::link_offline(&[LinkInput::Module(&kernel)], &options),
+        Status::Link,
+        "Fix:",
+        "linking LINK_KERNEL alone",
+    )
 }
 
 fn context(s: &mut Scenario) -> Step {
@@ -441,13 +471,14 @@ fn drop_all(s: &mut Scenario) {
 
 type StepFn = fn(&mut Scenario) -> Step;
 
-const STEPS: [(&str, StepFn, bool); 16] = [
+const STEPS: [(&str, StepFn, bool); 17] = [
     ("load", load, false),
     ("status-names", status_names, false),
     ("compile-error", compile_error, false),
     ("offline-templates", offline_templates, false),
     ("memory-cache", memory_cache, false),
     ("ranges", ranges, false),
+    ("link", link, false),
     ("context", context, false),
     ("buffers", buffers, true),
     ("launch-table", launch_table, true),

@@ -139,6 +139,7 @@ versioned! {
     cuabi_buffer_options => cuabi_buffer_options_init,
     cuabi_host_memory_options => cuabi_host_memory_options_init,
     cuabi_compile_options => cuabi_compile_options_init,
+    cuabi_link_options => cuabi_link_options_init,
     cuabi_module_info => cuabi_module_info_init,
     cuabi_kernel_attributes => cuabi_kernel_attributes_init,
     cuabi_launch_config => cuabi_launch_config_init,
