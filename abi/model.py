@@ -53,6 +53,7 @@ STANDALONE = {
     "CUABI_STRUCT_SIZE_MAX": "a limit of every struct_size",
     "CUABI_GRAPH_PARAM_COUNT_UNKNOWN": "a sentinel value of cuabi_graph_node_info.param_count",
     "CUABI_LAUNCH_BATCH_MAX_ITEMS": "a limit of cuabi_launch_batch(), not a launch flag",
+    "CUABI_LINK_MAX_INPUTS": "a limit of cuabi_module_link(), not a link flag",
 }
 # Macros of the header that are machinery, not ABI: the include guard, the export macro and the
 # annotation vocabulary documented in the header's preamble.

@@ -139,4 +139,10 @@ typedef struct cuabi_go_compile_request {
 cuabi_go_failure* cuabi_go_module_compile(uintptr_t context, uint32_t offline, const cuabi_go_compile_request* request,
                                           const char* strings, const void* salt, uintptr_t* out_module);
 
+/* cuabi_module_link (offline 0) or cuabi_module_link_offline (offline 1; context unused). The
+ * inputs, the options and everything they point at are in C memory (the Go package allocates them:
+ * Go memory passed to C may not hold pointers to Go memory). A failure carries nvJitLink's log. */
+cuabi_go_failure* cuabi_go_module_link(uintptr_t context, uint32_t offline, const cuabi_link_input* inputs,
+                                       size_t input_count, const cuabi_link_options* options, uintptr_t* out_module);
+
 #endif

@@ -886,24 +886,6 @@ cuabi_go_failure* cuabi_go_link_options_init(uint32_t struct_size, cuabi_link_op
     return NULL;
 }
 
-cuabi_go_failure* cuabi_go_module_link(uintptr_t context, const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, uintptr_t* out_module) {
-    if (cuabi_go_fn.module_link == NULL) return cuabi_go_missing("cuabi_module_link");
-    cuabi_module* out_module_handle = NULL;
-    cuabi_status status = cuabi_go_fn.module_link((cuabi_context*)context, inputs, input_count, options, &out_module_handle);
-    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
-    *out_module = (uintptr_t)out_module_handle;
-    return NULL;
-}
-
-cuabi_go_failure* cuabi_go_module_link_offline(const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, uintptr_t* out_module) {
-    if (cuabi_go_fn.module_link_offline == NULL) return cuabi_go_missing("cuabi_module_link_offline");
-    cuabi_module* out_module_handle = NULL;
-    cuabi_status status = cuabi_go_fn.module_link_offline(inputs, input_count, options, &out_module_handle);
-    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
-    *out_module = (uintptr_t)out_module_handle;
-    return NULL;
-}
-
 cuabi_go_failure* cuabi_go_module_get_kernel_names(uintptr_t module, char* out_text, size_t capacity, size_t* out_size) {
     if (cuabi_go_fn.module_get_kernel_names == NULL) return cuabi_go_missing("cuabi_module_get_kernel_names");
     cuabi_status status = cuabi_go_fn.module_get_kernel_names((cuabi_module*)module, out_text, capacity, out_size);

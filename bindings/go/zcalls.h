@@ -225,8 +225,6 @@ cuabi_go_failure* cuabi_go_module_get_lowered_name(uintptr_t module, const char*
 cuabi_go_failure* cuabi_go_module_get_kernel(uintptr_t module, const char* name_or_expression, uintptr_t* out_kernel);
 cuabi_go_failure* cuabi_go_module_get_global(uintptr_t module, const char* name_or_expression, uintptr_t* out_buffer);
 cuabi_go_failure* cuabi_go_link_options_init(uint32_t struct_size, cuabi_link_options* out_options);
-cuabi_go_failure* cuabi_go_module_link(uintptr_t context, const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, uintptr_t* out_module);
-cuabi_go_failure* cuabi_go_module_link_offline(const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, uintptr_t* out_module);
 cuabi_go_failure* cuabi_go_module_get_kernel_names(uintptr_t module, char* out_text, size_t capacity, size_t* out_size);
 cuabi_go_failure* cuabi_go_nvrtc_get_version(int32_t* out_major, int32_t* out_minor);
 cuabi_go_failure* cuabi_go_nvrtc_get_supported_archs(int32_t* out_archs, size_t capacity, size_t* out_count);

@@ -42,9 +42,9 @@ const (
 	ErrInvalidDevice Status = 23
 	// ErrNVRTCNotFound is CUABI_ERROR_NVRTC_NOT_FOUND.
 	ErrNVRTCNotFound Status = 24
-	// ErrNvjitlinkNotFound is CUABI_ERROR_NVJITLINK_NOT_FOUND: Since 1.2. libnvJitLink cannot be
+	// ErrNVJitLinkNotFound is CUABI_ERROR_NVJITLINK_NOT_FOUND: Since 1.2. libnvJitLink cannot be
 	// loaded, or is too old.
-	ErrNvjitlinkNotFound Status = 25
+	ErrNVJitLinkNotFound Status = 25
 	// ErrCUDA is CUABI_ERROR_CUDA.
 	ErrCUDA Status = 30
 	// ErrDeviceOutOfMemory is CUABI_ERROR_DEVICE_OUT_OF_MEMORY.
@@ -114,7 +114,7 @@ var statusNames = map[Status]string{
 	ErrNoDevice:            "CUABI_ERROR_NO_DEVICE",
 	ErrInvalidDevice:       "CUABI_ERROR_INVALID_DEVICE",
 	ErrNVRTCNotFound:       "CUABI_ERROR_NVRTC_NOT_FOUND",
-	ErrNvjitlinkNotFound:   "CUABI_ERROR_NVJITLINK_NOT_FOUND",
+	ErrNVJitLinkNotFound:   "CUABI_ERROR_NVJITLINK_NOT_FOUND",
 	ErrCUDA:                "CUABI_ERROR_CUDA",
 	ErrDeviceOutOfMemory:   "CUABI_ERROR_DEVICE_OUT_OF_MEMORY",
 	ErrOutOfBounds:         "CUABI_ERROR_OUT_OF_BOUNDS",

@@ -169,10 +169,7 @@ pub const LinkFlags = packed struct(u32) {
     ptx: bool = false,
     /// run nvJitLink in this process, not in a worker process
     in_process: bool = false,
-    _reserved: u8 = 0,
-    /// Since 1.2. The most inputs one link takes.
-    max_inputs: bool = false,
-    _reserved1: u19 = 0,
+    _reserved: u28 = 0,
 };
 
 /// Attributes a caller may set on a kernel (cuabi_kernel_set_attribute), since 1.1

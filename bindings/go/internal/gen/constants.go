@@ -33,13 +33,16 @@ var goFamilies = map[string]goFamily{
 	"cuabi_buffer_flags":       {"BufferFlags", "Buffer", "BufferOptions.Flags"},
 	"cuabi_host_memory_flags":  {"HostMemoryFlags", "HostMemory", "NewPinnedHostMemory, HostMemory.Pin"},
 	"cuabi_compile_flags":      {"CompileFlags", "Compile", "CompileOptions.Flags"},
+	"cuabi_link_input_kind":    {"LinkInputKind", "LinkInput", "LinkInput.Kind"},
+	"cuabi_link_flags":         {"LinkFlags", "Link", "LinkOptions.Flags"},
 	"cuabi_launch_flags":       {"LaunchFlags", "Launch", "LaunchConfig.Flags"},
 	"cuabi_graph_flags":        {"GraphFlags", "Graph", "GraphOptions.Flags"},
 	"cuabi_graph_update_flags": {"GraphUpdateFlags", "GraphUpdate", "Graph.Recapture, Stream.EndCaptureUpdate"},
 }
 
 // Words Go spells as initialisms.
-var initialisms = map[string]string{"CUDA": "CUDA", "NVRTC": "NVRTC", "IO": "IO", "PTX": "PTX", "CUBIN": "CUBIN"}
+var initialisms = map[string]string{"CUDA": "CUDA", "NVRTC": "NVRTC", "IO": "IO", "PTX": "PTX", "CUBIN": "CUBIN",
+	"LTO": "LTO", "IR": "IR", "LTOIR": "LTOIR", "NVJITLINK": "NVJitLink"}
 
 // camel: "EVENT_WAIT" -> "EventWait", initialisms kept.
 func camel(words string) string {

@@ -194,7 +194,7 @@ pub const CUABI_LINK_PTX: cuabi_link_flags = 4;
 /// run nvJitLink in this process, not in a worker process
 pub const CUABI_LINK_IN_PROCESS: cuabi_link_flags = 8;
 /// Since 1.2. The most inputs one link takes.
-pub const CUABI_LINK_MAX_INPUTS: cuabi_link_flags = 4096;
+pub const CUABI_LINK_MAX_INPUTS: u32 = 4096;
 /// preferred share of the L1/shared memory array for shared memory, in percent 0..100, or -1 for no preference; a hint
 pub const CUABI_KERNEL_ATTRIBUTE_SHARED_MEMORY_CARVEOUT: cuabi_kernel_attribute = 1;
 /// 1: allow clusters above 8 blocks (up to 16 on sm_90) where the device has them
