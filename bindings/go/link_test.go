@@ -49,7 +49,7 @@ func TestLinkBytesNamesAndOptionsReachNvJitLink(t *testing.T) {
 	kernel, device := ltoIR(t, linkKernel), ltoIR(t, linkDevice)
 	bytes, err := device.Image()
 	must(t, err)
-	level := 2
+	level := 3
 	linked, err := LinkOffline([]LinkInput{{Module: kernel}, {Kind: LinkInputLTOIR, Data: bytes, Name: "twice.ltoir"}},
 		&LinkOptions{Target: "sm_90", Flags: LinkLTO | LinkNoCache | LinkInProcess, OptimizationLevel: &level,
 			MaxRegisters: 64, ExtraOptions: []string{"-verbose"}})

@@ -8,6 +8,7 @@
 //!   tests/gpu_test.zig      calls that need a GPU: each skips, printing cuabi's reason, without one
 //!   tests/gpu_1_1_test.zig  the same for the calls of cuabi 1.1
 //!   tests/batch_test.zig    batched launches (cuabi 1.2), without and with a GPU
+//!   tests/link_test.zig     linking with nvJitLink (cuabi 1.2), without a GPU
 //!   tests/docs_test.zig     the README against the example the build compiles
 
 comptime {
@@ -18,5 +19,6 @@ comptime {
     _ = @import("tests/gpu_test.zig");
     _ = @import("tests/gpu_1_1_test.zig");
     _ = @import("tests/batch_test.zig");
+    _ = @import("tests/link_test.zig");
     _ = @import("tests/docs_test.zig");
 }

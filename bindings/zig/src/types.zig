@@ -539,6 +539,37 @@ pub const CompileOptions = struct {
     }
 };
 
+/// Link options (`Module.link`, `Module.linkOffline`); the defaults are the header's. Nothing
+/// here must outlive the call: cuabi copies what it keeps.
+pub const LinkOptions = struct {
+    /// `.lto = true` is required when an input is LTO-IR.
+    flags: LinkFlags = .{},
+    /// "sm_90" (optional 'a'/'f' suffix); null: the context's device (required for `linkOffline`).
+    target: ?[*:0]const u8 = null,
+    /// -O0 to -O3 for LTO; null: nvJitLink's default.
+    optimization_level: ?u2 = null,
+    /// -maxrregcount; 0: no limit.
+    max_registers: u32 = 0,
+    /// Further nvJitLink options, passed as given ("-lineinfo").
+    extra_options: []const [*:0]const u8 = &.{},
+    /// Deadline for nvJitLink in its worker; 0: the compile default.
+    timeout_ms: u32 = 0,
+
+    /// The header's struct for these options.
+    pub fn toC(self: LinkOptions) c.cuabi_link_options {
+        var out = std.mem.zeroes(c.cuabi_link_options);
+        out.struct_size = @sizeOf(c.cuabi_link_options);
+        out.flags = @bitCast(self.flags);
+        out.target = self.target;
+        out.optimization_level = if (self.optimization_level) |level| level else -1;
+        out.max_registers = self.max_registers;
+        out.extra_options = if (self.extra_options.len == 0) null else @ptrCast(self.extra_options.ptr);
+        out.extra_option_count = self.extra_options.len;
+        out.timeout_ms = self.timeout_ms;
+        return out;
+    }
+};
+
 // ---- results ------------------------------------------------------------------------------
 
 /// Facts about a device: identity, memory and every limit a launch is checked against

@@ -37,7 +37,7 @@ fn bytes_with_a_name_and_link_options_are_passed_on() {
     let input = LinkInput::Bytes { kind: LinkInputKind::LtoIr, data: &bytes, name: Some("twice.ltoir") };
     let linked = Module::link_offline(
         &[LinkInput::Module(&kernel), input],
-        &options().optimization_level(2).max_registers(64).extra_option("-verbose").in_process(),
+        &options().optimization_level(3).max_registers(64).extra_option("-verbose").in_process(),
     )
     .unwrap();
     assert_eq!(linked.kernel_names().unwrap(), ["apply_twice"]);
