@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tu
 
 from . import _library, _structs
 from ._handle import Handle
-from .errors import INVALID_ARGUMENT, binding_error, check
+from .errors import check
 
 if TYPE_CHECKING:
     from .buffer import Buffer
@@ -102,14 +102,7 @@ class _Request:
         keep: list[Any] = []
 
         def cstr(text: Optional[str]) -> Any:
-            if text is None:
-                return ffi.NULL
-            if "\0" in text:
-                raise binding_error(INVALID_ARGUMENT, f"a compile input holds a NUL character: {text[:60]!r}. "
-                                    "Fix: remove it (C strings end at the first NUL).")
-            value = ffi.new("char[]", text.encode())
-            keep.append(value)
-            return value
+            return _structs.c_string(text, keep, "a compile input")
 
         def array(texts: Iterable[str]) -> Tuple[Any, int]:
             items = [cstr(text) for text in texts]

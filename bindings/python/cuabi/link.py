@@ -48,14 +48,7 @@ def link(inputs: Sequence[Union[Module, LinkInput]], *, context: Any = None, tar
     keep: list[Any] = []
 
     def cstr(text: Optional[str]) -> Any:
-        if text is None:
-            return ffi.NULL
-        if "\0" in text:
-            raise binding_error(INVALID_ARGUMENT, f"a link input holds a NUL character: {text[:60]!r}. "
-                                "Fix: remove it (C strings end at the first NUL).")
-        value = ffi.new("char[]", text.encode())
-        keep.append(value)
-        return value
+        return _structs.c_string(text, keep, "a link input")
 
     table = ffi.new("cuabi_link_input[]", max(len(inputs), 1))
     for entry, given in zip(table, inputs):
