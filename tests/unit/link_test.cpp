@@ -7,6 +7,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "cache_support/process.hpp"
@@ -14,6 +15,7 @@
 #include "compile/worker_protocol.hpp"
 #include "cuabi/cuabi.h"
 #include "expect_status.hpp"
+#include "image/check.hpp"
 #include "image/entries.hpp"
 #include "link_support/link_sources.hpp"
 
@@ -129,21 +131,25 @@ TEST_F(Link, LinksTwoLtoIrObjectsAndAFatbinLibraryIntoACubinAndListsItsKernels) 
     EXPECT_EQ(read_text(cuabi_module_get_kernel_names, linked), "scale\n") << "device functions are no kernels";
 }
 
-TEST_F(Link, LinksAStaticLibraryOfLtoIrObjectsGivenAsBytes) {
-    std::vector<uint8_t> archive = file_bytes(CUABI_TEST_LINK_ARCHIVE);
-    ASSERT_GT(archive.size(), 8u);
-    cuabi_link_input library = {};
-    library.kind = CUABI_LINK_INPUT_LIBRARY;
-    library.data = archive.data();
-    library.size = archive.size();
-    library.name = "libthrice.a";
-    cuabi_module* linked = nullptr;
-    ASSERT_EQ(link({module_input(compile(link_test::kKernelSource)), module_input(compile(link_test::kTwiceSource)),
-                    library},
-                   &linked),
-              CUABI_SUCCESS)
-        << cuabi_last_error_message();
-    EXPECT_EQ(read_text(cuabi_module_get_kernel_names, linked), "scale\n");
+TEST_F(Link, LinksAStaticLibraryAndAHostObjectOfLtoIrGivenAsBytes) {
+    for (auto [kind, path] : {std::pair<int32_t, const char*>{CUABI_LINK_INPUT_LIBRARY, CUABI_TEST_LINK_ARCHIVE},
+                              {CUABI_LINK_INPUT_OBJECT, CUABI_TEST_LINK_OBJECT}}) {
+        SCOPED_TRACE(path);
+        std::vector<uint8_t> bytes = file_bytes(path);
+        ASSERT_GT(bytes.size(), 8u);
+        cuabi_link_input library = {};
+        library.kind = kind;
+        library.data = bytes.data();
+        library.size = bytes.size();
+        library.name = "thrice";
+        cuabi_module* linked = nullptr;
+        ASSERT_EQ(link({module_input(compile(link_test::kKernelSource)), module_input(compile(link_test::kTwiceSource)),
+                        library},
+                       &linked),
+                  CUABI_SUCCESS)
+            << cuabi_last_error_message();
+        EXPECT_EQ(read_text(cuabi_module_get_kernel_names, linked), "scale\n");
+    }
 }
 
 TEST_F(Link, RelocatableCubinsLinkWithoutLto) {
@@ -359,6 +365,31 @@ TEST(LinkKernelNames, DamagedBytesGiveNoNamesAndNoCrash) {
     uint8_t elf[80] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
     elf[0x28] = 0xff;  // a section table far past the end
     EXPECT_TRUE(cuabi::image::cubin_kernel_names(elf, sizeof elf).empty());
+}
+
+// nvcc's LTO-IR entries carry the zstd flag over a payload that is no zstd frame: such a fatbin is
+// sound, and its entries are still held to their bounds.
+TEST(LinkFatbinCheck, NvccLtoIrFatbinsPassTheImageChecksWithinTheirBounds) {
+    std::vector<uint8_t> fatbin = file_bytes(CUABI_TEST_LINK_FATBIN);
+    cuabi::image::Verdict verdict = cuabi::image::check(fatbin.data(), fatbin.size());
+    EXPECT_TRUE(verdict.sound()) << verdict.defect;
+    // The last entry's compressed size: one byte more than its payload holds.
+    size_t at = 16, last = 0;
+    while (at + 16 <= fatbin.size() && at < 16 + fatbin[8] + (size_t{fatbin[9]} << 8)) {
+        last = at;
+        uint32_t header = 0;
+        uint64_t payload = 0;
+        std::memcpy(&header, &fatbin[at + 4], 4);
+        std::memcpy(&payload, &fatbin[at + 8], 8);
+        at += header + payload;
+    }
+    uint64_t payload = 0;
+    std::memcpy(&payload, &fatbin[last + 8], 8);
+    const uint32_t claimed = static_cast<uint32_t>(payload + 1);
+    std::memcpy(&fatbin[last + 16], &claimed, 4);
+    verdict = cuabi::image::check(fatbin.data(), fatbin.size());
+    EXPECT_FALSE(verdict.sound());
+    EXPECT_NE(std::string(verdict.defect).find("compressed bytes"), std::string::npos) << verdict.defect;
 }
 
 // Each process is a real one (the cache helper), sharing one cache directory.
