@@ -941,6 +941,7 @@ typedef struct CUABI_SINCE(1.2) cuabi_link_options {
  * An array element, not a versioned struct: it has no struct_size and never changes. */
 typedef struct CUABI_SINCE(1.2) cuabi_link_input {
     int32_t kind;                         /* CUABI_LINK_INPUT_* for data and path; 0 for a module */
+    uint32_t reserved;                    /* 0 */
     CUABI_NULLABLE const void* data;      /* the input's bytes, copied during the call ... */
     size_t size;                          /* ... and their count */
     CUABI_NULLABLE const char* path;      /* a file to read (a regular file; at most 1 GiB) */
@@ -957,7 +958,7 @@ CUABI_API cuabi_status cuabi_link_options_init(uint32_t struct_size, CUABI_OUT c
 
 /* Since 1.2. Links `input_count` inputs (at least one) with nvJitLink for the context's device (or
  * options->target) and loads the result. Returns CUABI_ERROR_INVALID_ARGUMENT for a malformed
- * input (more than CUABI_LINK_MAX_INPUTS, NULL or empty data, none or several of module/data/path, an unknown kind, a module kind
+ * input (more than CUABI_LINK_MAX_INPUTS, a non-zero reserved field, NULL or empty data, none or several of module/data/path, an unknown kind, a module kind
  * that cannot be linked, LTO-IR without CUABI_LINK_LTO) or option, CUABI_ERROR_INVALID_IMAGE for
  * damaged bytes (checked before nvJitLink sees them), CUABI_ERROR_NOT_FOUND for a path that is no
  * readable regular file, CUABI_ERROR_LINK when nvJitLink refused the link (undefined or duplicate

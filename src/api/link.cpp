@@ -44,6 +44,9 @@ Status read_link_inputs(const cuabi_link_input* inputs, size_t count, std::vecto
     out->reserve(count);
     for (size_t i = 0; i < count; ++i) {
         const cuabi_link_input& given = inputs[i];
+        if (given.reserved != 0)
+            return fail(CUABI_ERROR_INVALID_ARGUMENT, "leave reserved 0 (zero the whole struct first)",
+                        "inputs[%zu].reserved is %u", i, given.reserved);
         const int sources = (given.module != nullptr) + (given.data != nullptr) + (given.path != nullptr);
         if (sources != 1)
             return fail(CUABI_ERROR_INVALID_ARGUMENT, "set exactly one of module, data (with size) and path",

@@ -274,6 +274,9 @@ TEST_F(Link, InputsAreCheckedBeforeNvJitLinkSeesThem) {
     EXPECT_FAILS_WITH(link({input}, &linked), CUABI_ERROR_INVALID_ARGUMENT, "kind 99");
     input.kind = 0;
     EXPECT_FAILS_WITH(link({input}, &linked), CUABI_ERROR_INVALID_ARGUMENT, "kind 0");
+    input.reserved = 5;
+    EXPECT_FAILS_WITH(link({input}, &linked), CUABI_ERROR_INVALID_ARGUMENT, "inputs[0].reserved is 5");
+    input.reserved = 0;
     for (int32_t kind : {CUABI_LINK_INPUT_CUBIN, CUABI_LINK_INPUT_FATBIN, CUABI_LINK_INPUT_PTX}) {
         input.kind = kind;
         EXPECT_FAILS_WITH(link({input}, &linked), CUABI_ERROR_INVALID_IMAGE, "64-byte");

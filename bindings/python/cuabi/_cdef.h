@@ -309,6 +309,7 @@ typedef struct cuabi_link_options {
 } cuabi_link_options;
 typedef struct cuabi_link_input {
     int32_t kind;
+    uint32_t reserved;
     const void* data;
     size_t size;
     const char* path;

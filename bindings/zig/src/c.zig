@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "8c0c17affce1791b7960c77fac72aab08f341bdd89b33ece5adaf8bfcf9fcd20";
+pub const cuabi_header_digest = "90c5cf91ac7dbfff5824bb9e25910dac37496e84ffcdd93518dba512a6a14a5b";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -178,6 +178,7 @@ pub const struct_cuabi_link_options = extern struct {
 pub const cuabi_link_options = struct_cuabi_link_options;
 pub const struct_cuabi_link_input = extern struct {
     kind: i32 = 0,
+    reserved: u32 = 0,
     data: ?*const anyopaque = null,
     size: usize = 0,
     path: [*c]const u8 = null,

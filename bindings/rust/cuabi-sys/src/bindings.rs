@@ -2516,6 +2516,8 @@ fn bindgen_test_layout_cuabi_link_options() {
 pub struct cuabi_link_input {
     /// CUABI_LINK_INPUT_\* for data and path; 0 for a module
     pub kind: i32,
+    /// 0
+    pub reserved: u32,
     /// the input's bytes, copied during the call ...
     pub data: *const ::std::os::raw::c_void,
     /// ... and their count
@@ -2556,6 +2558,23 @@ fn bindgen_test_layout_cuabi_link_input() {
         );
     }
     test_field_kind();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_input>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_input),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
     fn test_field_data() {
         assert_eq!(
             unsafe {
@@ -5311,13 +5330,13 @@ pub type PFN_cuabi_link_options_init = ::std::option::Option<
     unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_link_options) -> cuabi_status,
 >;
 /// Since 1.2. Links `input_count` inputs (at least one) with nvJitLink for the context's device (or options-\>target)
-/// and loads the result. Returns CUABI_ERROR_INVALID_ARGUMENT for a malformed input (more than CUABI_LINK_MAX_INPUTS,
-/// NULL or empty data, none or several of module/data/path, an unknown kind, a module kind that cannot be linked,
-/// LTO-IR without CUABI_LINK_LTO) or option, CUABI_ERROR_INVALID_IMAGE for damaged bytes (checked before nvJitLink sees
-/// them), CUABI_ERROR_NOT_FOUND for a path that is no readable regular file, CUABI_ERROR_LINK when nvJitLink refused
-/// the link (undefined or duplicate symbols, architecture mismatch: the message quotes its first error,
-/// cuabi_last_compile_log() has the whole log), CUABI_ERROR_NVJITLINK_NOT_FOUND when the cache has no entry and
-/// nvJitLink cannot be loaded or is older than an input needs, CUABI_ERROR_TIMEOUT when it ran past
+/// and loads the result. Returns CUABI_ERROR_INVALID_ARGUMENT for a malformed input (more than CUABI_LINK_MAX_INPUTS, a
+/// non-zero reserved field, NULL or empty data, none or several of module/data/path, an unknown kind, a module kind
+/// that cannot be linked, LTO-IR without CUABI_LINK_LTO) or option, CUABI_ERROR_INVALID_IMAGE for damaged bytes
+/// (checked before nvJitLink sees them), CUABI_ERROR_NOT_FOUND for a path that is no readable regular file,
+/// CUABI_ERROR_LINK when nvJitLink refused the link (undefined or duplicate symbols, architecture mismatch: the message
+/// quotes its first error, cuabi_last_compile_log() has the whole log), CUABI_ERROR_NVJITLINK_NOT_FOUND when the cache
+/// has no entry and nvJitLink cannot be loaded or is older than an input needs, CUABI_ERROR_TIMEOUT when it ran past
 /// options-\>timeout_ms, CUABI_ERROR_INTERNAL when its worker crashed. The caller owns \*out_module; it holds no
 /// reference to the input modules.
 pub type PFN_cuabi_module_link = ::std::option::Option<
