@@ -1,8 +1,6 @@
 #include "driver/nvjitlink_api.hpp"
 
 #include <dlfcn.h>
-#include <stdlib.h>
-#include <sys/stat.h>
 
 #include <atomic>
 #include <iterator>
@@ -19,11 +17,6 @@ const char* const kInstallFix =
     "install nvJitLink from the CUDA Toolkit (package libnvjitlink-13-0 or libnvjitlink-12-x, or the pip wheel "
     "nvidia-nvjitlink) of the same major as NVRTC, and add its lib directory to LD_LIBRARY_PATH, or set "
     "CUABI_NVJITLINK_PATH to the full path of libnvJitLink.so";
-
-bool regular_file(const std::string& path) {
-    struct stat info;
-    return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-}
 
 // The first libnvJitLink.so.<major>: the loader's way, then toolkits, then pip wheels.
 std::string find_major(int major) {
@@ -96,13 +89,11 @@ LoadOutcome load() {
 
 NvJitLinkLocation locate_nvjitlink(int preferred_major) {
     NvJitLinkLocation location;
-    const char* named = secure_getenv("CUABI_NVJITLINK_PATH");
-    if (named != nullptr && *named != '\0') {
-        std::string given = named;
-        std::string path = given.find('/') == std::string::npos ? find_library_file(given) : given;
-        location.path = path.empty() ? given : path;
-        location.found = !path.empty() && regular_file(path);
-        location.searched = "CUABI_NVJITLINK_PATH='" + given + "'";
+    const NamedLibrary named = library_named_by("CUABI_NVJITLINK_PATH");
+    if (named.set) {
+        location.path = named.path;
+        location.found = named.found;
+        location.searched = named.searched;
     } else {
         std::vector<int> majors;
         if (preferred_major != 0) majors.push_back(preferred_major);
