@@ -443,3 +443,24 @@ TEST_F(LinkCache, AMissWithoutNvJitLinkSaysWhereItLooked) {
     EXPECT_NE(message.find("/nonexistent/libnvJitLink.so.13"), std::string::npos) << message;
     EXPECT_NE(message.find("Fix: "), std::string::npos) << message;
 }
+
+TEST_F(LinkCache, AnNvJitLinkOlderThanTheNvrtcThatMadeTheInputsIsRefused) {
+    cache_test::HelperResult old = link(env({"CUABI_NVJITLINK_PATH=" CUABI_TEST_STAND_IN_NVJITLINK,
+                                             "CUABI_STAND_IN_NVJITLINK=old"}));
+    EXPECT_EQ(old.number("status"), static_cast<uint64_t>(CUABI_ERROR_NVJITLINK_NOT_FOUND)) << old.output;
+    const std::string& message = old.values["message"];
+    EXPECT_NE(message.find("nvJitLink 12.0"), std::string::npos) << message;
+    EXPECT_NE(message.find("older than the NVRTC 13"), std::string::npos) << message;
+    EXPECT_NE(message.find("Fix: "), std::string::npos) << message;
+}
+
+TEST_F(LinkCache, AnNvJitLinkCrashCostsAStatusNotTheProcess) {
+    cache_test::HelperResult crashed = link(env({"CUABI_NVJITLINK_PATH=" CUABI_TEST_STAND_IN_NVJITLINK,
+                                                 "CUABI_STAND_IN_NVJITLINK=crash"}));
+    EXPECT_EQ(crashed.number("status"), static_cast<uint64_t>(CUABI_ERROR_INTERNAL)) << crashed.output;
+    const std::string& message = crashed.values["message"];
+    EXPECT_NE(message.find("signal 6"), std::string::npos) << message;
+    EXPECT_NE(message.find("this process is unharmed"), std::string::npos) << message;
+    EXPECT_NE(message.find("Fix: "), std::string::npos) << message;
+    EXPECT_EQ(crashed.number("nvjitlink_loaded"), 0u);
+}

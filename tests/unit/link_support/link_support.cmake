@@ -24,3 +24,8 @@ add_dependencies(cuabi_unit_tests cuabi_test_link_library)
 target_compile_definitions(cuabi_unit_tests PRIVATE
   CUABI_TEST_LINK_FATBIN="${CUABI_TEST_LINK_FATBIN}" CUABI_TEST_LINK_OBJECT="${CUABI_TEST_LINK_OBJECT}"
   CUABI_TEST_LINK_ARCHIVE="${CUABI_TEST_LINK_ARCHIVE}")
+# A stand-in nvJitLink that reports an older version or crashes on request (stand_in_nvjitlink.cpp).
+add_library(cuabi_stand_in_nvjitlink SHARED ${CMAKE_CURRENT_LIST_DIR}/stand_in_nvjitlink.cpp)
+add_dependencies(cuabi_unit_tests cuabi_stand_in_nvjitlink)
+target_compile_definitions(cuabi_unit_tests PRIVATE
+  CUABI_TEST_STAND_IN_NVJITLINK="$<TARGET_FILE:cuabi_stand_in_nvjitlink>")
