@@ -55,6 +55,7 @@ STANDALONE = {
     "CUABI_LAUNCH_BATCH_MAX_ITEMS": "a limit of cuabi_launch_batch(), not a launch flag",
     "CUABI_TENSOR_MAP_MAX_RANK": "a limit of cuabi_tensor_map_params.rank, not a data type",
     "CUABI_COMPILE_BATCH_MAX_REQUESTS": "a limit of cuabi_compile_batch_start(), not a compile flag",
+    "CUABI_LINK_MAX_INPUTS": "a limit of cuabi_module_link(), not a link flag",
 }
 # Macros of the header that are machinery, not ABI: the include guard, the export macro and the
 # annotation vocabulary documented in the header's preamble.

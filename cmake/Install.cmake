@@ -10,8 +10,8 @@
 #   lib/cmake/cuabi/cuabiConfig.cmake, cuabiConfigVersion.cmake, cuabiTargets*.cmake
 #   lib/pkgconfig/cuabi.pc
 #   bin/cuabi
-#   share/doc/cuabi/{errors,safety,compile,cache,device,graphs,memory,multi-gpu,tensor-maps,abi-policy,
-#   profiling,performance,cli}.md,
+#   share/doc/cuabi/{errors,safety,compile,linking,cache,device,graphs,memory,multi-gpu,tensor-maps,
+#   abi-policy,profiling,performance,cli}.md,
 #   share/doc/cuabi/LICENSE, share/doc/cuabi/CHANGELOG.md
 #
 # Nothing installed names the prefix: the CMake package and cuabi.pc locate everything relative to
@@ -29,8 +29,8 @@ set(CUABI_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/cuabi)
 install(TARGETS cuabi EXPORT cuabiTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/include/cuabi/cuabi.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/cuabi)
 # The header sends readers to these for background (share/doc/cuabi/errors.md, ...).
-set(CUABI_INSTALLED_DOCS errors safety compile cache device graphs memory multi-gpu tensor-maps abi-policy profiling
-    performance cli)
+set(CUABI_INSTALLED_DOCS errors safety compile linking cache device graphs memory multi-gpu tensor-maps abi-policy
+    profiling performance cli)
 list(TRANSFORM CUABI_INSTALLED_DOCS REPLACE "(.+)" "${PROJECT_SOURCE_DIR}/docs/\\1.md")
 install(FILES ${CUABI_INSTALLED_DOCS} DESTINATION ${CMAKE_INSTALL_DOCDIR})
 # Whoever receives a binary install receives the licence it comes under, and what changed.

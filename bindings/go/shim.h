@@ -151,5 +151,10 @@ cuabi_go_failure* cuabi_go_batch_builder_start(cuabi_go_batch_builder* builder, 
 void cuabi_go_batch_builder_free(cuabi_go_batch_builder* builder);
 /* cuabi_compile_batch_get_module, its failure with the request's NVRTC log. */
 cuabi_go_failure* cuabi_go_compile_batch_result(uintptr_t batch, size_t index, uintptr_t* out_module);
+/* cuabi_module_link (offline 0) or cuabi_module_link_offline (offline 1; context unused). The
+ * inputs, the options and everything they point at are in C memory (the Go package allocates them:
+ * Go memory passed to C may not hold pointers to Go memory). A failure carries nvJitLink's log. */
+cuabi_go_failure* cuabi_go_module_link(uintptr_t context, uint32_t offline, const cuabi_link_input* inputs,
+                                       size_t input_count, const cuabi_link_options* options, uintptr_t* out_module);
 
 #endif

@@ -157,6 +157,9 @@ const (
 	// ImageFatbin is CUABI_IMAGE_FATBIN: a fat binary (nvcc -fatbin): CUBINs and/or PTX for several
 	// targets.
 	ImageFatbin ImageKind = 3
+	// ImageLTOIR is CUABI_IMAGE_LTOIR: Since 1.2. LTO-IR (CUABI_COMPILE_LTO_IR): an input to
+	// linking, never loaded.
+	ImageLTOIR ImageKind = 4
 )
 
 // CompileFlags is cuabi_compile_flags: Compile flags (cuabi_compile_options.flags). Used in
@@ -179,9 +182,15 @@ const (
 	// CompileIsolated is CUABI_COMPILE_ISOLATED: run NVRTC in the worker even where the process
 	// default (CUABI_COMPILE_ISOLATION) says otherwise.
 	CompileIsolated CompileFlags = 16
-	// CompileNoPch is CUABI_COMPILE_NO_PCH: never create nor use a precompiled header for this
-	// compile (CUABI_PCH=off: for none in the process).
+	// CompileNoPch is CUABI_COMPILE_NO_PCH: Since 1.2. never create nor use a precompiled header
+	// for this compile (CUABI_PCH=off: for none in the process).
 	CompileNoPch CompileFlags = 32
+	// CompileLTOIR is CUABI_COMPILE_LTO_IR: Since 1.2. emit LTO-IR (-dlto, relocatable) for
+	// cuabi_module_link() instead of a CUBIN; the module is not loaded.
+	CompileLTOIR CompileFlags = 64
+	// CompileRelocatable is CUABI_COMPILE_RELOCATABLE: Since 1.2. relocatable device code (-rdc): a
+	// CUBIN or PTX that may call extern __device__ functions defined in other link inputs.
+	CompileRelocatable CompileFlags = 128
 )
 
 // ModuleOrigin is cuabi_module_origin: Where a module's image came from (cuabi_module_info.origin).
@@ -201,6 +210,48 @@ const (
 	// OriginReadonlyCache is CUABI_MODULE_ORIGIN_READONLY_CACHE: Since 1.2. A read-only cache layer
 	// or bundle: no NVRTC.
 	OriginReadonlyCache ModuleOrigin = 4
+)
+
+// LinkInputKind is cuabi_link_input_kind: Link input kinds (cuabi_link_input.kind); the values are
+// nvJitLink's. Used in LinkInput.Kind.
+type LinkInputKind int32
+
+const (
+	// LinkInputCUBIN is CUABI_LINK_INPUT_CUBIN: a CUBIN (relocatable or not) for the link's
+	// architecture.
+	LinkInputCUBIN LinkInputKind = 1
+	// LinkInputPTX is CUABI_LINK_INPUT_PTX: PTX text, compiled by nvJitLink for the link's
+	// architecture.
+	LinkInputPTX LinkInputKind = 2
+	// LinkInputLTOIR is CUABI_LINK_INPUT_LTOIR: LTO-IR (NVRTC -dlto, nvcc -dlto -dc); needs
+	// CUABI_LINK_LTO.
+	LinkInputLTOIR LinkInputKind = 3
+	// LinkInputFatbin is CUABI_LINK_INPUT_FATBIN: a fatbin (nvcc -fatbin, also -dlto -dc -fatbin).
+	LinkInputFatbin LinkInputKind = 4
+	// LinkInputObject is CUABI_LINK_INPUT_OBJECT: a host object file with embedded device code
+	// (nvcc -dc -c).
+	LinkInputObject LinkInputKind = 5
+	// LinkInputLibrary is CUABI_LINK_INPUT_LIBRARY: a static library of such objects (nvcc -lib,
+	// ar).
+	LinkInputLibrary LinkInputKind = 6
+)
+
+// LinkFlags is cuabi_link_flags: Link flags (cuabi_link_options.flags). Used in LinkOptions.Flags.
+type LinkFlags uint32
+
+const (
+	// LinkDefault is CUABI_LINK_DEFAULT.
+	LinkDefault LinkFlags = 0
+	// LinkLTO is CUABI_LINK_LTO: link-time optimization (-lto): required when an input is LTO-IR.
+	LinkLTO LinkFlags = 1
+	// LinkNoCache is CUABI_LINK_NO_CACHE: neither look up nor store in the kernel cache: always run
+	// nvJitLink.
+	LinkNoCache LinkFlags = 2
+	// LinkPTX is CUABI_LINK_PTX: emit PTX for compute_XY instead of a CUBIN (needs CUABI_LINK_LTO).
+	LinkPTX LinkFlags = 4
+	// LinkInProcess is CUABI_LINK_IN_PROCESS: run nvJitLink in this process, not in a worker
+	// process.
+	LinkInProcess LinkFlags = 8
 )
 
 // KernelAttribute is cuabi_kernel_attribute: Attributes a caller may set on a kernel

@@ -45,6 +45,9 @@ const (
 	ErrInvalidDevice Status = 23
 	// ErrNVRTCNotFound is CUABI_ERROR_NVRTC_NOT_FOUND.
 	ErrNVRTCNotFound Status = 24
+	// ErrNVJitLinkNotFound is CUABI_ERROR_NVJITLINK_NOT_FOUND: Since 1.2. libnvJitLink cannot be
+	// loaded, or is too old.
+	ErrNVJitLinkNotFound Status = 25
 	// ErrCUDA is CUABI_ERROR_CUDA.
 	ErrCUDA Status = 30
 	// ErrDeviceOutOfMemory is CUABI_ERROR_DEVICE_OUT_OF_MEMORY.
@@ -63,6 +66,9 @@ const (
 	ErrCacheUnsafe Status = 44
 	// ErrCacheIO is CUABI_ERROR_CACHE_IO.
 	ErrCacheIO Status = 45
+	// ErrLink is CUABI_ERROR_LINK: Since 1.2. nvJitLink refused the inputs (undefined symbols,
+	// ...): see the log.
+	ErrLink Status = 46
 	// ErrLaunchGrid is CUABI_ERROR_LAUNCH_GRID.
 	ErrLaunchGrid Status = 60
 	// ErrLaunchBlock is CUABI_ERROR_LAUNCH_BLOCK.
@@ -115,6 +121,7 @@ var statusNames = map[Status]string{
 	ErrNoDevice:            "CUABI_ERROR_NO_DEVICE",
 	ErrInvalidDevice:       "CUABI_ERROR_INVALID_DEVICE",
 	ErrNVRTCNotFound:       "CUABI_ERROR_NVRTC_NOT_FOUND",
+	ErrNVJitLinkNotFound:   "CUABI_ERROR_NVJITLINK_NOT_FOUND",
 	ErrCUDA:                "CUABI_ERROR_CUDA",
 	ErrDeviceOutOfMemory:   "CUABI_ERROR_DEVICE_OUT_OF_MEMORY",
 	ErrOutOfBounds:         "CUABI_ERROR_OUT_OF_BOUNDS",
@@ -124,6 +131,7 @@ var statusNames = map[Status]string{
 	ErrInvalidImage:        "CUABI_ERROR_INVALID_IMAGE",
 	ErrCacheUnsafe:         "CUABI_ERROR_CACHE_UNSAFE",
 	ErrCacheIO:             "CUABI_ERROR_CACHE_IO",
+	ErrLink:                "CUABI_ERROR_LINK",
 	ErrLaunchGrid:          "CUABI_ERROR_LAUNCH_GRID",
 	ErrLaunchBlock:         "CUABI_ERROR_LAUNCH_BLOCK",
 	ErrLaunchKernelThreads: "CUABI_ERROR_LAUNCH_KERNEL_THREADS",

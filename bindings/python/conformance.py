@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import cuabi  # noqa: E402
 from cuabi import _library  # noqa: E402
 from cuabi.errors import (ARGUMENT_SIZE, COMPILE, DRIVER_NOT_FOUND, INVALID_HANDLE, KERNEL_NOT_FOUND,  # noqa: E402
-                          LAUNCH_BLOCK, NO_DEVICE, RANGE, CuabiError)
+                          LAUNCH_BLOCK, LINK, NO_DEVICE, RANGE, CuabiError)
 
 SOURCE = """extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
     unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
@@ -35,6 +35,13 @@ extern "C" __global__ void count_down(unsigned* counter, cudaGraphConditionalHan
 }
 """
 BROKEN = "__global__ void broken( { }\n"
+LINK_KERNEL = """extern "C" __device__ float twice(float x);
+extern "C" __global__ void apply_twice(float* data, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] = twice(data[i]);
+}
+"""
+LINK_DEVICE = 'extern "C" __device__ float twice(float x) { return 2.0f * x; }\n'
 NAME_EXPRESSIONS = ["scale<float>", "scale<double>"]
 N = 1 << 20
 GRID, BLOCK = 4096, 256
@@ -120,6 +127,20 @@ class Scenario:
         for index, (name, _) in enumerate(catalog):
             if not name.startswith("cuabi."):
                 raise Failed(f"catalog entry {index} is named {name}")
+
+    def link(self) -> None:
+        with cuabi.compile(LINK_KERNEL, target="sm_90", lto_ir=True) as kernel, \
+                cuabi.compile(LINK_DEVICE, target="sm_90", lto_ir=True) as device:
+            with cuabi.link([kernel, device], target="sm_90", lto=True) as linked:
+                if linked.info().image_kind != cuabi.IMAGE_CUBIN:
+                    raise Failed(f"the linked image kind is {linked.info().image_kind}, expected 2 (CUBIN)")
+                names = linked.kernel_names()
+                if names != ["apply_twice"]:
+                    raise Failed(f"the linked kernels are {names}, expected apply_twice")
+            error = expect_status(lambda: cuabi.link([kernel], target="sm_90", lto=True), LINK,
+                                  "linking LINK_KERNEL alone")
+            if "Fix:" not in error.message:
+                raise Failed(f"the message has no 'Fix:': {error.message}")
 
     def context_step(self) -> None:
         try:
@@ -326,7 +347,7 @@ class Scenario:
 STEPS = [
     ("load", "load", False), ("status-names", "status_names", False), ("compile-error", "compile_error", False),
     ("offline-templates", "offline_templates", False), ("memory-cache", "memory_cache", False),
-    ("ranges", "ranges", False), ("context", "context_step", False), ("buffers", "buffers", True),
+    ("ranges", "ranges", False), ("link", "link", False), ("context", "context_step", False), ("buffers", "buffers", True),
     ("launch-table", "launch_table", True), ("launch-packed", "launch_packed", True),
     ("launch-checks", "launch_checks", True), ("template-kernel", "template_kernel", True),
     ("launch-batch", "launch_batch", True), ("graph", "graph", True),

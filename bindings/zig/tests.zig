@@ -12,6 +12,7 @@
 //!   tests/devices_test.zig  several GPUs and tensor maps (cuabi 1.2), without and with GPUs
 //!   tests/compile_batch_test.zig  compile batches (cuabi 1.2): results, progress, cancel
 //!   tests/conditional_test.zig  conditional graph nodes (cuabi 1.2), without and with a GPU
+//!   tests/link_test.zig     linking with nvJitLink (cuabi 1.2), without a GPU
 //!   tests/docs_test.zig     the README against the example the build compiles
 
 comptime {
@@ -26,5 +27,6 @@ comptime {
     _ = @import("tests/devices_test.zig");
     _ = @import("tests/compile_batch_test.zig");
     _ = @import("tests/conditional_test.zig");
+    _ = @import("tests/link_test.zig");
     _ = @import("tests/docs_test.zig");
 }

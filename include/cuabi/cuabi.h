@@ -192,6 +192,7 @@ typedef int32_t cuabi_status CUABI_ENUM_FAMILY("CUABI_ERROR_ CUABI_SUCCESS");
 #define CUABI_ERROR_NO_DEVICE 22
 #define CUABI_ERROR_INVALID_DEVICE 23
 #define CUABI_ERROR_NVRTC_NOT_FOUND 24
+#define CUABI_ERROR_NVJITLINK_NOT_FOUND 25 /* Since 1.2. libnvJitLink cannot be loaded, or is too old */
 /* CUDA: 30-39 */
 #define CUABI_ERROR_CUDA 30
 #define CUABI_ERROR_DEVICE_OUT_OF_MEMORY 31
@@ -203,6 +204,7 @@ typedef int32_t cuabi_status CUABI_ENUM_FAMILY("CUABI_ERROR_ CUABI_SUCCESS");
 #define CUABI_ERROR_INVALID_IMAGE 43
 #define CUABI_ERROR_CACHE_UNSAFE 44
 #define CUABI_ERROR_CACHE_IO 45
+#define CUABI_ERROR_LINK 46 /* Since 1.2. nvJitLink refused the inputs (undefined symbols, ...): see the log */
 /* Launch: 60-79 */
 #define CUABI_ERROR_LAUNCH_GRID 60
 #define CUABI_ERROR_LAUNCH_BLOCK 61
@@ -243,6 +245,7 @@ CUABI_API int32_t cuabi_last_nvrtc_result(void);
 
 /* The NVRTC log of the last cuabi_module_compile() / cuabi_module_compile_offline() on this
  * thread, failed or not: the one way to read the log of a compile that produced no module.
+ * Since 1.2 also nvJitLink's log of the last cuabi_module_link() / cuabi_module_link_offline().
  * "" when that call failed before NVRTC ran. Two-call. Thread-local, like the message. */
 CUABI_API cuabi_status cuabi_last_compile_log(CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size);
 
@@ -925,6 +928,7 @@ typedef int32_t cuabi_image_kind CUABI_ENUM_FAMILY("CUABI_IMAGE_") CUABI_SINCE(1
 #define CUABI_IMAGE_PTX 1    /* PTX text (NUL-terminated), JIT-compiled by the driver at load */
 #define CUABI_IMAGE_CUBIN 2  /* an ELF binary for one GPU architecture: loads without a JIT */
 #define CUABI_IMAGE_FATBIN 3 /* a fat binary (nvcc -fatbin): CUBINs and/or PTX for several targets */
+#define CUABI_IMAGE_LTOIR 4  /* Since 1.2. LTO-IR (CUABI_COMPILE_LTO_IR): an input to linking, never loaded */
 
 /* Compile flags (cuabi_compile_options.flags). */
 typedef uint32_t cuabi_compile_flags CUABI_FLAGS_FAMILY("CUABI_COMPILE_") CUABI_SINCE(1.2);
@@ -935,8 +939,14 @@ typedef uint32_t cuabi_compile_flags CUABI_FLAGS_FAMILY("CUABI_COMPILE_") CUABI_
 #define CUABI_COMPILE_IN_PROCESS 0x8u          /* run NVRTC in this process, not in the worker */
 #define CUABI_COMPILE_ISOLATED 0x10u           /* run NVRTC in the worker even where the process
                                                   default (CUABI_COMPILE_ISOLATION) says otherwise */
-#define CUABI_COMPILE_NO_PCH 0x20u             /* never create nor use a precompiled header for this
+#define CUABI_COMPILE_NO_PCH 0x20u             /* Since 1.2. never create nor use a precompiled header for this
                                                   compile (CUABI_PCH=off: for none in the process) */
+#define CUABI_COMPILE_LTO_IR 0x40u             /* Since 1.2. emit LTO-IR (-dlto, relocatable) for
+                                                  cuabi_module_link() instead of a CUBIN; the module
+                                                  is not loaded */
+#define CUABI_COMPILE_RELOCATABLE 0x80u        /* Since 1.2. relocatable device code (-rdc): a CUBIN or
+                                                  PTX that may call extern __device__ functions
+                                                  defined in other link inputs */
 
 /* Tri-state settings (cuabi_compile_options.ftz, prec_div, prec_sqrt, fmad). */
 typedef int32_t cuabi_tristate CUABI_ENUM_FAMILY("CUABI_TRISTATE_") CUABI_SINCE(1.2);
@@ -1095,6 +1105,109 @@ CUABI_API cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char*
  * variable (the message lists the name expressions it knows), CUABI_ERROR_UNSUPPORTED for a module
  * from cuabi_module_compile_offline() (it is not loaded on a device). */
 CUABI_API cuabi_status cuabi_module_get_global(cuabi_module* module, const char* name_or_expression, CUABI_OUT CUABI_OWNED cuabi_buffer** out_buffer) CUABI_SINCE(1.1);
+
+#endif /* CUABI_NO_PROTOTYPES */
+
+/* ============================================================================================
+ * Linking (since 1.2)
+ *
+ * cuabi_module_link() joins several device-code objects into one module through nvJitLink:
+ * modules compiled with CUABI_COMPILE_LTO_IR or CUABI_COMPILE_RELOCATABLE, and the caller's
+ * device libraries and objects (LTO-IR, CUBIN, fatbin, PTX, nvcc host objects and static
+ * libraries), as bytes or files. With CUABI_LINK_LTO, LTO-IR inputs are optimized together
+ * (link-time optimization). Linking works without a GPU (cuabi_module_link_offline()).
+ *
+ * nvJitLink is loaded at run time, never linked: libnvJitLink.so.<major> of the same major as the
+ * NVRTC cuabi uses first (13, then 12), or $CUABI_NVJITLINK_PATH. By default it runs in a worker
+ * process started for the link (the compile worker's executable), so that a crash or hang inside
+ * nvJitLink costs a status, not the calling process; CUABI_LINK_IN_PROCESS runs it here.
+ * Linked images are kernel-cache entries like compiled ones: the key covers every input's bytes,
+ * kind and name, every option, the target and the nvJitLink file, so a repeated link is served
+ * from memory or disk without NVRTC or nvJitLink (also where nvJitLink cannot be loaded).
+ * The caller's bytes and files are untrusted: CUBIN, fatbin and PTX inputs get the image checks
+ * of cuabi_module_load_image(), LTO-IR inputs a header and size check, host objects and
+ * libraries their file magic, before nvJitLink sees them. Every link replaces the calling
+ * thread's cuabi_last_compile_log() with nvJitLink's log (information and errors), on success
+ * and failure; a linked module's cuabi_module_get_log() returns it too. Thread-safe: links may
+ * run from any thread at once.
+ * ========================================================================================== */
+
+/* Link input kinds (cuabi_link_input.kind); the values are nvJitLink's. */
+typedef int32_t cuabi_link_input_kind CUABI_ENUM_FAMILY("CUABI_LINK_INPUT_") CUABI_SINCE(1.2);
+#define CUABI_LINK_INPUT_CUBIN 1   /* a CUBIN (relocatable or not) for the link's architecture */
+#define CUABI_LINK_INPUT_PTX 2     /* PTX text, compiled by nvJitLink for the link's architecture */
+#define CUABI_LINK_INPUT_LTOIR 3   /* LTO-IR (NVRTC -dlto, nvcc -dlto -dc); needs CUABI_LINK_LTO */
+#define CUABI_LINK_INPUT_FATBIN 4  /* a fatbin (nvcc -fatbin, also -dlto -dc -fatbin) */
+#define CUABI_LINK_INPUT_OBJECT 5  /* a host object file with embedded device code (nvcc -dc -c) */
+#define CUABI_LINK_INPUT_LIBRARY 6 /* a static library of such objects (nvcc -lib, ar) */
+
+/* Link flags (cuabi_link_options.flags). */
+typedef uint32_t cuabi_link_flags CUABI_FLAGS_FAMILY("CUABI_LINK_") CUABI_SINCE(1.2);
+#define CUABI_LINK_DEFAULT 0x0u
+#define CUABI_LINK_LTO 0x1u        /* link-time optimization (-lto): required when an input is LTO-IR */
+#define CUABI_LINK_NO_CACHE 0x2u   /* neither look up nor store in the kernel cache: always run nvJitLink */
+#define CUABI_LINK_PTX 0x4u        /* emit PTX for compute_XY instead of a CUBIN (needs CUABI_LINK_LTO) */
+#define CUABI_LINK_IN_PROCESS 0x8u /* run nvJitLink in this process, not in a worker process */
+
+/* Options for cuabi_module_link() and cuabi_module_link_offline(). Fill with
+ * cuabi_link_options_init(). cuabi copies what it needs: nothing here must outlive the call. */
+typedef struct CUABI_SINCE(1.2) cuabi_link_options {
+    uint32_t struct_size;        /* sizeof(cuabi_link_options) */
+    uint32_t flags;              /* CUABI_LINK_*; default 0 */
+    CUABI_NULLABLE const char* target; /* "sm_90" (with optional 'a'/'f' suffix); NULL or "": the context
+                                          device (required for cuabi_module_link_offline) */
+    int32_t optimization_level;  /* -O0 to -O3 for LTO; -1 (the default): nvJitLink's own */
+    uint32_t max_registers;      /* -maxrregcount; 0: no limit */
+    CUABI_NULLABLE const char* const* extra_options; /* further nvJitLink options, passed as given
+                                                        ("-ftz=1", "-lineinfo", ...) */
+    size_t extra_option_count;
+    uint32_t timeout_ms;         /* deadline for nvJitLink in its worker; 0: the compile default
+                                    (600000 or $CUABI_COMPILE_TIMEOUT_MS). In-process links have none. */
+    uint32_t reserved;
+} cuabi_link_options;
+#define CUABI_LINK_OPTIONS_INIT {sizeof(cuabi_link_options), CUABI_LINK_DEFAULT, NULL, -1, 0u, NULL, 0, 0u, 0u}
+
+/* One input of a link: exactly one of `module`, `data` (with `size`) or `path`; zero the rest.
+ * An array element, not a versioned struct: it has no struct_size and never changes. */
+typedef struct CUABI_SINCE(1.2) cuabi_link_input {
+    int32_t kind;                         /* CUABI_LINK_INPUT_* for data and path; 0 for a module */
+    uint32_t reserved;                    /* 0 */
+    CUABI_NULLABLE const void* data;      /* the input's bytes, copied during the call ... */
+    size_t size;                          /* ... and their count */
+    CUABI_NULLABLE const char* path;      /* a file to read (a regular file; at most 1 GiB) */
+    CUABI_NULLABLE cuabi_module* module;  /* a module of this library: its image (LTO-IR, CUBIN, PTX) */
+    CUABI_NULLABLE const char* name;      /* the input's name in nvJitLink's log; NULL: derived */
+} cuabi_link_input;
+/* Since 1.2. The most inputs one link takes. */
+#define CUABI_LINK_MAX_INPUTS 4096u
+
+#ifndef CUABI_NO_PROTOTYPES
+
+/* Since 1.2. Fills *out_options with defaults (optimization_level -1, everything else 0/NULL). */
+CUABI_API cuabi_status cuabi_link_options_init(uint32_t struct_size, CUABI_OUT cuabi_link_options* out_options) CUABI_SINCE(1.2);
+
+/* Since 1.2. Links `input_count` inputs (at least one) with nvJitLink for the context's device (or
+ * options->target) and loads the result. Returns CUABI_ERROR_INVALID_ARGUMENT for a malformed
+ * input (more than CUABI_LINK_MAX_INPUTS, a non-zero reserved field, NULL or empty data, none or several of module/data/path, an unknown kind, a module kind
+ * that cannot be linked, LTO-IR without CUABI_LINK_LTO) or option, CUABI_ERROR_INVALID_IMAGE for
+ * damaged bytes (checked before nvJitLink sees them), CUABI_ERROR_NOT_FOUND for a path that is no
+ * readable regular file, CUABI_ERROR_LINK when nvJitLink refused the link (undefined or duplicate
+ * symbols, architecture mismatch: the message quotes its first error, cuabi_last_compile_log()
+ * has the whole log), CUABI_ERROR_NVJITLINK_NOT_FOUND when the cache has no entry and nvJitLink
+ * cannot be loaded or is older than an input needs, CUABI_ERROR_TIMEOUT when it ran past
+ * options->timeout_ms, CUABI_ERROR_INTERNAL when its worker crashed. The caller owns *out_module;
+ * it holds no reference to the input modules. */
+CUABI_API cuabi_status cuabi_module_link(cuabi_context* context, const cuabi_link_input* inputs, size_t input_count, CUABI_NULLABLE const cuabi_link_options* options, CUABI_OUT CUABI_OWNED cuabi_module** out_module) CUABI_SINCE(1.2);
+
+/* Since 1.2. As cuabi_module_link() for options->target (required), without a context, driver or
+ * GPU. The module is not loaded: read it with cuabi_module_get_image(), cuabi_module_get_log()
+ * and cuabi_module_get_kernel_names(). */
+CUABI_API cuabi_status cuabi_module_link_offline(const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, CUABI_OUT CUABI_OWNED cuabi_module** out_module) CUABI_SINCE(1.2);
+
+/* Since 1.2. The names of the module's kernels (__global__ entry points), one per line in the
+ * order of the image's symbol table, read from a CUBIN without a GPU (two-call; "" for a module
+ * without kernels). Returns CUABI_ERROR_UNSUPPORTED for PTX, fatbin and LTO-IR modules. */
+CUABI_API cuabi_status cuabi_module_get_kernel_names(cuabi_module* module, CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size) CUABI_SINCE(1.2);
 
 #endif /* CUABI_NO_PROTOTYPES */
 
@@ -2272,6 +2385,10 @@ typedef cuabi_status (*PFN_cuabi_module_get_log)(cuabi_module* module, char* out
 typedef cuabi_status (*PFN_cuabi_module_get_lowered_name)(cuabi_module* module, const char* expression, char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_module_get_kernel)(cuabi_module* module, const char* name_or_expression, cuabi_kernel** out_kernel);
 typedef cuabi_status (*PFN_cuabi_module_get_global)(cuabi_module* module, const char* name_or_expression, cuabi_buffer** out_buffer);
+typedef cuabi_status (*PFN_cuabi_link_options_init)(uint32_t struct_size, cuabi_link_options* out_options);
+typedef cuabi_status (*PFN_cuabi_module_link)(cuabi_context* context, const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, cuabi_module** out_module);
+typedef cuabi_status (*PFN_cuabi_module_link_offline)(const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, cuabi_module** out_module);
+typedef cuabi_status (*PFN_cuabi_module_get_kernel_names)(cuabi_module* module, char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_version)(int32_t* out_major, int32_t* out_minor);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_supported_archs)(int32_t* out_archs, size_t capacity, size_t* out_count);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_path)(char* out_text, size_t capacity, size_t* out_size);

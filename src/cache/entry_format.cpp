@@ -16,6 +16,7 @@ constexpr size_t kChecksumOffset = 96;
 constexpr uint64_t kMaxTargetSize = 31;
 constexpr uint32_t kElfMagic = 0x464c457fu;     // "\x7fELF"
 constexpr uint32_t kFatbinMagic = 0xBA55ED50u;  // nvcc -fatbin
+constexpr uint32_t kLtoIrMagic = 0x7F4E43EDu;   // NVRTC -dlto (image/check.hpp, kLtoIrMagic)
 
 uint64_t checksum(const uint8_t* entry, uint64_t total) {
     return checksum_around(entry, kChecksumOffset, kEntryHeaderSize, total);
@@ -48,8 +49,8 @@ uint64_t claimed_total(const Header& h) {
 
 // What no writer produces, though the checksum may be intact (a forged or foreign entry).
 bool implausible(const Header& h, const uint8_t* payload, std::string* why) {
-    if (h.image_kind < 1 || h.image_kind > 3) {
-        *why = format("image kind %u is none of PTX (1), CUBIN (2), fatbin (3)", h.image_kind);
+    if (h.image_kind < 1 || h.image_kind > 4) {
+        *why = format("image kind %u is none of PTX (1), CUBIN (2), fatbin (3), LTO-IR (4)", h.image_kind);
     } else if (h.image_size == 0) {
         *why = "the image is empty";
     } else if (h.target_size == 0 || h.target_size > kMaxTargetSize) {
@@ -63,10 +64,14 @@ bool implausible(const Header& h, const uint8_t* payload, std::string* why) {
         uint32_t magic = h.image_size >= 4 ? get_u32(payload) : 0;
         bool kind_matches = h.image_kind == 2   ? magic == kElfMagic
                             : h.image_kind == 3 ? magic == kFatbinMagic
+                            : h.image_kind == 4 ? magic == kLtoIrMagic
                                                 : payload[h.image_size - 1] == 0 && payload[0] != 0;
         if (kind_matches) return false;
         *why = format("the image's first bytes are not those of a %s",
-                      h.image_kind == 1 ? "NUL-terminated PTX text" : h.image_kind == 2 ? "CUBIN" : "fatbin");
+                      h.image_kind == 1   ? "NUL-terminated PTX text"
+                      : h.image_kind == 2 ? "CUBIN"
+                      : h.image_kind == 3 ? "fatbin"
+                                          : "LTO-IR");
     }
     return true;
 }

@@ -14,7 +14,8 @@ namespace {
 constexpr uint32_t kMaxRegisters = 255;  // per thread, on every architecture NVRTC compiles for
 
 constexpr uint32_t kKnownFlags = CUABI_COMPILE_NO_CACHE | CUABI_COMPILE_PTX | CUABI_COMPILE_NO_TOOLKIT_INCLUDES |
-                                 CUABI_COMPILE_IN_PROCESS | CUABI_COMPILE_ISOLATED | CUABI_COMPILE_NO_PCH;
+                                 CUABI_COMPILE_IN_PROCESS | CUABI_COMPILE_ISOLATED | CUABI_COMPILE_NO_PCH |
+                                 CUABI_COMPILE_LTO_IR | CUABI_COMPILE_RELOCATABLE;
 
 // Indices 0..count-1 in a chosen order, on the stack for small counts so that a cache hit
 // allocates nothing.
@@ -78,6 +79,10 @@ void emit_flags(const CompileRequest& request, Sink&& sink) {
     const CompileOptions& options = *request.options;
     using parts = std::initializer_list<std::string_view>;
     sink(parts{"--gpu-architecture=", request.target.name});
+    // Link inputs (linker.hpp): relocatable device code, as LTO-IR with -dlto.
+    if ((options.flags & (CUABI_COMPILE_LTO_IR | CUABI_COMPILE_RELOCATABLE)) != 0)
+        sink(parts{"--relocatable-device-code=true"});
+    if ((options.flags & CUABI_COMPILE_LTO_IR) != 0) sink(parts{"-dlto"});
     if (options.cpp_standard != nullptr) {
         std::string_view standard = options.cpp_standard;
         if (standard.size() == 2) sink(parts{"--std=c++", standard});
@@ -192,8 +197,8 @@ Status check_extra_flags(const CompileOptions& options) {
     static const char* const kRefused[] = {"-arch",          "--gpu-architecture", "-dlto",     "--dlink-time-opt",
                                            "-dlink-time-opt", "-gen-opt-lto",      "--gen-opt-lto", "-optix-ir",
                                            "--optix-ir",     "-fdevice-syntax-only", "--fdevice-syntax-only"};
-    // Relocatable device code is an object to link, and cuabi links nothing: it would be cached
-    // and loaded as a CUBIN whose external calls stay unresolved.
+    // Relocatable device code is an object to link: asked for through the flags, the module is
+    // a link input (CUABI_COMPILE_RELOCATABLE, _LTO_IR), keyed and described as one.
     static const char* const kRelocatable[] = {"-rdc", "--relocatable-device-code", "-dc", "--device-c"};
     for (size_t i = 0; i < options.extra_flag_count; ++i) {
         const char* flag = options.extra_flags[i];
@@ -202,9 +207,9 @@ Status check_extra_flags(const CompileOptions& options) {
             if (std::strncmp(flag, refused, length) == 0 &&
                 (flag[length] == '\0' || (flag[length] == '=' && std::strcmp(flag + length, "=false") != 0)))
                 return fail(CUABI_ERROR_INVALID_ARGUMENT,
-                            "drop it: cuabi compiles each module whole and has no device link step, so relocatable "
-                            "device code cannot be loaded (put the device functions a kernel calls in its source or "
-                            "an in-memory header)",
+                            "drop it: set CUABI_COMPILE_RELOCATABLE (or CUABI_COMPILE_LTO_IR) instead and link the "
+                            "module with cuabi_module_link(), or put the device functions a kernel calls in its "
+                            "source or an in-memory header",
                             "cuabi_compile_options.extra_flags[%zu] is \"%s\", which asks for relocatable device code",
                             i, bounded(flag).c_str());
         }
@@ -212,9 +217,9 @@ Status check_extra_flags(const CompileOptions& options) {
             size_t length = std::strlen(refused);
             if (std::strncmp(flag, refused, length) == 0 && (flag[length] == '\0' || flag[length] == '='))
                 return fail(CUABI_ERROR_INVALID_ARGUMENT,
-                            "set the architecture with cuabi_compile_options.target (and CUABI_COMPILE_PTX for PTX); "
-                            "cuabi loads PTX, CUBIN and fatbin images -- not LTO or OptiX IR -- and needs one, so "
-                            "syntax-only compiles cannot be cached or loaded",
+                            "set the architecture with cuabi_compile_options.target (and CUABI_COMPILE_PTX for PTX, "
+                            "CUABI_COMPILE_LTO_IR for LTO-IR); cuabi loads PTX, CUBIN and fatbin images and links "
+                            "LTO-IR -- not OptiX IR -- and needs one, so syntax-only compiles cannot be cached",
                             "cuabi_compile_options.extra_flags[%zu] is \"%s\", which would change the target or the "
                             "kind of image, or produce none",
                             i, bounded(flag).c_str());
@@ -237,6 +242,11 @@ Status check_compile_options(const CompileOptions& options) {
     if ((options.flags & CUABI_COMPILE_IN_PROCESS) != 0 && (options.flags & CUABI_COMPILE_ISOLATED) != 0)
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "set at most one of the two",
                     "cuabi_compile_options.flags has both CUABI_COMPILE_IN_PROCESS and CUABI_COMPILE_ISOLATED");
+    if ((options.flags & CUABI_COMPILE_LTO_IR) != 0 && (options.flags & CUABI_COMPILE_PTX) != 0)
+        return fail(CUABI_ERROR_INVALID_ARGUMENT,
+                    "set one of the two: LTO-IR is for an sm_XY target and becomes PTX or a CUBIN when linked "
+                    "(CUABI_LINK_PTX)",
+                    "cuabi_compile_options.flags has both CUABI_COMPILE_LTO_IR and CUABI_COMPILE_PTX");
     if (options.program_name != nullptr && options.program_name[0] == '\0')
         return fail(CUABI_ERROR_INVALID_ARGUMENT, "pass a file name such as \"saxpy.cu\", or NULL for \"kernel.cu\"",
                     "cuabi_compile_options.program_name is an empty string");
@@ -339,6 +349,7 @@ NvrtcJob make_job(const CompileRequest& request) {
     for (std::string_view expression : sorted_name_expressions(options)) job.name_expressions.emplace_back(expression);
     job.target = request.target.name;
     job.ptx = request.target.ptx;
+    job.ltoir = (options.flags & CUABI_COMPILE_LTO_IR) != 0;
     for (size_t i = 0; i < options.include_dir_count; ++i) job.include_dirs.push_back(options.include_dirs[i]);
     if (request.toolkit == nullptr) {
         job.toolkit_note = "the CUDA Toolkit's include directories were left out (CUABI_COMPILE_NO_TOOLKIT_INCLUDES)";

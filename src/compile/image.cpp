@@ -39,6 +39,7 @@ const char* kind_name(uint32_t kind) {
         case CUABI_IMAGE_PTX: return "PTX";
         case CUABI_IMAGE_CUBIN: return "CUBIN";
         case CUABI_IMAGE_FATBIN: return "fatbin";
+        case CUABI_IMAGE_LTOIR: return "LTO-IR";
     }
     return "image";
 }

@@ -57,22 +57,55 @@ Status Module::compile(std::shared_ptr<Context> context, const char* source, con
     CompileOutcome outcome;
     Status status = cuabi::compile(input, &context->counters(), &outcome);
     if (status != CUABI_SUCCESS || outcome.image == nullptr) return status;
+    // A link input (LTO-IR, relocatable code) may call what only the link defines: not loaded.
+    if ((options.flags & (CUABI_COMPILE_LTO_IR | CUABI_COMPILE_RELOCATABLE)) != 0) {
+        *out = std::make_shared<Module>(std::move(outcome.image), nullptr, nullptr, origin_of(outcome.layer), false,
+                                        &outcome.key);
+        return CUABI_SUCCESS;
+    }
+    return load_made(std::move(context), std::move(outcome.image), outcome.key, outcome.layer,
+                     !outcome.image->untrusted, outcome.target.fallback, "cuabi's own compile", out);
+}
+
+Status Module::load_made(std::shared_ptr<Context> context, std::shared_ptr<const cache::CachedImage> image,
+                         const cache::Key& key, cache::Layer layer, bool trusted, bool fallback, const char* made_by,
+                         std::shared_ptr<Module>* out) {
     // cuabi's own output is trusted; only "verify all" sends it to the verifier. Entries that came
-    // from a read-only layer, a bundle or a remote are not cuabi's own, wherever they are now.
-    const bool trusted = !outcome.image->untrusted;
-    if ((status = report_verification_environment(context->image_verification())) != CUABI_SUCCESS) return status;
+    // from a read-only layer, a bundle or a remote are not cuabi's own, wherever they are now, nor
+    // is a link of the caller's bytes.
+    Status status = report_verification_environment(context->image_verification());
+    if (status != CUABI_SUCCESS) return status;
     if (must_verify(image_verification_policy(context->image_verification()), trusted) &&
-        (status = verify_image(verified_on(*context), outcome.key, *outcome.image,
-                               !trusted                              ? "an untrusted cache entry (read-only layer, bundle or remote)"
-                               : outcome.layer == cache::Layer::None ? "cuabi's own compile"
-                                                                     : "cuabi's kernel cache")) !=
-            CUABI_SUCCESS)
+        (status = verify_image(verified_on(*context), key, *image,
+                               !trusted                     ? "an untrusted image (the caller's link inputs, a "
+                                                              "read-only layer, bundle or remote)"
+                               : layer == cache::Layer::None ? made_by
+                                                             : "cuabi's kernel cache")) != CUABI_SUCCESS)
         return status;
     std::shared_ptr<LoadedModule> loaded;
-    status = acquire_loaded_module(context, outcome.key, *outcome.image, &loaded);
+    status = acquire_loaded_module(context, key, *image, &loaded);
     if (status != CUABI_SUCCESS) return status;
-    *out = std::make_shared<Module>(std::move(outcome.image), std::move(context), std::move(loaded),
-                                    origin_of(outcome.layer), outcome.target.fallback, &outcome.key);
+    *out = std::make_shared<Module>(std::move(image), std::move(context), std::move(loaded), origin_of(layer), fallback,
+                                    &key);
+    return CUABI_SUCCESS;
+}
+
+Status Module::link(std::shared_ptr<Context> context, const std::vector<LinkInput>& inputs,
+                    const LinkOptions& options, std::shared_ptr<Module>* out) {
+    LinkOutcome outcome;
+    Status status = cuabi::link(inputs, options, &context->info(), &context->counters(), &outcome);
+    if (status != CUABI_SUCCESS) return status;
+    return load_made(std::move(context), std::move(outcome.image), outcome.key, outcome.layer,
+                     outcome.trusted && !outcome.image->untrusted, false, "cuabi's own link", out);
+}
+
+Status Module::link_offline(const std::vector<LinkInput>& inputs, const LinkOptions& options,
+                            std::shared_ptr<Module>* out) {
+    LinkOutcome outcome;
+    Status status = cuabi::link(inputs, options, nullptr, nullptr, &outcome);
+    if (status != CUABI_SUCCESS) return status;
+    *out = std::make_shared<Module>(std::move(outcome.image), nullptr, nullptr, origin_of(outcome.layer), false,
+                                    &outcome.key);
     return CUABI_SUCCESS;
 }
 
@@ -162,11 +195,12 @@ std::string Module::available_names() const {
 Status Module::get_kernel(const std::shared_ptr<Module>& module, const char* name, std::shared_ptr<Kernel>* out) {
     if (!module->loaded())
         return fail(CUABI_ERROR_INVALID_ARGUMENT,
-                    "load its image into a context with cuabi_module_load_image(), or compile with "
-                    "cuabi_module_compile()",
-                    "the module was compiled offline for %s and is not loaded in any context, so kernel '%s' "
-                    "cannot be looked up",
-                    module->image_->target.c_str(), bounded(name).c_str());
+                    "load its image into a context with cuabi_module_load_image(), compile with "
+                    "cuabi_module_compile(), or (for a link input) link it with cuabi_module_link()",
+                    "the module was compiled offline for %s (or linked offline, or is %s link input) and is not "
+                    "loaded in any context, so kernel '%s' cannot be looked up",
+                    module->image_->target.c_str(),
+                    module->image_->image_kind == CUABI_IMAGE_LTOIR ? "an LTO-IR" : "a", bounded(name).c_str());
     const std::string* lowered = module->lowered_name(name);
     const char* symbol = lowered != nullptr ? lowered->c_str() : name;
     Status status = module->context_->make_current();

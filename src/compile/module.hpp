@@ -12,6 +12,7 @@
 #include "compile/kernel.hpp"
 #include "compile/compile_options.hpp"
 #include "compile/compiler.hpp"
+#include "compile/linker.hpp"
 #include "compile/loaded_module.hpp"
 #include "core/handle_table.hpp"
 #include "cuabi/cuabi.h"
@@ -33,6 +34,12 @@ public:
     // Compiles for options.target (required) without any context or GPU: ahead-of-time use.
     static Status compile_offline(const char* source, const CompileOptions& options,
                                   std::shared_ptr<Module>* out, const CompileControl& control = {});
+    // Links `inputs` with nvJitLink (linker.hpp) for the context's device (or options.target) and
+    // loads the result; offline without a context (target required), loaded nowhere.
+    static Status link(std::shared_ptr<Context> context, const std::vector<LinkInput>& inputs,
+                       const LinkOptions& options, std::shared_ptr<Module>* out);
+    static Status link_offline(const std::vector<LinkInput>& inputs, const LinkOptions& options,
+                               std::shared_ptr<Module>* out);
     // Loads a caller's PTX, CUBIN or fatbin (copied: the caller's buffer may go away).
     static Status load_image(std::shared_ptr<Context> context, const void* image, size_t size,
                              std::shared_ptr<Module>* out);
@@ -48,6 +55,7 @@ public:
     static Status get_global(const std::shared_ptr<Module>& module, const char* name, std::shared_ptr<Buffer>* out);
 
     const cache::CachedImage& image() const { return *image_; }
+    const std::shared_ptr<const cache::CachedImage>& shared_image() const { return image_; }
     bool loaded() const { return loaded_ != nullptr; }
     // The mangled name for a compile-time name expression, or nullptr.
     const std::string* lowered_name(std::string_view expression) const;
@@ -60,6 +68,10 @@ public:
            std::shared_ptr<LoadedModule> loaded, uint32_t origin, bool ptx_fallback, const cache::Key* key);
 
 private:
+    // Verifies (as the context's policy asks) and loads an image cuabi compiled or linked.
+    static Status load_made(std::shared_ptr<Context> context, std::shared_ptr<const cache::CachedImage> image,
+                            const cache::Key& key, cache::Layer layer, bool trusted, bool fallback, const char* made_by,
+                            std::shared_ptr<Module>* out);
     std::string expression_names() const;  // "name expressions compiled: ..." for NOT_FOUND messages
     std::string available_names() const;   // the expressions and the image's kernels
 

@@ -33,8 +33,10 @@ std::string read_log(const NvrtcApi& nvrtc, nvrtcProgram program) {
 
 Status read_image(const NvrtcApi& nvrtc, nvrtcProgram program, const NvrtcJob& job, cache::CachedImage* out) {
     size_t size = 0;
-    const char* kind = job.ptx ? "PTX" : "CUBIN";
-    nvrtcResult result = job.ptx ? nvrtc.nvrtcGetPTXSize(program, &size) : nvrtc.nvrtcGetCUBINSize(program, &size);
+    const char* kind = job.ltoir ? "LTO-IR" : job.ptx ? "PTX" : "CUBIN";
+    nvrtcResult result = job.ltoir ? nvrtc.nvrtcGetLTOIRSize(program, &size)
+                         : job.ptx ? nvrtc.nvrtcGetPTXSize(program, &size)
+                                   : nvrtc.nvrtcGetCUBINSize(program, &size);
     // PTX: the size counts the terminating NUL, so PTX with no code at all is 1 byte.
     if (result == NVRTC_SUCCESS && size <= (job.ptx ? 1u : 0u))
         return fail_with_nvrtc_result(
@@ -45,13 +47,15 @@ Status read_image(const NvrtcApi& nvrtc, nvrtcProgram program, const NvrtcJob& j
     if (result == NVRTC_SUCCESS) {
         out->image.resize(size);  // PTX: the size includes the terminating NUL, which the driver needs
         char* bytes = reinterpret_cast<char*>(out->image.data());
-        result = job.ptx ? nvrtc.nvrtcGetPTX(program, bytes) : nvrtc.nvrtcGetCUBIN(program, bytes);
+        result = job.ltoir ? nvrtc.nvrtcGetLTOIR(program, bytes)
+                 : job.ptx ? nvrtc.nvrtcGetPTX(program, bytes)
+                           : nvrtc.nvrtcGetCUBIN(program, bytes);
     }
     if (result != NVRTC_SUCCESS)
-        return fail_nvrtc(nvrtc, result, job.ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN",
+        return fail_nvrtc(nvrtc, result, job.ltoir ? "nvrtcGetLTOIR" : job.ptx ? "nvrtcGetPTX" : "nvrtcGetCUBIN",
                           "remove extra flags that ask for another kind of output; otherwise report this as a cuabi bug",
                           "reading the %s for target %s", kind, job.target.c_str());
-    out->image_kind = job.ptx ? CUABI_IMAGE_PTX : CUABI_IMAGE_CUBIN;
+    out->image_kind = job.ltoir ? CUABI_IMAGE_LTOIR : job.ptx ? CUABI_IMAGE_PTX : CUABI_IMAGE_CUBIN;
     out->target = job.target;
     out->nvrtc_version = nvrtc.version();
     return CUABI_SUCCESS;

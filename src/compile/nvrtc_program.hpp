@@ -23,6 +23,7 @@ struct NvrtcJob {
     std::vector<std::string> name_expressions;  // sorted, each once
     std::string target;                       // "sm_90", "compute_90"
     bool ptx = false;                         // the target is compute_XY: read PTX, not a CUBIN
+    bool ltoir = false;                       // -dlto: read LTO-IR, not a CUBIN (a link input)
     // For a missing #include: every directory searched, in order (the caller's include_dirs,
     // then the toolkit's), and what to say about the toolkit's ("" when its headers were given).
     std::vector<std::string> include_dirs;
@@ -37,8 +38,8 @@ struct PchRun {
     size_t heap_required = 0;  // the PCH heap the header prefix needs, when create_status says
 };
 
-// Compiles `job`. On success *out holds a CUBIN for an sm_XY target or NUL-terminated PTX for
-// compute_XY, the lowered name of every name expression (sorted by expression), the log and the
+// Compiles `job`. On success *out holds a CUBIN for an sm_XY target, NUL-terminated PTX for
+// compute_XY or LTO-IR (job.ltoir), the lowered name of every name expression (sorted by expression), the log and the
 // NVRTC version. *out_log receives NVRTC's log whenever there is one, success or not. Fails with
 // CUABI_ERROR_COMPILE (errors in the source; the message quotes the first error line, and for a
 // missing #include names the header and every directory searched), CUABI_ERROR_INVALID_ARGUMENT

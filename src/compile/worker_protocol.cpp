@@ -118,6 +118,8 @@ bool worker_can_report(uint32_t status) {
         case CUABI_ERROR_INVALID_ARGUMENT:
         case CUABI_ERROR_NVRTC:
         case CUABI_ERROR_NVRTC_NOT_FOUND:
+        case CUABI_ERROR_LINK:
+        case CUABI_ERROR_NVJITLINK_NOT_FOUND:
         case CUABI_ERROR_OUT_OF_HOST_MEMORY:
         case CUABI_ERROR_INTERNAL:
             return true;
@@ -173,6 +175,7 @@ std::vector<uint8_t> encode(const Job& compile) {
     w.texts(job.name_expressions);
     w.text(job.target);
     w.u32(job.ptx ? 1 : 0);
+    w.u32(job.ltoir ? 1 : 0);
     w.texts(job.include_dirs);
     w.text(job.toolkit_note);
     w.u64(compile.budget_ms);
@@ -192,12 +195,51 @@ bool decode(const std::vector<uint8_t>& bytes, Job* compile) {
     out->name_expressions = r.texts();
     out->target = r.text();
     out->ptx = r.u32() != 0;
+    out->ltoir = r.u32() != 0;
     out->include_dirs = r.texts();
     out->toolkit_note = r.text();
     compile->budget_ms = r.u64();
     compile->pch_key = r.text();
     compile->pch_cache_directory = r.text();
     return r.done() && out->header_names.size() == out->header_sources.size();
+}
+
+std::vector<uint8_t> encode(const LinkRequest& link) {
+    const LinkJob& job = link.job;
+    Writer w;
+    w.texts(job.options);
+    w.u64(job.inputs.size());
+    for (const LinkJobInput& input : job.inputs) {
+        w.u32(input.kind);
+        w.text(input.name);
+        w.data(input.bytes.data(), input.bytes.size());
+    }
+    w.text(job.target);
+    w.u32(job.ptx ? 1 : 0);
+    w.u32(job.min_version);
+    w.u64(link.budget_ms);
+    return w.take();
+}
+
+bool decode(const std::vector<uint8_t>& bytes, LinkRequest* link) {
+    LinkJob* out = &link->job;
+    Reader r(bytes);
+    out->options = r.texts();
+    uint64_t count = r.u64();
+    // Each input needs at least its kind and two lengths: a count the frame cannot back is garbage.
+    if (count > bytes.size() / 20) return false;
+    for (uint64_t i = 0; r.ok() && i < count; ++i) {
+        LinkJobInput input;
+        input.kind = r.u32();
+        input.name = r.text();
+        input.bytes = r.data();
+        out->inputs.push_back(std::move(input));
+    }
+    out->target = r.text();
+    out->ptx = r.u32() != 0;
+    out->min_version = r.u32();
+    link->budget_ms = r.u64();
+    return r.done();
 }
 
 std::vector<uint8_t> encode(const Outcome& outcome) {

@@ -6,6 +6,9 @@
 //   cuabi  -> worker, per compile:                Job (an NvrtcJob and its time budget)
 //   worker -> cuabi, per compile:                 Outcome
 //
+// A worker started to link (--nvjitlink) says no Hello: it reads one LinkRequest, answers one
+// Outcome (image and nvJitLink's log) and ends.
+//
 // Neither side trusts the other's lengths: a frame's length is bounded by what that message can
 // hold (a Hello a few KiB), its buffer grows only as bytes arrive (so a length that lies costs no
 // memory the peer did not send), and decoding never reads past the frame. Statuses from the
@@ -18,6 +21,7 @@
 #include <vector>
 
 #include "cache/cached_image.hpp"
+#include "compile/link_job.hpp"
 #include "compile/nvrtc_program.hpp"
 #include "compile/pch_worker.hpp"
 #include "core/frame_io.hpp"
@@ -26,7 +30,7 @@
 namespace cuabi {
 namespace worker {
 
-constexpr uint32_t kProtocolVersion = 3;  // 3: precompiled headers
+constexpr uint32_t kProtocolVersion = 3;  // 3: precompiled headers, NvrtcJob.ltoir
 // A Hello holds a message, a path, a build id and a list of architectures.
 constexpr uint32_t kMaxHelloBytes = 64 * 1024;
 // A job's sources, or an outcome's image and its log, are bounded by frames::kMaxFrameBytes.
@@ -62,7 +66,15 @@ struct Job {
     std::string pch_cache_directory;
 };
 
+// One link as the link worker receives it, with its budget as Job's.
+struct LinkRequest {
+    LinkJob job;
+    uint64_t budget_ms = 0;
+};
+
 std::vector<uint8_t> encode(const Hello& hello);
+std::vector<uint8_t> encode(const LinkRequest& link);
+bool decode(const std::vector<uint8_t>& bytes, LinkRequest* out);
 std::vector<uint8_t> encode(const Job& job);
 std::vector<uint8_t> encode(const Outcome& outcome);
 // False for anything malformed, including a status the worker cannot produce (*status_out, when

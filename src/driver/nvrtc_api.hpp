@@ -27,6 +27,8 @@
     X(nvrtcGetPTX)                  \
     X(nvrtcGetCUBINSize)            \
     X(nvrtcGetCUBIN)                \
+    X(nvrtcGetLTOIRSize)            \
+    X(nvrtcGetLTOIR)                \
     X(nvrtcGetProgramLogSize)       \
     X(nvrtcGetProgramLog)           \
     X(nvrtcAddNameExpression)       \

@@ -60,11 +60,6 @@ bool read_native_header(int fd, Elf64_Ehdr* header) {
     return read_at(fd, header, sizeof *header, 0) && is_native_header(*header);
 }
 
-bool regular_file(const std::string& path) {
-    struct stat info;
-    return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-}
-
 // /etc/ld.so.cache ("glibc-ld.so.cache1.1" layout, alone or after an old-format table), mapped
 // once per process and searched in place, as the dynamic loader does: only the pages a lookup
 // touches are read (copying the whole file cost a fresh process's first compile a dozen page
@@ -327,6 +322,24 @@ std::string read_build_id(const std::string& path) {
     }
     close(fd);
     return hex;
+}
+
+bool regular_file(const std::string& path) {
+    struct stat info;
+    return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
+}
+
+NamedLibrary library_named_by(const char* variable) {
+    NamedLibrary named;
+    const char* value = secure_getenv(variable);
+    if (value == nullptr || *value == '\0') return named;
+    named.set = true;
+    std::string given = value;
+    std::string path = given.find('/') == std::string::npos ? find_library_file(given) : given;
+    named.path = path.empty() ? given : path;
+    named.found = !path.empty() && regular_file(path);
+    named.searched = std::string(variable) + "='" + given + "'";
+    return named;
 }
 
 }  // namespace cuabi

@@ -37,6 +37,20 @@ std::vector<std::string> pip_nvidia_directories();
 // "" when there is none.
 std::string enclosing_site_packages(const std::string& path);
 
+// True when `path` (links followed) is a regular file.
+bool regular_file(const std::string& path);
+
+// The library an environment variable names (CUABI_NVRTC_PATH, CUABI_NVJITLINK_PATH): a path as
+// given, or a bare file name found the loader's way (find_library_file). `set` is false when the
+// variable is unset or empty; `path` is what to load (the name as given when nothing was found).
+struct NamedLibrary {
+    bool set = false;
+    bool found = false;  // a regular file
+    std::string path;
+    std::string searched;  // "CUABI_NVRTC_PATH='<value>'", for messages
+};
+NamedLibrary library_named_by(const char* variable);
+
 // True when `path` is an ELF shared object for this machine (class and architecture).
 bool is_native_elf(const std::string& path);
 

@@ -25,11 +25,6 @@ struct Candidate {
     std::string source;
 };
 
-bool regular_file(const std::string& path) {
-    struct stat info;
-    return stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode);
-}
-
 // 13 for ".../libnvrtc.so.13" or "libnvrtc.so.13.0.48"; 0 when the name says no major.
 int major_of(const std::string& path) {
     size_t slash = path.rfind('/');
@@ -124,14 +119,12 @@ std::vector<int> nvrtc_search_order(const std::vector<int>& majors, int driver_v
 
 NvrtcLocation locate_nvrtc(const std::vector<int>& majors, int loaded_driver) {
     NvrtcLocation location;
-    const char* override_path = secure_getenv("CUABI_NVRTC_PATH");
-    if (override_path != nullptr && *override_path != '\0') {
-        std::string named = override_path;
-        std::string path = named.find('/') == std::string::npos ? find_library_file(named) : named;
-        location.path = path.empty() ? named : path;
-        location.found = !path.empty() && regular_file(path);
+    const NamedLibrary named = library_named_by("CUABI_NVRTC_PATH");
+    if (named.set) {
+        location.path = named.path;
+        location.found = named.found;
         location.source = "CUABI_NVRTC_PATH";
-        location.searched = "CUABI_NVRTC_PATH='" + named + "'";
+        location.searched = named.searched;
         location.major = major_of(location.path);
     } else {
         Places places;

@@ -1,7 +1,7 @@
 // Fatbins (nvcc -fatbin): a 16-byte header, then entries of an entry header and a payload each.
 //
 //   header: magic 0xBA55ED50 (u32), version 1 (u16), header size (u16), size of the entries (u64)
-//   entry:  kind (u16: 1 PTX, 2 ELF), version (u16), header size (u32), payload size (u64), then at
+//   entry:  kind (u16: 1 PTX, 2 ELF, 8 LTO-IR), version (u16), header size (u32), payload size (u64), then at
 //           byte 16 the compressed size (u32), at 40 the flags (u64) and at 56 the size the payload
 //           decompresses to (u64); the payload follows the entry header.
 #include <algorithm>
@@ -94,7 +94,12 @@ bool check_entry(const Bytes& bytes, uint64_t at, uint64_t end, unsigned number,
                           "its compressed entry %u at byte %llu claims %u compressed bytes in a %llu-byte "
                           "payload, decompressing to %llu bytes (at most %llu believed)",
                           number, ull(at), compressed, ull(payload_size), ull(decompressed), ull(kMaxDecompressed));
-        if ((flags & kFlagZstd) != 0 && !check_zstd_frame(payload, payload_size, decompressed, number, out))
+        // The frame is checked where the driver decompresses it. nvcc's LTO-IR entries (nvcc -dlto
+        // -dc -fatbin) carry the zstd flag over a payload in another encoding (flag 0x10000 set):
+        // only nvJitLink reads them, and the bounds above are what protects it.
+        const bool loaded_kind = kind == kKindPtx || kind == kKindElf;
+        if (loaded_kind && (flags & kFlagZstd) != 0 &&
+            !check_zstd_frame(payload, payload_size, decompressed, number, out))
             return false;
     }
     *out_next = at + header_size + payload_size;

@@ -22,11 +22,11 @@
 #define N 1048576u            /* elements per buffer */
 #define BLOCK 256u            /* threads per block for every launch */
 #define GRID (N / BLOCK)      /* 4096 blocks: one thread per element */
-#define BATCH_LAUNCHES 4u     /* saxpy launches of step 13's batch */
-#define GRAPH_LAUNCHES 8u     /* saxpy launches captured in step 14 */
-#define WHILE_ITERATIONS 5u   /* runs of step 15's while body */
-#define THREADS 4             /* threads of step 16 */
-#define THREAD_LAUNCHES 1000u /* launches per thread in step 16 */
+#define BATCH_LAUNCHES 4u     /* saxpy launches of step 14's batch */
+#define GRAPH_LAUNCHES 8u     /* saxpy launches captured in step 15 */
+#define WHILE_ITERATIONS 5u   /* runs of step 16's while body */
+#define THREADS 4             /* threads of step 17 */
+#define THREAD_LAUNCHES 1000u /* launches per thread in step 17 */
 
 static const char SOURCE[] =
     "extern \"C\" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {\n"
@@ -51,13 +51,22 @@ static const char BROKEN[] = "__global__ void broken( { }\n";
 
 static const char* const NAME_EXPRESSIONS[] = {"scale<float>", "scale<double>"};
 
+/* Step 7's two sources: a kernel that calls a function only the second one defines. */
+static const char LINK_KERNEL[] =
+    "extern \"C\" __device__ float twice(float x);\n"
+    "extern \"C\" __global__ void apply_twice(float* data, unsigned n) {\n"
+    "    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "    if (i < n) data[i] = twice(data[i]);\n"
+    "}\n";
+static const char LINK_DEVICE[] = "extern \"C\" __device__ float twice(float x) { return 2.0f * x; }\n";
+
 /* Everything the steps share: what earlier steps made and what the device should now hold. */
 typedef struct {
     char why[512];               /* the failing step's "what differed" */
     cuabi_module* offline;       /* step 4 */
     cuabi_module* offline_again; /* step 5 */
-    cuabi_status gpu_missing;    /* step 7: the status that means "no GPU here", or 0 */
-    cuabi_status context_failed; /* step 7: any other failure to get a context, or 0 */
+    cuabi_status gpu_missing;    /* step 8: the status that means "no GPU here", or 0 */
+    cuabi_status context_failed; /* step 8: any other failure to get a context, or 0 */
     cuabi_context* context;
     cuabi_stream* stream;
     cuabi_buffer *x, *y, *x2, *y2;
@@ -220,6 +229,60 @@ static int step_ranges(scenario* s) {
     return 1;
 }
 
+/* Compiles `source` to LTO-IR for sm_90, offline. */
+static cuabi_status compile_ltoir(const char* source, cuabi_module** out) {
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    options.target = "sm_90";
+    options.flags = CUABI_COMPILE_LTO_IR;
+    return cuabi_module_compile_offline(source, &options, out);
+}
+
+/* Links inputs[0..count) for sm_90 with link-time optimization, offline. */
+static cuabi_status link_ltoir(cuabi_module* const* objects, size_t count, cuabi_module** out) {
+    cuabi_link_input inputs[2];
+    cuabi_link_options options;
+    size_t i;
+    memset(inputs, 0, sizeof inputs);
+    for (i = 0; i < count; ++i) inputs[i].module = objects[i];
+    cuabi_link_options_init(sizeof options, &options);
+    options.target = "sm_90";
+    options.flags = CUABI_LINK_LTO;
+    return cuabi_module_link_offline(inputs, count, &options, out);
+}
+
+/* Step 7's checks; the caller destroys what they made, whatever failed. */
+static int step_link_checked(scenario* s, cuabi_module** objects, cuabi_module** linked) {
+    cuabi_module_info info = CUABI_MODULE_INFO_INIT;
+    char names[64], message[2048];
+    size_t size = 0;
+    cuabi_module* alone = NULL;
+    cuabi_status status;
+    CHECK(compile_ltoir(LINK_KERNEL, &objects[0]));
+    CHECK(compile_ltoir(LINK_DEVICE, &objects[1]));
+    CHECK(link_ltoir(objects, 2, linked));
+    CHECK(cuabi_module_get_info(*linked, &info));
+    if (info.image_kind != CUABI_IMAGE_CUBIN) return failed(s, "the linked image_kind is %d, expected 2", info.image_kind);
+    CHECK(cuabi_module_get_kernel_names(*linked, names, sizeof names, &size));
+    if (strcmp(names, "apply_twice\n") != 0) return failed(s, "the linked kernels are '%s', expected 'apply_twice'", names);
+    status = link_ltoir(objects, 1, &alone);
+    copy_message(message, sizeof message);
+    cuabi_module_destroy(alone);
+    if (!expect_status(s, status, CUABI_ERROR_LINK, "linking LINK_KERNEL alone")) return 0;
+    if (strstr(message, "Fix:") == NULL) return failed(s, "the message has no 'Fix:': %s", message);
+    return 1;
+}
+
+static int step_link(scenario* s) {
+    cuabi_module* objects[2] = {NULL, NULL};
+    cuabi_module* linked = NULL;
+    int ok = step_link_checked(s, objects, &linked);
+    cuabi_module_destroy(objects[0]);
+    cuabi_module_destroy(objects[1]);
+    cuabi_module_destroy(linked);
+    return ok;
+}
+
 static int step_context(scenario* s) {
     cuabi_device_info info;
     char message[2048];
@@ -316,7 +379,7 @@ static int check_y(scenario* s) {
 static int step_launch_table(scenario* s) {
     cuabi_compile_options options;
     cuabi_launch_config config;
-    /* Without step 8's buffers the kernel would be given address 0. */
+    /* Without step 9's buffers the kernel would be given address 0. */
     if (s->x == NULL || s->y == NULL) return failed(s, "needs x and y from an earlier step");
     cuabi_compile_options_init(sizeof options, &options);
     options.name_expressions = NAME_EXPRESSIONS;
@@ -658,6 +721,7 @@ static const step STEPS[] = {
     {"offline-templates", step_offline_templates, 0},
     {"memory-cache", step_memory_cache, 0},
     {"ranges", step_ranges, 0},
+    {"link", step_link, 0},
     {"context", step_context, 0},
     {"buffers", step_buffers, 1},
     {"launch-table", step_launch_table, 1},

@@ -28,7 +28,8 @@ import abi_tools  # noqa: E402
 import installed_header  # noqa: E402
 
 DOCS = ("errors.md", "safety.md", "compile.md", "cache.md", "device.md", "graphs.md", "memory.md", "multi-gpu.md",
-        "tensor-maps.md", "abi-policy.md", "profiling.md", "performance.md", "cli.md", "LICENSE", "CHANGELOG.md")
+        "tensor-maps.md", "linking.md", "abi-policy.md", "profiling.md", "performance.md", "cli.md", "LICENSE",
+        "CHANGELOG.md")
 
 
 def clean_env(**extra):

@@ -90,6 +90,32 @@ std::function<void()> tensor_map_refusal(Change change, cuabi_status expected, c
     return refusal(cuabi_tensor_map_params_init, valid_then_change, encode, expected, fragment);
 }
 
+// An offline link of one input that passes the input checks (an LTO-IR header) but that nvJitLink
+// never gets to read: the options are refused first (or the deadline passes).
+cuabi_status link_header_only(const cuabi_link_options* o) {
+    static const uint8_t header[16] = {0xed, 0x43, 0x4e, 0x7f, 1};
+    cuabi_link_input input = {};
+    input.kind = CUABI_LINK_INPUT_LTOIR;
+    input.data = header;
+    input.size = sizeof header;
+    cuabi_module* out = nullptr;
+    cuabi_status status = cuabi_module_link_offline(&input, 1, o, &out);
+    cuabi_module_destroy(out);
+    return status;
+}
+cuabi_status link_nothing(const cuabi_link_options* o) {
+    cuabi_module* out = nullptr;
+    return cuabi_module_link_offline(nullptr, 0, o, &out);
+}
+// Link options that reach nvJitLinkCreate, with `extra` as the one extra option.
+void link_sentinel_base(cuabi_link_options* o, const char* const* extra) {
+    o->target = "sm_90";
+    o->flags = CUABI_LINK_LTO | CUABI_LINK_NO_CACHE;
+    o->extra_options = extra;
+    o->extra_option_count = 1;
+}
+const char* const kBogusLinkOption[] = {"-bogus-sentinel-option"};
+
 const std::map<std::string, Observation>& observations() {
     static const std::map<std::string, Observation> table = {
         {"cuabi_context_options.struct_size", {nullptr, "struct_size_test.cpp: every size of every struct"}},
@@ -216,6 +242,41 @@ const std::map<std::string, Observation>& observations() {
         {"cuabi_graph_memcpy_params.src_buffer",
          {nullptr, "gpu/graph_control_test.cpp: AMemcpyNodeUpdateChangesWhatReplaysCopy"}},
         {"cuabi_graph_memcpy_params.src_host", {nullptr, "not observed yet: needs a captured memcpy node"}},
+        {"cuabi_link_options.struct_size", {nullptr, "struct_size_test.cpp"}},
+        {"cuabi_link_options.flags",
+         {refusal(cuabi_link_options_init, [](auto* o) { o->flags = 0x100; o->target = "sm_90"; },
+                  link_nothing, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_link_options.flags is 0x100"),
+          nullptr}},
+        {"cuabi_link_options.target",
+         {refusal(cuabi_link_options_init, [](auto* o) { o->target = "compute_87"; },
+                  link_nothing, CUABI_ERROR_INVALID_ARGUMENT, "\"compute_87\""),
+          nullptr}},
+        {"cuabi_link_options.optimization_level",
+         {refusal(cuabi_link_options_init, [](auto* o) { o->optimization_level = 9; o->target = "sm_90"; },
+                  link_nothing, CUABI_ERROR_INVALID_ARGUMENT, "optimization_level is 9"),
+          nullptr}},
+        {"cuabi_link_options.max_registers",
+         {refusal(cuabi_link_options_init,
+                  [](auto* o) { link_sentinel_base(o, kBogusLinkOption); o->max_registers = 77; },
+                  link_header_only, CUABI_ERROR_LINK, "-maxrregcount=77"),
+          nullptr}},
+        {"cuabi_link_options.extra_options",
+         {refusal(cuabi_link_options_init, [](auto* o) { link_sentinel_base(o, kBogusLinkOption); },
+                  link_header_only, CUABI_ERROR_LINK, "-bogus-sentinel-option"),
+          nullptr}},
+        {"cuabi_link_options.extra_option_count",
+         {refusal(cuabi_link_options_init, [](auto* o) { o->target = "sm_90"; o->extra_option_count = 2; },
+                  link_nothing, CUABI_ERROR_INVALID_ARGUMENT, "extra_options is NULL but its count is 2"),
+          nullptr}},
+        {"cuabi_link_options.timeout_ms",
+         {refusal(cuabi_link_options_init,
+                  [](auto* o) { link_sentinel_base(o, kBogusLinkOption); o->timeout_ms = 1; },
+                  link_header_only, CUABI_ERROR_TIMEOUT, "1 ms, cuabi_link_options.timeout_ms"),
+          nullptr}},
+        {"cuabi_link_options.reserved",
+         {refusal(cuabi_link_options_init, [](auto* o) { o->reserved = 3; },
+                  link_nothing, CUABI_ERROR_INVALID_ARGUMENT, "cuabi_link_options.reserved is 3"),
+          nullptr}},
         {"cuabi_graph_memcpy_params.src_offset",
          {nullptr, "gpu/graph_control_test.cpp: AMemcpyNodeUpdateChangesWhatReplaysCopy"}},
     };
@@ -227,7 +288,8 @@ const std::set<std::string> kInputStructs = {"cuabi_context_options", "cuabi_str
                                              "cuabi_buffer_options",  "cuabi_host_memory_options",
                                              "cuabi_memory_pool_options",
                                              "cuabi_launch_config",   "cuabi_graph_options",
-                                             "cuabi_graph_memcpy_params", "cuabi_tensor_map_params"};
+                                             "cuabi_graph_memcpy_params", "cuabi_tensor_map_params",
+                                             "cuabi_link_options"};
 // Covered elsewhere or written by cuabi, not read.
 const std::set<std::string> kOtherStructs = {
     "cuabi_compile_options" /* options_sentinel_test.cpp */, "cuabi_kernel_arg" /* no struct_size */,
@@ -235,6 +297,7 @@ const std::set<std::string> kOtherStructs = {
     "cuabi_tensor_map" /* no struct_size: the driver's bytes, written by cuabi */,
     "cuabi_compile_request" /* no struct_size; compile_batch_test.cpp (offline: source, options) and
                                compile_batch_gpu_test.cpp / HostileArguments (context) read each field */,
+    "cuabi_link_input" /* no struct_size; link_test.cpp reads each field */,
     "cuabi_device_info", "cuabi_counters", "cuabi_module_info", "cuabi_kernel_attributes", "cuabi_graph_node_info",
     "cuabi_graph_update_info", "cuabi_graph_cache_stats", "cuabi_cache_stats", "cuabi_driver_jit_cache_info"};
 

@@ -94,6 +94,15 @@ CUABI_CALLS(cuabi_compile_options, (void)0, [](void* p) {
     cuabi_module* out = nullptr;
     return cuabi_module_compile(nullptr, "__global__ void k() {}", AS(const cuabi_compile_options), &out);
 })
+CUABI_CALLS(cuabi_link_options, (void)0,
+            [](void* p) {
+                cuabi_module* out = nullptr;
+                return cuabi_module_link(nullptr, nullptr, 0, AS(const cuabi_link_options), &out);
+            },
+            [](void* p) {
+                cuabi_module* out = nullptr;  // no target: refused right after the struct was read
+                return cuabi_module_link_offline(nullptr, 0, AS(const cuabi_link_options), &out);
+            })
 CUABI_CALLS(cuabi_launch_config, (void)0,
             [](void* p) { return cuabi_launch(nullptr, AS(const cuabi_launch_config), nullptr, 0); },
             [](void* p) { return cuabi_launch_packed(nullptr, AS(const cuabi_launch_config), nullptr, 0); },

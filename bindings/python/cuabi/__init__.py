@@ -15,10 +15,13 @@ from . import cache, dlpack
 from ._library import LoadError, load
 from .batch import LAUNCH_BATCH_MAX_ITEMS, LaunchBatch
 from .buffer import Buffer
-from .compile import (IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_PTX, ORIGIN_COMPILED, ORIGIN_DISK_CACHE, ORIGIN_IMAGE,
-                      ORIGIN_MEMORY_CACHE, Module, ModuleInfo, compile, load_image, nvrtc_path, nvrtc_version)
+from .compile import (IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_LTOIR, IMAGE_PTX, ORIGIN_COMPILED, ORIGIN_DISK_CACHE,
+                      ORIGIN_IMAGE, ORIGIN_MEMORY_CACHE, Module, ModuleInfo, compile, load_image, nvrtc_path,
+                      nvrtc_version)
 from .compile_batch import (COMPILE_BATCH_MAX_REQUESTS, REQUEST_COMPILING, REQUEST_DONE, REQUEST_QUEUED, CompileBatch,
                             CompileRequest, compile_many)
+from .link import (LINK_INPUT_CUBIN, LINK_INPUT_FATBIN, LINK_INPUT_LIBRARY, LINK_INPUT_LTOIR, LINK_INPUT_OBJECT,
+                   LINK_INPUT_PTX, LINK_MAX_INPUTS, LinkInput, link)
 from .context import Context, DeviceInfo, Event, ImageVerification, Stream, device_count
 from .errors import (CompileError, CudaError, CuabiError, DriverError, GeneralError, GraphError, LaunchError,
                      RangeError, status_name)
@@ -61,12 +64,14 @@ __all__ = [
     "CONDITIONAL_IF", "CONDITIONAL_SWITCH", "CONDITIONAL_WHILE", "Capture", "CompileError", "Conditional",
     "ConditionalNode",
     "Context", "CudaError", "CuabiError", "DeviceInfo", "DriverError", "Event", "GeneralError", "Graph", "GraphError",
-    "IMAGE_CUBIN", "IMAGE_FATBIN", "IMAGE_PTX", "ImageVerification", "Kernel", "LAUNCH_BATCH_MAX_ITEMS",
+    "IMAGE_CUBIN", "IMAGE_FATBIN", "IMAGE_LTOIR", "IMAGE_PTX", "ImageVerification", "Kernel", "LAUNCH_BATCH_MAX_ITEMS",
     "LAUNCH_COOPERATIVE", "LAUNCH_PRIORITY", "LAUNCH_PROGRAMMATIC_DEPENDENT", "LAUNCH_SYNCHRONIZE", "LaunchBatch",
-    "LaunchConfig", "LaunchError", "Launcher", "LoadError", "Module", "ModuleInfo", "ORIGIN_COMPILED",
-    "NODE_CONDITIONAL", "ORIGIN_DISK_CACHE", "ORIGIN_IMAGE", "ORIGIN_MEMORY_CACHE", "Range", "RangeError", "Stream",
-    "abi_version",
+    "LINK_INPUT_CUBIN", "LINK_INPUT_FATBIN", "LINK_INPUT_LIBRARY", "LINK_INPUT_LTOIR", "LINK_INPUT_OBJECT",
+    "LINK_INPUT_PTX", "LINK_MAX_INPUTS", "LaunchConfig", "LaunchError", "Launcher", "LinkInput", "LoadError", "Module",
+    "ModuleInfo", "ORIGIN_COMPILED", "NODE_CONDITIONAL", "ORIGIN_DISK_CACHE", "ORIGIN_IMAGE", "ORIGIN_MEMORY_CACHE",
+    "Range", "RangeError", "Stream", "abi_version",
     "TensorDataType", "TensorInterleave", "TensorL2Promotion", "TensorMap", "TensorOobFill", "TensorSwizzle",
-    "cache", "compile", "device_count", "dlpack", "from_dlpack", "load", "load_image", "nvrtc_path", "nvrtc_version",
+    "cache", "compile", "device_count", "dlpack", "from_dlpack", "link", "load", "load_image", "nvrtc_path",
+    "nvrtc_version",
     "pop", "push", "range", "status_name", "version_number",
 ]

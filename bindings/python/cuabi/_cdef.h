@@ -29,6 +29,7 @@ typedef int32_t cuabi_status ;
 #define CUABI_ERROR_NO_DEVICE 22
 #define CUABI_ERROR_INVALID_DEVICE 23
 #define CUABI_ERROR_NVRTC_NOT_FOUND 24
+#define CUABI_ERROR_NVJITLINK_NOT_FOUND 25
 #define CUABI_ERROR_CUDA 30
 #define CUABI_ERROR_DEVICE_OUT_OF_MEMORY 31
 #define CUABI_ERROR_OUT_OF_BOUNDS 32
@@ -38,6 +39,7 @@ typedef int32_t cuabi_status ;
 #define CUABI_ERROR_INVALID_IMAGE 43
 #define CUABI_ERROR_CACHE_UNSAFE 44
 #define CUABI_ERROR_CACHE_IO 45
+#define CUABI_ERROR_LINK 46
 #define CUABI_ERROR_LAUNCH_GRID 60
 #define CUABI_ERROR_LAUNCH_BLOCK 61
 #define CUABI_ERROR_LAUNCH_KERNEL_THREADS 62
@@ -258,6 +260,7 @@ typedef int32_t cuabi_image_kind ;
 #define CUABI_IMAGE_PTX 1
 #define CUABI_IMAGE_CUBIN 2
 #define CUABI_IMAGE_FATBIN 3
+#define CUABI_IMAGE_LTOIR 4
 typedef uint32_t cuabi_compile_flags ;
 #define CUABI_COMPILE_DEFAULT 0x0u
 #define CUABI_COMPILE_NO_CACHE 0x1u
@@ -266,6 +269,8 @@ typedef uint32_t cuabi_compile_flags ;
 #define CUABI_COMPILE_IN_PROCESS 0x8u
 #define CUABI_COMPILE_ISOLATED 0x10u
 #define CUABI_COMPILE_NO_PCH 0x20u
+#define CUABI_COMPILE_LTO_IR 0x40u
+#define CUABI_COMPILE_RELOCATABLE 0x80u
 typedef int32_t cuabi_tristate ;
 #define CUABI_TRISTATE_DEFAULT -1
 #define CUABI_TRISTATE_OFF 0
@@ -329,6 +334,44 @@ typedef struct cuabi_module_info {
  cuabi_status cuabi_module_get_lowered_name(cuabi_module* module, const char* expression, char* out_text, size_t capacity, size_t* out_size);
  cuabi_status cuabi_module_get_kernel(cuabi_module* module, const char* name_or_expression, cuabi_kernel** out_kernel);
  cuabi_status cuabi_module_get_global(cuabi_module* module, const char* name_or_expression, cuabi_buffer** out_buffer) ;
+typedef int32_t cuabi_link_input_kind ;
+#define CUABI_LINK_INPUT_CUBIN 1
+#define CUABI_LINK_INPUT_PTX 2
+#define CUABI_LINK_INPUT_LTOIR 3
+#define CUABI_LINK_INPUT_FATBIN 4
+#define CUABI_LINK_INPUT_OBJECT 5
+#define CUABI_LINK_INPUT_LIBRARY 6
+typedef uint32_t cuabi_link_flags ;
+#define CUABI_LINK_DEFAULT 0x0u
+#define CUABI_LINK_LTO 0x1u
+#define CUABI_LINK_NO_CACHE 0x2u
+#define CUABI_LINK_PTX 0x4u
+#define CUABI_LINK_IN_PROCESS 0x8u
+typedef struct cuabi_link_options {
+    uint32_t struct_size;
+    uint32_t flags;
+    const char* target;
+    int32_t optimization_level;
+    uint32_t max_registers;
+    const char* const* extra_options;
+    size_t extra_option_count;
+    uint32_t timeout_ms;
+    uint32_t reserved;
+} cuabi_link_options;
+typedef struct cuabi_link_input {
+    int32_t kind;
+    uint32_t reserved;
+    const void* data;
+    size_t size;
+    const char* path;
+    cuabi_module* module;
+    const char* name;
+} cuabi_link_input;
+#define CUABI_LINK_MAX_INPUTS 4096u
+ cuabi_status cuabi_link_options_init(uint32_t struct_size, cuabi_link_options* out_options) ;
+ cuabi_status cuabi_module_link(cuabi_context* context, const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, cuabi_module** out_module) ;
+ cuabi_status cuabi_module_link_offline(const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, cuabi_module** out_module) ;
+ cuabi_status cuabi_module_get_kernel_names(cuabi_module* module, char* out_text, size_t capacity, size_t* out_size) ;
  cuabi_status cuabi_nvrtc_get_version( int32_t* out_major, int32_t* out_minor);
  cuabi_status cuabi_nvrtc_get_supported_archs( int32_t* out_archs, size_t capacity, size_t* out_count);
  cuabi_status cuabi_nvrtc_get_path( char* out_text, size_t capacity, size_t* out_size);
@@ -762,6 +805,10 @@ typedef cuabi_status (*PFN_cuabi_module_get_log)(cuabi_module* module, char* out
 typedef cuabi_status (*PFN_cuabi_module_get_lowered_name)(cuabi_module* module, const char* expression, char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_module_get_kernel)(cuabi_module* module, const char* name_or_expression, cuabi_kernel** out_kernel);
 typedef cuabi_status (*PFN_cuabi_module_get_global)(cuabi_module* module, const char* name_or_expression, cuabi_buffer** out_buffer);
+typedef cuabi_status (*PFN_cuabi_link_options_init)(uint32_t struct_size, cuabi_link_options* out_options);
+typedef cuabi_status (*PFN_cuabi_module_link)(cuabi_context* context, const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, cuabi_module** out_module);
+typedef cuabi_status (*PFN_cuabi_module_link_offline)(const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, cuabi_module** out_module);
+typedef cuabi_status (*PFN_cuabi_module_get_kernel_names)(cuabi_module* module, char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_version)(int32_t* out_major, int32_t* out_minor);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_supported_archs)(int32_t* out_archs, size_t capacity, size_t* out_count);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_path)(char* out_text, size_t capacity, size_t* out_size);

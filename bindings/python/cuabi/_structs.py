@@ -3,10 +3,10 @@ CUABI_*_INIT macros are C only), and two-call strings."""
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any, Callable, List, Optional
 
 from . import _library
-from .errors import check
+from .errors import INVALID_ARGUMENT, binding_error, check
 
 ffi = _library.ffi
 
@@ -31,3 +31,16 @@ def text(call: Callable[..., int], *args: Any) -> str:
 def chars(field: Any) -> str:
     """A char[N] field of a struct as text."""
     return ffi.string(field).decode("utf-8", "replace")  # type: ignore[no-any-return]
+
+
+def c_string(text: Optional[str], keep: List[Any], what: str) -> Any:
+    """`text` as a C string that lives as long as `keep` (NULL for None). A NUL inside would cut
+    it short in C, so it is refused, naming `what` ("a compile input")."""
+    if text is None:
+        return ffi.NULL
+    if "\0" in text:
+        raise binding_error(INVALID_ARGUMENT, f"{what} holds a NUL character: {text[:60]!r}. "
+                            "Fix: remove it (C strings end at the first NUL).")
+    value = ffi.new("char[]", text.encode())
+    keep.append(value)
+    return value

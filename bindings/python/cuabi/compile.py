@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tu
 
 from . import _library, _structs
 from ._handle import Handle
-from .errors import INVALID_ARGUMENT, binding_error, check
+from .errors import check
 
 if TYPE_CHECKING:
     from .buffer import Buffer
@@ -19,14 +19,16 @@ ffi = _library.ffi
 
 COMPILE_NO_CACHE = 0x1
 COMPILE_PTX = 0x2
+COMPILE_LTO_IR = 0x20
+COMPILE_RELOCATABLE = 0x40
 
-IMAGE_PTX, IMAGE_CUBIN, IMAGE_FATBIN = 1, 2, 3
+IMAGE_PTX, IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_LTOIR = 1, 2, 3, 4
 ORIGIN_COMPILED, ORIGIN_MEMORY_CACHE, ORIGIN_DISK_CACHE, ORIGIN_IMAGE = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
 class ModuleInfo:
-    image_kind: int  # IMAGE_PTX, IMAGE_CUBIN or IMAGE_FATBIN
+    image_kind: int  # IMAGE_PTX, IMAGE_CUBIN, IMAGE_FATBIN or IMAGE_LTOIR
     origin: int  # ORIGIN_COMPILED, ORIGIN_MEMORY_CACHE, ORIGIN_DISK_CACHE or ORIGIN_IMAGE
     loaded: bool
     image_size: int
@@ -72,6 +74,11 @@ class Module(Handle):
     def log(self) -> str:
         return _structs.text(_library.F.cuabi_module_get_log, self._ptr)
 
+    def kernel_names(self) -> list[str]:
+        """The kernels of the module's CUBIN, read without a GPU (UNSUPPORTED for PTX, fatbin and
+        LTO-IR modules)."""
+        return _structs.text(_library.F.cuabi_module_get_kernel_names, self._ptr).splitlines()
+
     def image(self) -> bytes:
         call = _library.F.cuabi_module_get_image
         size = ffi.new("size_t*")
@@ -90,18 +97,12 @@ class _Request:
     def __init__(self, source: str, name_expressions: Sequence[str], flags: Sequence[str], target: Optional[str],
                  std: Optional[str], defines: Sequence[str], include_dirs: Sequence[str],
                  headers: Tuple[Tuple[str, str], ...], fast_math: bool, line_info: bool, no_cache: bool,
-                 ptx: bool, program_name: Optional[str], timeout_ms: int, salt: bytes) -> None:
+                 ptx: bool, program_name: Optional[str], timeout_ms: int, salt: bytes, lto_ir: bool,
+                 relocatable: bool) -> None:
         keep: list[Any] = []
 
         def cstr(text: Optional[str]) -> Any:
-            if text is None:
-                return ffi.NULL
-            if "\0" in text:
-                raise binding_error(INVALID_ARGUMENT, f"a compile input holds a NUL character: {text[:60]!r}. "
-                                    "Fix: remove it (C strings end at the first NUL).")
-            value = ffi.new("char[]", text.encode())
-            keep.append(value)
-            return value
+            return _structs.c_string(text, keep, "a compile input")
 
         def array(texts: Iterable[str]) -> Tuple[Any, int]:
             items = [cstr(text) for text in texts]
@@ -111,7 +112,8 @@ class _Request:
 
         self.source = cstr(source)
         options = _structs.new("cuabi_compile_options")
-        options.flags = (COMPILE_NO_CACHE if no_cache else 0) | (COMPILE_PTX if ptx else 0)
+        options.flags = ((COMPILE_NO_CACHE if no_cache else 0) | (COMPILE_PTX if ptx else 0) |
+                         (COMPILE_LTO_IR if lto_ir else 0) | (COMPILE_RELOCATABLE if relocatable else 0))
         options.target, options.cpp_standard, options.program_name = cstr(target), cstr(std), cstr(program_name)
         options.fast_math, options.line_info, options.timeout_ms = int(fast_math), int(line_info), timeout_ms
         options.defines, options.define_count = array(defines)
@@ -152,11 +154,12 @@ def _request(key: Tuple[Any, ...]) -> _Request:
 def _key(source: str, name_expressions: Sequence[str], options: Sequence[str], target: Optional[str],
          std: Optional[str], defines: Sequence[str], include_dirs: Sequence[str],
          headers: Optional[Mapping[str, str]], fast_math: bool, line_info: bool, no_cache: bool, ptx: bool,
-         program_name: Optional[str], timeout_ms: int, salt: bytes) -> Tuple[Any, ...]:
+         program_name: Optional[str], timeout_ms: int, salt: bytes, lto_ir: bool = False,
+         relocatable: bool = False) -> Tuple[Any, ...]:
     """A compile request's arguments in _Request's order, hashable."""
     return (source, tuple(name_expressions), tuple(options), target, std, tuple(defines), tuple(include_dirs),
             tuple(sorted((headers or {}).items())), fast_math, line_info, no_cache, ptx, program_name, timeout_ms,
-            bytes(salt))
+            bytes(salt), lto_ir, relocatable)
 
 
 def compile(source: str, name_expressions: Sequence[str] = (), options: Sequence[str] = (), *,
@@ -164,19 +167,21 @@ def compile(source: str, name_expressions: Sequence[str] = (), options: Sequence
             defines: Sequence[str] = (), include_dirs: Sequence[str] = (),
             headers: Optional[Mapping[str, str]] = None, fast_math: bool = False, line_info: bool = False,
             no_cache: bool = False, ptx: bool = False, program_name: Optional[str] = None,
-            timeout_ms: int = 0, salt: bytes = b"") -> Module:
+            timeout_ms: int = 0, salt: bytes = b"", lto_ir: bool = False, relocatable: bool = False) -> Module:
     """Compiles CUDA C++ `source` into a Module.
 
     name_expressions  C++ names of (template) kernels to find later: ["scale<float>"]
     options           further NVRTC flags, as given: ["-default-device"]
     context           compile for this context's device and load the module there; without one the
                       compile is offline (no GPU needed, `target` required, e.g. "sm_90")
+    lto_ir            LTO-IR for cuabi.link(..., lto=True) instead of a CUBIN (not loaded)
+    relocatable       relocatable device code (-rdc) for cuabi.link() (not loaded)
     the rest          cuabi_compile_options' fields (headers: {"name.h": "contents"})
 
     A repeated request is served from cuabi's memory cache, then its disk cache, without NVRTC.
     A failed compile raises CompileError with NVRTC's log in .compile_log."""
     request = _request(_key(source, name_expressions, options, target, std, defines, include_dirs, headers, fast_math,
-                            line_info, no_cache, ptx, program_name, timeout_ms, salt))
+                            line_info, no_cache, ptx, program_name, timeout_ms, salt, lto_ir, relocatable))
     out = ffi.new("cuabi_module**")
     if context is None:
         check(_library.F.cuabi_module_compile_offline(request.source, request.options, out))

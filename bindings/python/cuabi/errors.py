@@ -27,6 +27,8 @@ NO_DEVICE = _BY_NAME["CUABI_ERROR_NO_DEVICE"]
 OUT_OF_BOUNDS = _BY_NAME["CUABI_ERROR_OUT_OF_BOUNDS"]
 CONTEXT_MISMATCH = _BY_NAME["CUABI_ERROR_CONTEXT_MISMATCH"]
 COMPILE = _BY_NAME["CUABI_ERROR_COMPILE"]
+LINK = _BY_NAME["CUABI_ERROR_LINK"]
+NVJITLINK_NOT_FOUND = _BY_NAME["CUABI_ERROR_NVJITLINK_NOT_FOUND"]
 KERNEL_NOT_FOUND = _BY_NAME["CUABI_ERROR_KERNEL_NOT_FOUND"]
 LAUNCH_BLOCK = _BY_NAME["CUABI_ERROR_LAUNCH_BLOCK"]
 ARGUMENT_COUNT = _BY_NAME["CUABI_ERROR_ARGUMENT_COUNT"]
@@ -127,7 +129,7 @@ def last_error(status: int) -> CuabiError:
     message = ffi.string(_library.F.cuabi_last_error_message()).decode("utf-8", "replace")
     cu_result = int(_library.F.cuabi_last_cu_result())
     nvrtc_result = int(_library.F.cuabi_last_nvrtc_result())
-    log = _read_compile_log() if status == COMPILE else ""
+    log = _read_compile_log() if status in (COMPILE, LINK) else ""
     return _family(status)(status, message, cu_result, nvrtc_result, log)
 
 

@@ -11,11 +11,11 @@ const cuabi = @import("cuabi");
 const n: u32 = 1 << 20; // elements per buffer
 const block: u32 = 256; // threads per block for every launch
 const grid: u32 = n / block; // one thread per element
-const batch_launches = 4; // saxpy launches of step 13's batch
-const graph_launches = 8; // saxpy launches captured in step 14
-const while_iterations: u32 = 5; // runs of step 15's while body
-const thread_count = 4; // threads of step 16
-const thread_launches = 1000; // launches per thread in step 16
+const batch_launches = 4; // saxpy launches of step 14's batch
+const graph_launches = 8; // saxpy launches captured in step 15
+const while_iterations: u32 = 5; // runs of step 16's while body
+const thread_count = 4; // threads of step 17
+const thread_launches = 1000; // launches per thread in step 17
 
 const source =
     \\extern "C" __global__ void saxpy(float a, const float* x, float* y, unsigned n) {
@@ -39,6 +39,15 @@ const count_down_source =
 ;
 const broken = "__global__ void broken( { }\n";
 const name_expressions = [_][*:0]const u8{ "scale<float>", "scale<double>" };
+const link_kernel =
+    \\extern "C" __device__ float twice(float x);
+    \\extern "C" __global__ void apply_twice(float* data, unsigned n) {
+    \\    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    \\    if (i < n) data[i] = twice(data[i]);
+    \\}
+    \\
+;
+const link_device = "extern \"C\" __device__ float twice(float x) { return 2.0f * x; }\n";
 
 /// A step that did not hold; `Scenario.why` says what differed.
 const StepFailed = error{StepFailed};
@@ -52,9 +61,9 @@ const Scenario = struct {
     loaded: bool = false,
     offline: ?cuabi.Module = null,
     offline_again: ?cuabi.Module = null,
-    /// Step 7: the status that means "no GPU here", or 0.
+    /// Step 8: the status that means "no GPU here", or 0.
     gpu_missing: i32 = 0,
-    /// Step 7: any other status that left the scenario without a context, or 0.
+    /// Step 8: any other status that left the scenario without a context, or 0.
     context_failed: i32 = 0,
     context: ?cuabi.Context = null,
     stream: ?cuabi.Stream = null,
@@ -203,6 +212,25 @@ fn stepRanges(s: *Scenario) StepFailed!void {
         const entry = try s.ok(ranges.catalogEntry(i), "ranges.catalogEntry()");
         if (!std.mem.startsWith(u8, entry.name, "cuabi.")) return s.fail("catalog entry {d} is named {s}", .{ i, entry.name });
     }
+}
+
+fn stepLink(s: *Scenario) StepFailed!void {
+    const compile: cuabi.CompileOptions = .{ .target = "sm_90", .flags = .{ .lto_ir = true } };
+    const kernel = try s.ok(s.lib.compileOffline(link_kernel, compile), "compiling LINK_KERNEL");
+    defer kernel.deinit();
+    const device = try s.ok(s.lib.compileOffline(link_device, compile), "compiling LINK_DEVICE");
+    defer device.deinit();
+    const options: cuabi.LinkOptions = .{ .target = "sm_90", .flags = .{ .lto = true } };
+    const linked = try s.ok(cuabi.Module.linkOffline(&s.lib, s.gpa, &.{ .{ .module = kernel }, .{ .module = device } }, options), "cuabi.Module.linkOffline()");
+    defer linked.deinit();
+    const info = try s.ok(linked.info(), "module.info()");
+    if (info.image_kind != .cubin) return s.fail("the linked image kind is {d}, expected 2 (CUBIN)", .{@backingInt(info.image_kind)});
+    const names = try s.ok(linked.kernelNames(s.gpa), "module.kernelNames()");
+    defer s.gpa.free(names);
+    if (!std.mem.eql(u8, names, "apply_twice\n")) return s.fail("the linked kernels are '{s}', expected 'apply_twice'", .{names});
+    const alone = cuabi.Module.linkOffline(&s.lib, s.gpa, &.{.{ .module = kernel }}, options);
+    if (alone) |module| module.deinit() else |_| {}
+    try s.refused(alone, error.Link, "Fix:", "linking LINK_KERNEL alone");
 }
 
 fn stepContext(s: *Scenario) StepFailed!void {
@@ -403,7 +431,7 @@ fn stepConditionalGraph(s: *Scenario) StepFailed!void {
     if (left[0] != 0) return s.fail("the counter is {d} after the replay, expected 0", .{left[0]});
 }
 
-/// One thread of step 16: its own stream and buffers, `thread_launches` launches. Returns why it
+/// One thread of step 17: its own stream and buffers, `thread_launches` launches. Returns why it
 /// failed, or null.
 const Worker = struct {
     context: cuabi.Context,
@@ -482,6 +510,7 @@ const steps = [_]Step{
     .{ .name = "offline-templates", .run = stepOfflineTemplates, .needs_gpu = false },
     .{ .name = "memory-cache", .run = stepMemoryCache, .needs_gpu = false },
     .{ .name = "ranges", .run = stepRanges, .needs_gpu = false },
+    .{ .name = "link", .run = stepLink, .needs_gpu = false },
     .{ .name = "context", .run = stepContext, .needs_gpu = false },
     .{ .name = "buffers", .run = stepBuffers, .needs_gpu = true },
     .{ .name = "launch-table", .run = stepLaunchTable, .needs_gpu = true },

@@ -56,6 +56,76 @@ pub fn loadImage(context: Context, bytes: []const u8) Error!Module {
     return .{ .lib = context.lib, .handle = handle.? };
 }
 
+/// The most inputs one link takes (`CUABI_LINK_MAX_INPUTS`).
+pub const max_link_inputs = c.CUABI_LINK_MAX_INPUTS;
+
+/// One input of a link (since 1.2): a module of this library (its LTO-IR, CUBIN or PTX), the
+/// caller's bytes, or a file, each of a `LinkInputKind` (a module's image says its own).
+pub const LinkInput = union(enum) {
+    module: Module,
+    bytes: struct { kind: types.LinkInputKind, data: []const u8, name: ?[*:0]const u8 = null },
+    file: struct { kind: types.LinkInputKind, path: [*:0]const u8, name: ?[*:0]const u8 = null },
+
+    fn toC(self: LinkInput) c.cuabi_link_input {
+        var out = std.mem.zeroes(c.cuabi_link_input);
+        switch (self) {
+            .module => |m| out.module = m.handle,
+            .bytes => |b| {
+                out.kind = @intFromEnum(b.kind);
+                out.data = b.data.ptr;
+                out.size = b.data.len;
+                out.name = b.name;
+            },
+            .file => |f| {
+                out.kind = @intFromEnum(f.kind);
+                out.path = f.path;
+                out.name = f.name;
+            },
+        }
+        return out;
+    }
+};
+
+/// Links `inputs` with nvJitLink for the context's device (or `options.target`) and loads the
+/// result (since 1.2); a repeated link is a kernel-cache hit, served without NVRTC or nvJitLink.
+/// `error.Link` when nvJitLink refuses the inputs (`cuabi.lastError().compileLog(allocator)` has
+/// its log); `error.InvalidArgument` / `error.InvalidImage` for a malformed input, checked before
+/// nvJitLink sees it; `error.NvjitlinkNotFound` when the cache misses and nvJitLink cannot be
+/// loaded. `allocator` holds the C table of inputs for the call.
+pub fn link(context: Context, allocator: Allocator, inputs: []const LinkInput, options: types.LinkOptions) (Error || Allocator.Error)!Module {
+    const table = try linkTable(allocator, inputs);
+    defer allocator.free(table);
+    const raw = options.toC();
+    var handle: ?*c.cuabi_module = null;
+    try context.lib.call("cuabi_module_link", .{ context.handle, table.ptr, inputs.len, &raw, &handle });
+    return .{ .lib = context.lib, .handle = handle.? };
+}
+
+/// As `link` for `options.target` (required), without a context, driver or GPU. The module is
+/// not loaded: read its image, log and `kernelNames`.
+pub fn linkOffline(lib: *const Library, allocator: Allocator, inputs: []const LinkInput, options: types.LinkOptions) (Error || Allocator.Error)!Module {
+    const table = try linkTable(allocator, inputs);
+    defer allocator.free(table);
+    const raw = options.toC();
+    var handle: ?*c.cuabi_module = null;
+    try lib.call("cuabi_module_link_offline", .{ table.ptr, inputs.len, &raw, &handle });
+    return .{ .lib = lib, .handle = handle.? };
+}
+
+/// The C table of `inputs`, with one spare entry so that an empty list still has an address.
+fn linkTable(allocator: Allocator, inputs: []const LinkInput) Allocator.Error![]c.cuabi_link_input {
+    const table = try allocator.alloc(c.cuabi_link_input, inputs.len + 1);
+    for (inputs, 0..) |input, i| table[i] = input.toC();
+    table[inputs.len] = std.mem.zeroes(c.cuabi_link_input);
+    return table;
+}
+
+/// The names of the module's kernels, one per line, read from its CUBIN without a GPU (since
+/// 1.2; caller frees). `error.Unsupported` for PTX, fatbin and LTO-IR modules.
+pub fn kernelNames(self: Module, allocator: Allocator) (Error || Allocator.Error)![:0]u8 {
+    return text.read(self.lib, "cuabi_module_get_kernel_names", .{self.handle}, allocator);
+}
+
 /// Releases the module; its kernels stay usable until they are released. Harmless to repeat.
 pub fn deinit(self: Module) void {
     if (self.lib.dispatch.cuabi_module_destroy) |destroy| destroy(self.handle);

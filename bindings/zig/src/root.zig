@@ -94,6 +94,10 @@ const types = @import("types.zig");
 pub const ImageKind = types.ImageKind;
 /// Where a module's image came from.
 pub const ModuleOrigin = types.ModuleOrigin;
+/// What the bytes or file of a link input are.
+pub const LinkInputKind = types.LinkInputKind;
+/// Link flags.
+pub const LinkFlags = types.LinkFlags;
 /// An NVRTC setting that can be left to NVRTC.
 pub const Tristate = types.Tristate;
 /// Which unsafe CUDA calls a capture refuses.
@@ -182,6 +186,10 @@ pub const KernelAttributeValue = types.KernelAttributeValue;
 pub const CachePreference = types.CachePreference;
 /// Compile options.
 pub const CompileOptions = types.CompileOptions;
+/// Link options.
+pub const LinkOptions = types.LinkOptions;
+/// One input of a link.
+pub const LinkInput = Module.LinkInput;
 /// Facts about a device.
 pub const DeviceInfo = types.DeviceInfo;
 /// A context's counters.

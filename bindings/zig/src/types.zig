@@ -146,6 +146,8 @@ pub const ImageKind = enum(i32) {
     cubin = 2,
     /// a fat binary (nvcc -fatbin): CUBINs and/or PTX for several targets
     fatbin = 3,
+    /// Since 1.2. LTO-IR (CUABI_COMPILE_LTO_IR): an input to linking, never loaded
+    ltoir = 4,
     _,
 };
 
@@ -164,10 +166,16 @@ pub const CompileFlags = packed struct(u32) {
     /// run NVRTC in the worker even where the process default (CUABI_COMPILE_ISOLATION) says
     /// otherwise
     isolated: bool = false,
-    /// never create nor use a precompiled header for this compile (CUABI_PCH=off: for none in the
-    /// process)
+    /// Since 1.2. never create nor use a precompiled header for this compile (CUABI_PCH=off: for
+    /// none in the process)
     no_pch: bool = false,
-    _reserved: u26 = 0,
+    /// Since 1.2. emit LTO-IR (-dlto, relocatable) for cuabi_module_link() instead of a CUBIN; the
+    /// module is not loaded
+    lto_ir: bool = false,
+    /// Since 1.2. relocatable device code (-rdc): a CUBIN or PTX that may call extern __device__
+    /// functions defined in other link inputs
+    relocatable: bool = false,
+    _reserved: u24 = 0,
 };
 
 /// Tri-state settings (cuabi_compile_options.ftz, prec_div, prec_sqrt, fmad) (`CUABI_TRISTATE_*`).
@@ -195,6 +203,40 @@ pub const ModuleOrigin = enum(i32) {
     /// Since 1.2. A read-only cache layer or bundle: no NVRTC
     readonly_cache = 4,
     _,
+};
+
+/// Link input kinds (cuabi_link_input.kind); the values are nvJitLink's (`CUABI_LINK_INPUT_*`).
+pub const LinkInputKind = enum(i32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_LINK_INPUT_";
+    /// a CUBIN (relocatable or not) for the link's architecture
+    cubin = 1,
+    /// PTX text, compiled by nvJitLink for the link's architecture
+    ptx = 2,
+    /// LTO-IR (NVRTC -dlto, nvcc -dlto -dc); needs CUABI_LINK_LTO
+    ltoir = 3,
+    /// a fatbin (nvcc -fatbin, also -dlto -dc -fatbin)
+    fatbin = 4,
+    /// a host object file with embedded device code (nvcc -dc -c)
+    object = 5,
+    /// a static library of such objects (nvcc -lib, ar)
+    library = 6,
+    _,
+};
+
+/// Link flags (cuabi_link_options.flags) (`CUABI_LINK_*`).
+pub const LinkFlags = packed struct(u32) {
+    /// The header prefix of the values.
+    pub const header_prefix = "CUABI_LINK_";
+    /// link-time optimization (-lto): required when an input is LTO-IR
+    lto: bool = false,
+    /// neither look up nor store in the kernel cache: always run nvJitLink
+    no_cache: bool = false,
+    /// emit PTX for compute_XY instead of a CUBIN (needs CUABI_LINK_LTO)
+    ptx: bool = false,
+    /// run nvJitLink in this process, not in a worker process
+    in_process: bool = false,
+    _reserved: u28 = 0,
 };
 
 /// Since 1.2. Where a request of a batch is (cuabi_compile_batch_get_state) (`CUABI_REQUEST_*`).
@@ -455,10 +497,10 @@ pub const SettingSource = enum(i32) {
 };
 
 /// Every enumeration above, for the tests that compare them with the header.
-pub const enumerations = .{ ImageVerification, Location, Advice, MemoryPoolAttribute, ImageKind, Tristate, ModuleOrigin, RequestState, KernelAttribute, CachePreference, TensorDataType, TensorInterleave, TensorSwizzle, TensorL2Promotion, TensorOobFill, CaptureMode, CaptureStatus, GraphNodeKind, GraphConditionalType, NvrtcState, SettingSource };
+pub const enumerations = .{ ImageVerification, Location, Advice, MemoryPoolAttribute, ImageKind, Tristate, ModuleOrigin, LinkInputKind, RequestState, KernelAttribute, CachePreference, TensorDataType, TensorInterleave, TensorSwizzle, TensorL2Promotion, TensorOobFill, CaptureMode, CaptureStatus, GraphNodeKind, GraphConditionalType, NvrtcState, SettingSource };
 
 /// Every flag set above, for the tests that compare them with the header.
-pub const flag_sets = .{ PeerCopyFlags, StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, ManagedFlags, CompileFlags, LaunchFlags, GraphFlags, GraphConditionFlags, GraphUpdateFlags, GraphDotFlags };
+pub const flag_sets = .{ PeerCopyFlags, StreamFlags, EventFlags, BufferFlags, HostMemoryFlags, ManagedFlags, CompileFlags, LinkFlags, LaunchFlags, GraphFlags, GraphConditionFlags, GraphUpdateFlags, GraphDotFlags };
 // ---- end of GENERATED ----
 
 /// One attribute `Kernel.setAttribute` sets, with its value: `.{ .cache_config = .shared }`.
@@ -697,6 +739,37 @@ pub const CompileOptions = struct {
     /// A list for the C struct: NULL when empty, as the header's defaults have it.
     fn strings(list: []const [*:0]const u8) [*c]const [*c]const u8 {
         return if (list.len == 0) null else @ptrCast(list.ptr);
+    }
+};
+
+/// Link options (`Module.link`, `Module.linkOffline`); the defaults are the header's. Nothing
+/// here must outlive the call: cuabi copies what it keeps.
+pub const LinkOptions = struct {
+    /// `.lto = true` is required when an input is LTO-IR.
+    flags: LinkFlags = .{},
+    /// "sm_90" (optional 'a'/'f' suffix); null: the context's device (required for `linkOffline`).
+    target: ?[*:0]const u8 = null,
+    /// -O0 to -O3 for LTO; null: nvJitLink's default.
+    optimization_level: ?u2 = null,
+    /// -maxrregcount; 0: no limit.
+    max_registers: u32 = 0,
+    /// Further nvJitLink options, passed as given ("-lineinfo").
+    extra_options: []const [*:0]const u8 = &.{},
+    /// Deadline for nvJitLink in its worker; 0: the compile default.
+    timeout_ms: u32 = 0,
+
+    /// The header's struct for these options.
+    pub fn toC(self: LinkOptions) c.cuabi_link_options {
+        var out = std.mem.zeroes(c.cuabi_link_options);
+        out.struct_size = @sizeOf(c.cuabi_link_options);
+        out.flags = @bitCast(self.flags);
+        out.target = self.target;
+        out.optimization_level = if (self.optimization_level) |level| level else -1;
+        out.max_registers = self.max_registers;
+        out.extra_options = if (self.extra_options.len == 0) null else @ptrCast(self.extra_options.ptr);
+        out.extra_option_count = self.extra_options.len;
+        out.timeout_ms = self.timeout_ms;
+        return out;
     }
 };
 

@@ -201,7 +201,7 @@ test "the translated constants have the header's values, int32 or unsigned as wr
 const scalars = [_][]const u8{
     "CUABI_VERSION_MAJOR",          "CUABI_VERSION_MINOR",       "CUABI_VERSION_PATCH",              "CUABI_VERSION_NUMBER",
     "CUABI_ABI_VERSION",            "CUABI_STRUCT_SIZE_MAX",     "CUABI_GRAPH_PARAM_COUNT_UNKNOWN",  "CUABI_SUCCESS",
-    "CUABI_LAUNCH_BATCH_MAX_ITEMS", "CUABI_TENSOR_MAP_MAX_RANK", "CUABI_COMPILE_BATCH_MAX_REQUESTS",
+    "CUABI_LAUNCH_BATCH_MAX_ITEMS", "CUABI_TENSOR_MAP_MAX_RANK", "CUABI_COMPILE_BATCH_MAX_REQUESTS", "CUABI_LINK_MAX_INPUTS",
 };
 
 /// The enumeration or flag set whose prefix is the longest one `name` starts with.

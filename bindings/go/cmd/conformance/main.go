@@ -23,11 +23,11 @@ const (
 	n               = 1 << 20 // elements per buffer
 	block           = 256     // threads per block of every launch
 	grid            = n / block
-	batchLaunches   = 4    // saxpy launches of step 13's batch
-	graphLaunches   = 8    // saxpy launches captured in step 14
-	whileIterations = 5    // runs of step 15's while body
-	workers         = 4    // goroutines of step 16
-	workerLaunches  = 1000 // launches per goroutine in step 16
+	batchLaunches   = 4    // saxpy launches of step 14's batch
+	graphLaunches   = 8    // saxpy launches captured in step 15
+	whileIterations = 5    // runs of step 16's while body
+	workers         = 4    // goroutines of step 17
+	workerLaunches  = 1000 // launches per goroutine in step 17
 )
 
 const (
@@ -40,15 +40,15 @@ var nameExpressions = scenario.NameExpressions()
 // state is what the steps share: what earlier steps made and what y should now hold.
 type state struct {
 	offline, offlineAgain *cuabi.Module // steps 4 and 5
-	gpuMissing            cuabi.Status  // step 7: the status that means "no GPU here", or Success
-	contextFailed         cuabi.Status  // step 7: any other failure to get a context, or Success
+	gpuMissing            cuabi.Status  // step 8: the status that means "no GPU here", or Success
+	contextFailed         cuabi.Status  // step 8: any other failure to get a context, or Success
 	context               *cuabi.Context
 	stream                *cuabi.Stream
 	x, y, x2, y2          *cuabi.Buffer
 	module                *cuabi.Module
 	saxpy, scale          *cuabi.Kernel
 	graph                 *cuabi.Graph
-	countDownModule       *cuabi.Module // step 15
+	countDownModule       *cuabi.Module // step 16
 	countDown             *cuabi.Kernel
 	counter               *cuabi.Buffer
 	whileGraph            *cuabi.Graph
@@ -68,6 +68,7 @@ var steps = []step{
 	{"offline-templates", (*state).offlineTemplates, false},
 	{"memory-cache", (*state).memoryCache, false},
 	{"ranges", (*state).ranges, false},
+	{"link", (*state).link, false},
 	{"context", (*state).openContext, false},
 	{"buffers", (*state).buffers, true},
 	{"launch-table", (*state).launchTable, true},
@@ -252,6 +253,45 @@ func (s *state) ranges() error {
 		}
 	}
 	return nil
+}
+
+func (s *state) link() error {
+	compile := &cuabi.CompileOptions{Target: "sm_90", Flags: cuabi.CompileLTOIR}
+	kernel, err := cuabi.CompileOffline(scenario.LinkKernel, compile)
+	if err != nil {
+		return err
+	}
+	defer kernel.Close()
+	device, err := cuabi.CompileOffline(scenario.LinkDevice, compile)
+	if err != nil {
+		return err
+	}
+	defer device.Close()
+	options := &cuabi.LinkOptions{Target: "sm_90", Flags: cuabi.LinkLTO}
+	linked, err := cuabi.LinkOffline([]cuabi.LinkInput{{Module: kernel}, {Module: device}}, options)
+	if err != nil {
+		return err
+	}
+	defer linked.Close()
+	info, err := linked.Info()
+	if err != nil {
+		return err
+	}
+	if info.ImageKind != cuabi.ImageCUBIN {
+		return fmt.Errorf("the linked image kind is %d, expected 2 (CUBIN)", info.ImageKind)
+	}
+	names, err := linked.KernelNames()
+	if err != nil {
+		return err
+	}
+	if len(names) != 1 || names[0] != "apply_twice" {
+		return fmt.Errorf("the linked kernels are %q, expected apply_twice", names)
+	}
+	alone, err := cuabi.LinkOffline([]cuabi.LinkInput{{Module: kernel}}, options)
+	if err == nil {
+		alone.Close()
+	}
+	return expectStatus(err, cuabi.ErrLink, "Fix:", "linking LINK_KERNEL alone")
 }
 
 func (s *state) openContext() (err error) {
@@ -576,7 +616,7 @@ func (s *state) threads() error {
 	return nil
 }
 
-// worker is one goroutine of step 14: its own stream and buffers, workerLaunches launches.
+// worker is one goroutine of step 17: its own stream and buffers, workerLaunches launches.
 func (s *state) worker() error {
 	stream, err := s.context.NewStream(nil)
 	if err != nil {

@@ -48,10 +48,13 @@ var goFamilies = map[string]goFamily{
 	"cuabi_tensor_oob_fill":        {"TensorOOBFill", "TensorOOBFill", "TensorMapParams.OOBFill"},
 	"cuabi_graph_conditional_type": {"ConditionalType", "Conditional", "Stream.CaptureConditional, NodeInfo.ConditionalType"},
 	"cuabi_graph_condition_flags":  {"ConditionFlags", "Condition", "Stream.CreateCondition"},
+	"cuabi_link_input_kind":        {"LinkInputKind", "LinkInput", "LinkInput.Kind"},
+	"cuabi_link_flags":             {"LinkFlags", "Link", "LinkOptions.Flags"},
 }
 
 // Words Go spells as initialisms.
-var initialisms = map[string]string{"CUDA": "CUDA", "NVRTC": "NVRTC", "IO": "IO", "PTX": "PTX", "CUBIN": "CUBIN"}
+var initialisms = map[string]string{"CUDA": "CUDA", "NVRTC": "NVRTC", "IO": "IO", "PTX": "PTX", "CUBIN": "CUBIN",
+	"LTO": "LTO", "IR": "IR", "LTOIR": "LTOIR", "NVJITLINK": "NVJitLink"}
 
 // camel: "EVENT_WAIT" -> "EventWait", initialisms kept.
 func camel(words string) string {

@@ -61,7 +61,7 @@ func fail(err error) {
 var custom = map[string]bool{
 	"launch": true, "launch_packed": true, "graph_update_kernel_args": true,
 	"module_compile": true, "module_compile_offline": true, "kernel_get_max_active_clusters": true,
-	"graph_update_memcpy": true,
+	"graph_update_memcpy": true, "module_link": true, "module_link_offline": true,
 }
 
 // Functions only the shim itself calls: the thread's last-failure accessors, read inside each

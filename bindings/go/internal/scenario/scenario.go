@@ -27,3 +27,13 @@ const Broken = "__global__ void broken( { }\n"
 
 // NameExpressions are the scale template's instances the scenario compiles.
 func NameExpressions() []string { return []string{"scale<float>", "scale<double>"} }
+
+// LinkKernel is the scenario's LINK_KERNEL: a kernel calling twice, which only LinkDevice defines.
+const LinkKernel = "extern \"C\" __device__ float twice(float x);\n" +
+	"extern \"C\" __global__ void apply_twice(float* data, unsigned n) {\n" +
+	"    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;\n" +
+	"    if (i < n) data[i] = twice(data[i]);\n" +
+	"}\n"
+
+// LinkDevice is the scenario's LINK_DEVICE.
+const LinkDevice = "extern \"C\" __device__ float twice(float x) { return 2.0f * x; }\n"

@@ -36,6 +36,10 @@ pub type cuabi_compile_flags = u32;
 pub type cuabi_tristate = i32;
 /// Where a module's image came from (cuabi_module_info.origin).
 pub type cuabi_module_origin = i32;
+/// Link input kinds (cuabi_link_input.kind); the values are nvJitLink's.
+pub type cuabi_link_input_kind = i32;
+/// Link flags (cuabi_link_options.flags).
+pub type cuabi_link_flags = u32;
 /// Since 1.2. Where a request of a batch is (cuabi_compile_batch_get_state).
 pub type cuabi_request_state = i32;
 /// Attributes a caller may set on a kernel (cuabi_kernel_set_attribute), since 1.1.
@@ -109,6 +113,8 @@ pub const CUABI_ERROR_DRIVER_TOO_OLD: cuabi_status = 21;
 pub const CUABI_ERROR_NO_DEVICE: cuabi_status = 22;
 pub const CUABI_ERROR_INVALID_DEVICE: cuabi_status = 23;
 pub const CUABI_ERROR_NVRTC_NOT_FOUND: cuabi_status = 24;
+/// Since 1.2. libnvJitLink cannot be loaded, or is too old
+pub const CUABI_ERROR_NVJITLINK_NOT_FOUND: cuabi_status = 25;
 pub const CUABI_ERROR_CUDA: cuabi_status = 30;
 pub const CUABI_ERROR_DEVICE_OUT_OF_MEMORY: cuabi_status = 31;
 pub const CUABI_ERROR_OUT_OF_BOUNDS: cuabi_status = 32;
@@ -118,6 +124,8 @@ pub const CUABI_ERROR_KERNEL_NOT_FOUND: cuabi_status = 42;
 pub const CUABI_ERROR_INVALID_IMAGE: cuabi_status = 43;
 pub const CUABI_ERROR_CACHE_UNSAFE: cuabi_status = 44;
 pub const CUABI_ERROR_CACHE_IO: cuabi_status = 45;
+/// Since 1.2. nvJitLink refused the inputs (undefined symbols, ...): see the log
+pub const CUABI_ERROR_LINK: cuabi_status = 46;
 pub const CUABI_ERROR_LAUNCH_GRID: cuabi_status = 60;
 pub const CUABI_ERROR_LAUNCH_BLOCK: cuabi_status = 61;
 pub const CUABI_ERROR_LAUNCH_KERNEL_THREADS: cuabi_status = 62;
@@ -193,6 +201,8 @@ pub const CUABI_IMAGE_PTX: cuabi_image_kind = 1;
 pub const CUABI_IMAGE_CUBIN: cuabi_image_kind = 2;
 /// a fat binary (nvcc -fatbin): CUBINs and/or PTX for several targets
 pub const CUABI_IMAGE_FATBIN: cuabi_image_kind = 3;
+/// Since 1.2. LTO-IR (CUABI_COMPILE_LTO_IR): an input to linking, never loaded
+pub const CUABI_IMAGE_LTOIR: cuabi_image_kind = 4;
 pub const CUABI_COMPILE_DEFAULT: cuabi_compile_flags = 0;
 /// neither look up nor store in the kernel cache: always run NVRTC
 pub const CUABI_COMPILE_NO_CACHE: cuabi_compile_flags = 1;
@@ -204,8 +214,13 @@ pub const CUABI_COMPILE_NO_TOOLKIT_INCLUDES: cuabi_compile_flags = 4;
 pub const CUABI_COMPILE_IN_PROCESS: cuabi_compile_flags = 8;
 /// run NVRTC in the worker even where the process default (CUABI_COMPILE_ISOLATION) says otherwise
 pub const CUABI_COMPILE_ISOLATED: cuabi_compile_flags = 16;
-/// never create nor use a precompiled header for this compile (CUABI_PCH=off: for none in the process)
+/// Since 1.2. never create nor use a precompiled header for this compile (CUABI_PCH=off: for none in the process)
 pub const CUABI_COMPILE_NO_PCH: cuabi_compile_flags = 32;
+/// Since 1.2. emit LTO-IR (-dlto, relocatable) for cuabi_module_link() instead of a CUBIN; the module is not loaded
+pub const CUABI_COMPILE_LTO_IR: cuabi_compile_flags = 64;
+/// Since 1.2. relocatable device code (-rdc): a CUBIN or PTX that may call extern __device__ functions defined in other
+/// link inputs
+pub const CUABI_COMPILE_RELOCATABLE: cuabi_compile_flags = 128;
 /// NVRTC's default, which fast_math changes
 pub const CUABI_TRISTATE_DEFAULT: cuabi_tristate = -1;
 pub const CUABI_TRISTATE_OFF: cuabi_tristate = 0;
@@ -220,6 +235,29 @@ pub const CUABI_MODULE_ORIGIN_DISK_CACHE: cuabi_module_origin = 2;
 pub const CUABI_MODULE_ORIGIN_IMAGE: cuabi_module_origin = 3;
 /// Since 1.2. A read-only cache layer or bundle: no NVRTC
 pub const CUABI_MODULE_ORIGIN_READONLY_CACHE: cuabi_module_origin = 4;
+/// a CUBIN (relocatable or not) for the link's architecture
+pub const CUABI_LINK_INPUT_CUBIN: cuabi_link_input_kind = 1;
+/// PTX text, compiled by nvJitLink for the link's architecture
+pub const CUABI_LINK_INPUT_PTX: cuabi_link_input_kind = 2;
+/// LTO-IR (NVRTC -dlto, nvcc -dlto -dc); needs CUABI_LINK_LTO
+pub const CUABI_LINK_INPUT_LTOIR: cuabi_link_input_kind = 3;
+/// a fatbin (nvcc -fatbin, also -dlto -dc -fatbin)
+pub const CUABI_LINK_INPUT_FATBIN: cuabi_link_input_kind = 4;
+/// a host object file with embedded device code (nvcc -dc -c)
+pub const CUABI_LINK_INPUT_OBJECT: cuabi_link_input_kind = 5;
+/// a static library of such objects (nvcc -lib, ar)
+pub const CUABI_LINK_INPUT_LIBRARY: cuabi_link_input_kind = 6;
+pub const CUABI_LINK_DEFAULT: cuabi_link_flags = 0;
+/// link-time optimization (-lto): required when an input is LTO-IR
+pub const CUABI_LINK_LTO: cuabi_link_flags = 1;
+/// neither look up nor store in the kernel cache: always run nvJitLink
+pub const CUABI_LINK_NO_CACHE: cuabi_link_flags = 2;
+/// emit PTX for compute_XY instead of a CUBIN (needs CUABI_LINK_LTO)
+pub const CUABI_LINK_PTX: cuabi_link_flags = 4;
+/// run nvJitLink in this process, not in a worker process
+pub const CUABI_LINK_IN_PROCESS: cuabi_link_flags = 8;
+/// Since 1.2. The most inputs one link takes.
+pub const CUABI_LINK_MAX_INPUTS: u32 = 4096;
 /// waiting for a thread of the batch
 pub const CUABI_REQUEST_QUEUED: cuabi_request_state = 0;
 /// looked up below the memory cache, or compiled by NVRTC
@@ -2500,6 +2538,345 @@ fn bindgen_test_layout_cuabi_module_info() {
         );
     }
     test_field_cache_key();
+}
+/// Options for cuabi_module_link() and cuabi_module_link_offline(). Fill with cuabi_link_options_init(). cuabi copies
+/// what it needs: nothing here must outlive the call.
+#[repr(C)]
+pub struct cuabi_link_options {
+    /// sizeof(cuabi_link_options)
+    pub struct_size: u32,
+    /// CUABI_LINK_\*; default 0
+    pub flags: u32,
+    /// "sm_90" (with optional 'a'/'f' suffix); NULL or "": the context device (required for cuabi_module_link_offline)
+    pub target: *const ::std::os::raw::c_char,
+    /// -O0 to -O3 for LTO; -1 (the default): nvJitLink's own
+    pub optimization_level: i32,
+    /// -maxrregcount; 0: no limit
+    pub max_registers: u32,
+    /// further nvJitLink options, passed as given ("-ftz=1", "-lineinfo", ...)
+    pub extra_options: *const *const ::std::os::raw::c_char,
+    pub extra_option_count: usize,
+    /// deadline for nvJitLink in its worker; 0: the compile default (600000 or $CUABI_COMPILE_TIMEOUT_MS). In-process
+    /// links have none.
+    pub timeout_ms: u32,
+    pub reserved: u32,
+}
+#[test]
+fn bindgen_test_layout_cuabi_link_options() {
+    assert_eq!(
+        ::std::mem::size_of::<cuabi_link_options>(),
+        48usize,
+        concat!("Size of: ", stringify!(cuabi_link_options))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<cuabi_link_options>(),
+        8usize,
+        concat!("Alignment of ", stringify!(cuabi_link_options))
+    );
+    fn test_field_struct_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).struct_size) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_options),
+                "::",
+                stringify!(struct_size)
+            )
+        );
+    }
+    test_field_struct_size();
+    fn test_field_flags() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).flags) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_options),
+                "::",
+                stringify!(flags)
+            )
+        );
+    }
+    test_field_flags();
+    fn test_field_target() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).target) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_options),
+                "::",
+                stringify!(target)
+            )
+        );
+    }
+    test_field_target();
+    fn test_field_optimization_level() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).optimization_level) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_options),
+                "::",
+                stringify!(optimization_level)
+            )
+        );
+    }
+    test_field_optimization_level();
+    fn test_field_max_registers() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).max_registers) as usize - ptr as usize
+            },
+            20usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_options),
+                "::",
+                stringify!(max_registers)
+            )
+        );
+    }
+    test_field_max_registers();
+    fn test_field_extra_options() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).extra_options) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_options),
+                "::",
+                stringify!(extra_options)
+            )
+        );
+    }
+    test_field_extra_options();
+    fn test_field_extra_option_count() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).extra_option_count) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_options),
+                "::",
+                stringify!(extra_option_count)
+            )
+        );
+    }
+    test_field_extra_option_count();
+    fn test_field_timeout_ms() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).timeout_ms) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_options),
+                "::",
+                stringify!(timeout_ms)
+            )
+        );
+    }
+    test_field_timeout_ms();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_options>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            44usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_options),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+}
+/// One input of a link: exactly one of `module`, `data` (with `size`) or `path`; zero the rest. An array element, not a
+/// versioned struct: it has no struct_size and never changes.
+#[repr(C)]
+pub struct cuabi_link_input {
+    /// CUABI_LINK_INPUT_\* for data and path; 0 for a module
+    pub kind: i32,
+    /// 0
+    pub reserved: u32,
+    /// the input's bytes, copied during the call ...
+    pub data: *const ::std::os::raw::c_void,
+    /// ... and their count
+    pub size: usize,
+    /// a file to read (a regular file; at most 1 GiB)
+    pub path: *const ::std::os::raw::c_char,
+    /// a module of this library: its image (LTO-IR, CUBIN, PTX)
+    pub module: *mut cuabi_module,
+    /// the input's name in nvJitLink's log; NULL: derived
+    pub name: *const ::std::os::raw::c_char,
+}
+#[test]
+fn bindgen_test_layout_cuabi_link_input() {
+    assert_eq!(
+        ::std::mem::size_of::<cuabi_link_input>(),
+        48usize,
+        concat!("Size of: ", stringify!(cuabi_link_input))
+    );
+    assert_eq!(
+        ::std::mem::align_of::<cuabi_link_input>(),
+        8usize,
+        concat!("Alignment of ", stringify!(cuabi_link_input))
+    );
+    fn test_field_kind() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_input>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).kind) as usize - ptr as usize
+            },
+            0usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_input),
+                "::",
+                stringify!(kind)
+            )
+        );
+    }
+    test_field_kind();
+    fn test_field_reserved() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_input>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).reserved) as usize - ptr as usize
+            },
+            4usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_input),
+                "::",
+                stringify!(reserved)
+            )
+        );
+    }
+    test_field_reserved();
+    fn test_field_data() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_input>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).data) as usize - ptr as usize
+            },
+            8usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_input),
+                "::",
+                stringify!(data)
+            )
+        );
+    }
+    test_field_data();
+    fn test_field_size() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_input>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).size) as usize - ptr as usize
+            },
+            16usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_input),
+                "::",
+                stringify!(size)
+            )
+        );
+    }
+    test_field_size();
+    fn test_field_path() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_input>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).path) as usize - ptr as usize
+            },
+            24usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_input),
+                "::",
+                stringify!(path)
+            )
+        );
+    }
+    test_field_path();
+    fn test_field_module() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_input>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).module) as usize - ptr as usize
+            },
+            32usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_input),
+                "::",
+                stringify!(module)
+            )
+        );
+    }
+    test_field_module();
+    fn test_field_name() {
+        assert_eq!(
+            unsafe {
+                let uninit = ::std::mem::MaybeUninit::<cuabi_link_input>::uninit();
+                let ptr = uninit.as_ptr();
+                ::std::ptr::addr_of!((*ptr).name) as usize - ptr as usize
+            },
+            40usize,
+            concat!(
+                "Offset of field: ",
+                stringify!(cuabi_link_input),
+                "::",
+                stringify!(name)
+            )
+        );
+    }
+    test_field_name();
 }
 /// Since 1.2. One request of a batch: what one cuabi_module_compile() (context set) or cuabi_module_compile_offline()
 /// (context NULL: options-\>target is required) call takes. An array element, not a versioned struct: it has no
@@ -5196,7 +5573,8 @@ pub type PFN_cuabi_last_cu_result = ::std::option::Option<unsafe extern "C" fn()
 /// The nvrtcResult behind the last NVRTC-caused failure on this thread, or 0.
 pub type PFN_cuabi_last_nvrtc_result = ::std::option::Option<unsafe extern "C" fn() -> i32>;
 /// The NVRTC log of the last cuabi_module_compile() / cuabi_module_compile_offline() on this thread, failed or not: the
-/// one way to read the log of a compile that produced no module. "" when that call failed before NVRTC ran. Two-call.
+/// one way to read the log of a compile that produced no module. Since 1.2 also nvJitLink's log of the last
+/// cuabi_module_link() / cuabi_module_link_offline(). "" when that call failed before NVRTC ran. Two-call.
 /// Thread-local, like the message.
 pub type PFN_cuabi_last_compile_log = ::std::option::Option<
     unsafe extern "C" fn(
@@ -5809,6 +6187,50 @@ pub type PFN_cuabi_module_get_global = ::std::option::Option<
         module: *mut cuabi_module,
         name_or_expression: *const ::std::os::raw::c_char,
         out_buffer: *mut *mut cuabi_buffer,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. Fills \*out_options with defaults (optimization_level -1, everything else 0/NULL).
+pub type PFN_cuabi_link_options_init = ::std::option::Option<
+    unsafe extern "C" fn(struct_size: u32, out_options: *mut cuabi_link_options) -> cuabi_status,
+>;
+/// Since 1.2. Links `input_count` inputs (at least one) with nvJitLink for the context's device (or options-\>target)
+/// and loads the result. Returns CUABI_ERROR_INVALID_ARGUMENT for a malformed input (more than CUABI_LINK_MAX_INPUTS, a
+/// non-zero reserved field, NULL or empty data, none or several of module/data/path, an unknown kind, a module kind
+/// that cannot be linked, LTO-IR without CUABI_LINK_LTO) or option, CUABI_ERROR_INVALID_IMAGE for damaged bytes
+/// (checked before nvJitLink sees them), CUABI_ERROR_NOT_FOUND for a path that is no readable regular file,
+/// CUABI_ERROR_LINK when nvJitLink refused the link (undefined or duplicate symbols, architecture mismatch: the message
+/// quotes its first error, cuabi_last_compile_log() has the whole log), CUABI_ERROR_NVJITLINK_NOT_FOUND when the cache
+/// has no entry and nvJitLink cannot be loaded or is older than an input needs, CUABI_ERROR_TIMEOUT when it ran past
+/// options-\>timeout_ms, CUABI_ERROR_INTERNAL when its worker crashed. The caller owns \*out_module; it holds no
+/// reference to the input modules.
+pub type PFN_cuabi_module_link = ::std::option::Option<
+    unsafe extern "C" fn(
+        context: *mut cuabi_context,
+        inputs: *const cuabi_link_input,
+        input_count: usize,
+        options: *const cuabi_link_options,
+        out_module: *mut *mut cuabi_module,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. As cuabi_module_link() for options-\>target (required), without a context, driver or GPU. The module is
+/// not loaded: read it with cuabi_module_get_image(), cuabi_module_get_log() and cuabi_module_get_kernel_names().
+pub type PFN_cuabi_module_link_offline = ::std::option::Option<
+    unsafe extern "C" fn(
+        inputs: *const cuabi_link_input,
+        input_count: usize,
+        options: *const cuabi_link_options,
+        out_module: *mut *mut cuabi_module,
+    ) -> cuabi_status,
+>;
+/// Since 1.2. The names of the module's kernels (__global__ entry points), one per line in the order of the image's
+/// symbol table, read from a CUBIN without a GPU (two-call; "" for a module without kernels). Returns
+/// CUABI_ERROR_UNSUPPORTED for PTX, fatbin and LTO-IR modules.
+pub type PFN_cuabi_module_get_kernel_names = ::std::option::Option<
+    unsafe extern "C" fn(
+        module: *mut cuabi_module,
+        out_text: *mut ::std::os::raw::c_char,
+        capacity: usize,
+        out_size: *mut usize,
     ) -> cuabi_status,
 >;
 /// The version of the NVRTC cuabi uses. Returns CUABI_ERROR_NVRTC_NOT_FOUND, saying where cuabi looked, when there is

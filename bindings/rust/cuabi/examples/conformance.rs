@@ -8,7 +8,7 @@
 
 use cuabi::{
     Buffer, CaptureMode, CompileOptions, ConditionReset, ConditionalType, Context, Error, GraphOptions, ImageKind,
-    Kernel, LaunchConfig, LaunchItem, Module, NodeKind, Origin, PackedArgs, Status, Stream,
+    Kernel, LaunchConfig, LaunchItem, LinkInput, LinkOptions, Module, NodeKind, Origin, PackedArgs, Status, Stream,
 };
 use std::process::ExitCode;
 
@@ -39,6 +39,13 @@ extern \"C\" __global__ void count_down(unsigned* counter, cudaGraphConditionalH
 ";
 const BROKEN: &str = "__global__ void broken( { }\n";
 const NAME_EXPRESSIONS: [&str; 2] = ["scale<float>", "scale<double>"];
+const LINK_KERNEL: &str = "extern \"C\" __device__ float twice(float x);
+extern \"C\" __global__ void apply_twice(float* data, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) data[i] = twice(data[i]);
+}
+";
+const LINK_DEVICE: &str = "extern \"C\" __device__ float twice(float x) { return 2.0f * x; }\n";
 
 /// What a step reports when a check does not hold: the transcript's "what differed".
 type Step = Result<(), String>;
@@ -194,6 +201,29 @@ fn ranges(_: &mut Scenario) -> Step {
         Some(index) => Err(format!("catalog entry {index} is named {}", catalog[index].name)),
         None => Ok(()),
     }
+}
+
+fn link(_: &mut Scenario) -> Step {
+    let compile = CompileOptions::new().target("sm_90").lto_ir();
+    let kernel = Module::compile_offline(LINK_KERNEL, &compile).expect_ok("compiling LINK_KERNEL")?;
+    let device = Module::compile_offline(LINK_DEVICE, &compile).expect_ok("compiling LINK_DEVICE")?;
+    let options = LinkOptions::new().target("sm_90").lto();
+    let linked = Module::link_offline(&[LinkInput::Module(&kernel), LinkInput::Module(&device)], &options)
+        .expect_ok("cuabi_module_link_offline")?;
+    let info = linked.info().expect_ok("cuabi_module_get_info")?;
+    if info.image_kind != ImageKind::Cubin {
+        return Err(format!("the linked image kind is {:?}, expected 2 (CUBIN)", info.image_kind));
+    }
+    let names = linked.kernel_names().expect_ok("cuabi_module_get_kernel_names")?;
+    if names != ["apply_twice"] {
+        return Err(format!("the linked kernels are {names:?}, expected apply_twice"));
+    }
+    expect_refusal(
+        Module::link_offline(&[LinkInput::Module(&kernel)], &options),
+        Status::Link,
+        "Fix:",
+        "linking LINK_KERNEL alone",
+    )
 }
 
 fn context(s: &mut Scenario) -> Step {
@@ -512,6 +542,7 @@ const STEPS: [(&str, StepFn, bool); 17] = [
     ("offline-templates", offline_templates, false),
     ("memory-cache", memory_cache, false),
     ("ranges", ranges, false),
+    ("link", link, false),
     ("context", context, false),
     ("buffers", buffers, true),
     ("launch-table", launch_table, true),

@@ -80,6 +80,20 @@ impl CompileOptions {
         self
     }
 
+    /// Emit LTO-IR (relocatable, `-dlto`) for [`Module::link`](crate::Module::link) instead of a
+    /// CUBIN; the module is a link input and is not loaded (since 1.2).
+    pub fn lto_ir(mut self) -> Self {
+        self.flags |= sys::CUABI_COMPILE_LTO_IR;
+        self
+    }
+
+    /// Relocatable device code (`-rdc`): a CUBIN or PTX that may call `extern __device__`
+    /// functions other link inputs define; a link input, not loaded (since 1.2).
+    pub fn relocatable(mut self) -> Self {
+        self.flags |= sys::CUABI_COMPILE_RELOCATABLE;
+        self
+    }
+
     /// Do not add the CUDA Toolkit's include directories.
     pub fn no_toolkit_includes(mut self) -> Self {
         self.flags |= sys::CUABI_COMPILE_NO_TOOLKIT_INCLUDES;

@@ -89,6 +89,9 @@ statuses! {
     InvalidDevice = CUABI_ERROR_INVALID_DEVICE,
     /// No supported NVRTC library could be loaded.
     NvrtcNotFound = CUABI_ERROR_NVRTC_NOT_FOUND,
+    /// No nvJitLink could be loaded for a link the cache did not have, or it is older than an
+    /// input needs (since 1.2).
+    NvJitLinkNotFound = CUABI_ERROR_NVJITLINK_NOT_FOUND,
     /// A driver call failed; [`Error::cu_result`] has the `CUresult`.
     Cuda = CUABI_ERROR_CUDA,
     /// The device cannot hold an allocation.
@@ -107,6 +110,9 @@ statuses! {
     CacheUnsafe = CUABI_ERROR_CACHE_UNSAFE,
     /// An explicit cache operation could not read or write the disk.
     CacheIo = CUABI_ERROR_CACHE_IO,
+    /// nvJitLink refused a link (an undefined symbol, ...); [`Error::compile_log`] has its log
+    /// (since 1.2).
+    Link = CUABI_ERROR_LINK,
     /// A grid dimension is 0 or above the device's limit.
     LaunchGrid = CUABI_ERROR_LAUNCH_GRID,
     /// A block dimension or the block's thread count is above the device's limit.

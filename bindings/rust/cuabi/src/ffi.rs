@@ -140,6 +140,7 @@ versioned! {
     cuabi_host_memory_options => cuabi_host_memory_options_init,
     cuabi_memory_pool_options => cuabi_memory_pool_options_init,
     cuabi_compile_options => cuabi_compile_options_init,
+    cuabi_link_options => cuabi_link_options_init,
     cuabi_module_info => cuabi_module_info_init,
     cuabi_kernel_attributes => cuabi_kernel_attributes_init,
     cuabi_launch_config => cuabi_launch_config_init,

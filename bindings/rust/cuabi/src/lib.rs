@@ -118,6 +118,7 @@ mod kernel;
 mod launch;
 mod library;
 mod memory;
+mod link;
 mod module;
 pub mod nvrtc;
 pub mod ranges;
@@ -144,6 +145,7 @@ pub use library::{
     abi_version, driver_version, environment_problems, library_path, load, raw_api, version, Version, BINDING_VERSION,
 };
 pub use memory::{Advice, Location, ManagedAttach, MemoryPool, MemoryPoolOptions, PoolAttribute};
+pub use link::{LinkInput, LinkInputKind, LinkOptions, MAX_LINK_INPUTS};
 pub use module::{last_compile_log, ImageKind, Module, ModuleInfo, Origin};
 pub use ranges::{range, range_in, Range, RangeGuard};
 pub use stream::Stream;

@@ -133,6 +133,20 @@ impl Module {
         unsafe { Buffer::from_raw(raw) }
     }
 
+    /// The names of the module's kernels, read from its CUBIN without a GPU (since 1.2).
+    /// [`Status::Unsupported`](crate::Status::Unsupported) for PTX, fatbin and LTO-IR modules.
+    pub fn kernel_names(&self) -> Result<Vec<String>> {
+        let text = two_call_text(|text, capacity, size| {
+            Ok(raw!(cuabi_module_get_kernel_names(self.raw, text, capacity, size)))
+        })?;
+        Ok(text.lines().map(str::to_owned).collect())
+    }
+
+    /// Wraps the result of a link, as [`Module::compiled`] a compile's.
+    pub(crate) fn linked(status: sys::cuabi_status, raw: *mut sys::cuabi_module) -> Result<Module> {
+        Module::compiled(status, raw)
+    }
+
     /// The C handle, for the raw API. Owned by this value.
     pub fn as_raw(&self) -> *mut sys::cuabi_module {
         self.raw
@@ -155,6 +169,8 @@ pub enum ImageKind {
     Cubin,
     /// A fat binary: CUBINs and/or PTX for several targets.
     Fatbin,
+    /// LTO-IR ([`CompileOptions::lto_ir`]): an input to [`Module::link`], never loaded (since 1.2).
+    LtoIr,
     /// A kind this binding does not know.
     Unknown(i32),
 }
@@ -207,6 +223,7 @@ impl ModuleInfo {
                 sys::CUABI_IMAGE_PTX => ImageKind::Ptx,
                 sys::CUABI_IMAGE_CUBIN => ImageKind::Cubin,
                 sys::CUABI_IMAGE_FATBIN => ImageKind::Fatbin,
+                sys::CUABI_IMAGE_LTOIR => ImageKind::LtoIr,
                 other => ImageKind::Unknown(other),
             },
             origin: match raw.origin {
