@@ -438,6 +438,11 @@ cuabi_go_failure* cuabi_go_compile_batch_result(uintptr_t batch, size_t index, u
     if (cuabi_go_fn.compile_batch_get_module == NULL) return cuabi_go_missing("cuabi_compile_batch_get_module");
     cuabi_module* module = NULL;
     cuabi_status status = cuabi_go_fn.compile_batch_get_module((cuabi_compile_batch*)batch, index, &module);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 1);
+    *out_module = (uintptr_t)module;
+    return NULL;
+}
+
 cuabi_go_failure* cuabi_go_module_link(uintptr_t context, uint32_t offline, const cuabi_link_input* inputs,
                                        size_t input_count, const cuabi_link_options* options, uintptr_t* out_module) {
     if (offline && cuabi_go_fn.module_link_offline == NULL) return cuabi_go_missing("cuabi_module_link_offline");

@@ -45,11 +45,11 @@
 #include "cache/driver_jit_cache.hpp"
 #include "cache/pch_store.hpp"
 #include "compile/compile_worker.hpp"
+#include "driver/nvjitlink_api.hpp"
+#include "../link_support/link_sources.hpp"
 #include "compile/pch_policy.hpp"
 #include "cache/kernel_cache.hpp"
 #include "compile/compile_worker.hpp"
-#include "driver/nvjitlink_api.hpp"
-#include "../link_support/link_sources.hpp"
 #include "cuabi/cuabi.h"
 #include "test_images.hpp"
 
@@ -270,6 +270,53 @@ int compile(const char* name) {
     return 0;
 }
 
+// Compiles the link tests' two sources to LTO-IR for sm_90 and links them with the device library
+// at `library` (a fatbin), offline: where each part came from, and whether nvJitLink was loaded here.
+int link(const char* library) {
+    cuabi_compile_options options;
+    cuabi_compile_options_init(sizeof options, &options);
+    options.target = "sm_90";
+    options.flags = CUABI_COMPILE_LTO_IR;
+    cuabi_module* objects[2] = {nullptr, nullptr};
+    const char* sources[2] = {link_test::kKernelSource, link_test::kTwiceSource};
+    for (int i = 0; i < 2; ++i) {
+        cuabi_status status = cuabi_module_compile_offline(sources[i], &options, &objects[i]);
+        if (status != CUABI_SUCCESS) {
+            std::printf("status=%d\nmessage=%s\n", status, cuabi_last_error_message());
+            return 0;
+        }
+    }
+    cuabi_link_input inputs[3] = {};
+    inputs[0].module = objects[0];
+    inputs[1].module = objects[1];
+    inputs[2].kind = CUABI_LINK_INPUT_FATBIN;
+    inputs[2].path = library;
+    cuabi_link_options link_options;
+    cuabi_link_options_init(sizeof link_options, &link_options);
+    link_options.target = "sm_90";
+    link_options.flags = CUABI_LINK_LTO;
+    cuabi_module* linked = nullptr;
+    cuabi_status status = cuabi_module_link_offline(inputs, 3, &link_options, &linked);
+    std::printf("status=%d\nmessage=%s\n", status, status != CUABI_SUCCESS ? cuabi_last_error_message() : "");
+    if (status == CUABI_SUCCESS) {
+        cuabi_module_info info = CUABI_MODULE_INFO_INIT;
+        cuabi_module_get_info(linked, &info);
+        char names[256] = {};
+        size_t size = 0;
+        cuabi_module_get_kernel_names(linked, names, sizeof names, &size);
+        for (char* at = names; *at != '\0'; ++at)
+            if (*at == '\n') *at = ',';  // one line per value in the helper's output
+        std::printf("origin=%d\ntarget=%s\nkernels=%s\n", info.origin, info.target, names);
+    }
+    for (cuabi_module* module : objects) cuabi_module_destroy(module);
+    cuabi_module_destroy(linked);
+    cuabi_cache_stats stats = CUABI_CACHE_STATS_INIT;
+    cuabi_cache_get_stats(&stats);
+    std::printf("nvrtc_state=%d\ncompiles=%llu\nnvjitlink_loaded=%d\n", stats.nvrtc_state,
+                (unsigned long long)stats.compiles, cuabi::nvjitlink_loaded() ? 1 : 0);
+    return 0;
+}
+
 // A header prefix of toolkit headers, then templates for the variants a test asks for.
 constexpr char kPchSource[] =
     "#include <cuda/std/type_traits>\n"
@@ -325,50 +372,6 @@ int pch(int argc, char** argv) {
         std::printf("store_files=%llu\n", (unsigned long long)cuabi::cache::pch_store_usage(store.get()).files);
     else
         std::printf("store_files=0\n");
-// Compiles the link tests' two sources to LTO-IR for sm_90 and links them with the device library
-// at `library` (a fatbin), offline: where each part came from, and whether nvJitLink was loaded here.
-int link(const char* library) {
-    cuabi_compile_options options;
-    cuabi_compile_options_init(sizeof options, &options);
-    options.target = "sm_90";
-    options.flags = CUABI_COMPILE_LTO_IR;
-    cuabi_module* objects[2] = {nullptr, nullptr};
-    const char* sources[2] = {link_test::kKernelSource, link_test::kTwiceSource};
-    for (int i = 0; i < 2; ++i) {
-        cuabi_status status = cuabi_module_compile_offline(sources[i], &options, &objects[i]);
-        if (status != CUABI_SUCCESS) {
-            std::printf("status=%d\nmessage=%s\n", status, cuabi_last_error_message());
-            return 0;
-        }
-    }
-    cuabi_link_input inputs[3] = {};
-    inputs[0].module = objects[0];
-    inputs[1].module = objects[1];
-    inputs[2].kind = CUABI_LINK_INPUT_FATBIN;
-    inputs[2].path = library;
-    cuabi_link_options link_options;
-    cuabi_link_options_init(sizeof link_options, &link_options);
-    link_options.target = "sm_90";
-    link_options.flags = CUABI_LINK_LTO;
-    cuabi_module* linked = nullptr;
-    cuabi_status status = cuabi_module_link_offline(inputs, 3, &link_options, &linked);
-    std::printf("status=%d\nmessage=%s\n", status, status != CUABI_SUCCESS ? cuabi_last_error_message() : "");
-    if (status == CUABI_SUCCESS) {
-        cuabi_module_info info = CUABI_MODULE_INFO_INIT;
-        cuabi_module_get_info(linked, &info);
-        char names[256] = {};
-        size_t size = 0;
-        cuabi_module_get_kernel_names(linked, names, sizeof names, &size);
-        for (char* at = names; *at != '\0'; ++at)
-            if (*at == '\n') *at = ',';  // one line per value in the helper's output
-        std::printf("origin=%d\ntarget=%s\nkernels=%s\n", info.origin, info.target, names);
-    }
-    for (cuabi_module* module : objects) cuabi_module_destroy(module);
-    cuabi_module_destroy(linked);
-    cuabi_cache_stats stats = CUABI_CACHE_STATS_INIT;
-    cuabi_cache_get_stats(&stats);
-    std::printf("nvrtc_state=%d\ncompiles=%llu\nnvjitlink_loaded=%d\n", stats.nvrtc_state,
-                (unsigned long long)stats.compiles, cuabi::nvjitlink_loaded() ? 1 : 0);
     return 0;
 }
 
