@@ -235,8 +235,9 @@ Status check_compile_options(const CompileOptions& options) {
     if ((options.flags & ~kKnownFlags) != 0)
         return fail(CUABI_ERROR_INVALID_ARGUMENT,
                     "combine only CUABI_COMPILE_NO_CACHE (0x1), CUABI_COMPILE_PTX (0x2), "
-                    "CUABI_COMPILE_NO_TOOLKIT_INCLUDES (0x4), CUABI_COMPILE_IN_PROCESS (0x8) and "
-                    "CUABI_COMPILE_ISOLATED (0x10)",
+                    "CUABI_COMPILE_NO_TOOLKIT_INCLUDES (0x4), CUABI_COMPILE_IN_PROCESS (0x8), "
+                    "CUABI_COMPILE_ISOLATED (0x10), CUABI_COMPILE_NO_PCH (0x20), CUABI_COMPILE_LTO_IR (0x40) and "
+                    "CUABI_COMPILE_RELOCATABLE (0x80)",
                     "cuabi_compile_options.flags is 0x%x; bits 0x%x are not defined by this version of cuabi",
                     options.flags, options.flags & ~kKnownFlags);
     if ((options.flags & CUABI_COMPILE_IN_PROCESS) != 0 && (options.flags & CUABI_COMPILE_ISOLATED) != 0)

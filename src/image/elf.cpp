@@ -11,6 +11,9 @@ namespace image {
 namespace {
 
 constexpr uint16_t kMachineCuda = 190;  // EM_CUDA
+// Bounds no real CUBIN comes near: symbols and relocations are 16 or 24 bytes, code is 128-aligned.
+constexpr uint64_t kMaxEntrySize = 4096;
+constexpr uint64_t kMaxAlignment = 4096;
 
 // SM architecture from the header flags. The field moved in ELF ABI version 8 (CUDA 13): bits
 // 8..15 there, bits 0..7 before.
@@ -97,6 +100,18 @@ bool check_sections(const Bytes& bytes, Tables* tables, Verdict* out) {
             (shdr.sh_flags & SHF_INFO_LINK) != 0 || shdr.sh_type == SHT_REL || shdr.sh_type == SHT_RELA;
         if (info_is_index && shdr.sh_info >= header.e_shnum)
             return defect(out, "section %u refers to section %u of %u (sh_info)", i, shdr.sh_info, header.e_shnum);
+        // The same for where an empty or NOBITS section starts, its entry size and its alignment
+        // (host_crash_31_961: an empty relocation table 15 MiB past the end). Real CUBINs keep
+        // every offset inside the file, entries of a few bytes and alignments of at most 128.
+        if (shdr.sh_offset > bytes.size())
+            return defect(out, "section %u starts at byte %llu, past the image's %zu bytes", i, ull(shdr.sh_offset),
+                          bytes.size());
+        if (shdr.sh_entsize > kMaxEntrySize)
+            return defect(out, "section %u has entries of %llu bytes (at most %llu)", i, ull(shdr.sh_entsize),
+                          ull(kMaxEntrySize));
+        if (shdr.sh_addralign > kMaxAlignment || (shdr.sh_addralign & (shdr.sh_addralign - 1)) != 0)
+            return defect(out, "section %u claims an alignment of %llu (a power of two up to %llu)", i,
+                          ull(shdr.sh_addralign), ull(kMaxAlignment));
         if (shdr.sh_type == SHT_NOBITS || shdr.sh_size == 0) continue;
         if (!bytes.holds(shdr.sh_offset, shdr.sh_size))
             return defect(out, "section %u (%llu bytes at byte %llu) runs past the image's %zu bytes", i,

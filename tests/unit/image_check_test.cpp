@@ -148,7 +148,7 @@ TEST(ImageCheck, CubinHeadersPointingPastTheEndAreDamaged) {
     damaged(
         "a section's offset",
         [&](Bytes* b) { put<uint64_t>(b, symtab_header + offsetof(Elf64_Shdr, sh_offset), uint64_t{1} << 40); },
-        "runs past");
+        "past the image's");
     damaged(
         "a section's size",
         [&](Bytes* b) { put<uint64_t>(b, symtab_header + offsetof(Elf64_Shdr, sh_size), ~uint64_t{0}); }, "runs past");
@@ -217,23 +217,44 @@ TEST(ImageCheck, EverySectionIndexInASectionHeaderIsInRange) {
     Bytes crashed = seed_image("host_crash_25_1841");
     Verdict verdict = check(crashed);
     EXPECT_FALSE(verdict.sound());
-    EXPECT_NE(std::string(verdict.defect).find("section 47 refers to section 20259 of 72 (sh_info)"), std::string::npos)
+    EXPECT_NE(std::string(verdict.defect).find("section 28 has entries of 250688651132952 bytes (at most 4096)"),
+              std::string::npos)
         << verdict.defect;
-    // Its other defect, once the first is undone: an empty relocation table's entry size.
-    put<uint32_t>(&crashed, header_of(crashed).e_shoff + 47 * sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_info), 35);
+    // Its other defect, once the first is undone: an index past the section table.
+    put<uint64_t>(&crashed, header_of(crashed).e_shoff + 28 * sizeof(Elf64_Shdr) + offsetof(Elf64_Shdr, sh_entsize),
+                  sizeof(Elf64_Rela));
     verdict = check(crashed);
     EXPECT_FALSE(verdict.sound());
-    EXPECT_NE(std::string(verdict.defect).find("(section 28) has entries of 250688651132952 bytes and 0 bytes"),
-              std::string::npos)
+    EXPECT_NE(std::string(verdict.defect).find("section 47 refers to section 20259 of 72 (sh_info)"), std::string::npos)
         << verdict.defect;
     verdict = check(seed_image("host_crash_25_2016"));
     EXPECT_FALSE(verdict.sound());
     EXPECT_NE(std::string(verdict.defect).find("refers to section 22827 of 72 (sh_info)"), std::string::npos)
         << verdict.defect;
 
+    verdict = check(seed_image("host_crash_31_961"));
+    EXPECT_FALSE(verdict.sound());
+    EXPECT_NE(std::string(verdict.defect).find("section 26 starts at byte 15866848, past the image's 32104 bytes"),
+              std::string::npos)
+        << verdict.defect;
+
     const Bytes cubin = nvrtc_image("sm_90");
     ASSERT_TRUE(check(cubin).sound());
     const Elf64_Ehdr header = header_of(cubin);
+    auto changed64 = [&](unsigned index, size_t field, uint64_t value) {
+        Bytes bytes = cubin;
+        put<uint64_t>(&bytes, header.e_shoff + index * sizeof(Elf64_Shdr) + field, value);
+        return check(bytes);
+    };
+    const unsigned text = find_section(cubin, SHT_PROGBITS);
+    ASSERT_NE(text, 0u);
+    verdict = changed64(text, offsetof(Elf64_Shdr, sh_addralign), uint64_t{1} << 40);
+    EXPECT_FALSE(verdict.sound());
+    EXPECT_NE(std::string(verdict.defect).find("alignment of 1099511627776"), std::string::npos) << verdict.defect;
+    verdict = changed64(text, offsetof(Elf64_Shdr, sh_addralign), 24);
+    EXPECT_NE(std::string(verdict.defect).find("alignment of 24"), std::string::npos) << verdict.defect;
+    verdict = changed64(text, offsetof(Elf64_Shdr, sh_entsize), uint64_t{0xa0} << 56);
+    EXPECT_NE(std::string(verdict.defect).find("has entries of"), std::string::npos) << verdict.defect;
     auto changed = [&](unsigned index, size_t field, uint32_t value) {
         Bytes bytes = cubin;
         put<uint32_t>(&bytes, header.e_shoff + index * sizeof(Elf64_Shdr) + field, value);

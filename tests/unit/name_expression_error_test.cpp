@@ -117,11 +117,12 @@ TEST(OptionValues, AnUnknownCppStandardNamesTheFieldTheValueAndTheAcceptedOnes) 
 TEST(OptionValues, UnknownFlagBitsListTheFlagsThatExist) {
     cuabi_compile_options options;
     cuabi_compile_options_init(sizeof options, &options);
-    options.flags = 0x80;
-    EXPECT_FAILS_WITH(read(options), CUABI_ERROR_INVALID_ARGUMENT, "flags is 0x80");
+    options.flags = 0x100;
+    EXPECT_FAILS_WITH(read(options), CUABI_ERROR_INVALID_ARGUMENT, "flags is 0x100");
     for (const char* flag : {"CUABI_COMPILE_NO_CACHE (0x1)", "CUABI_COMPILE_PTX (0x2)",
                              "CUABI_COMPILE_NO_TOOLKIT_INCLUDES (0x4)", "CUABI_COMPILE_IN_PROCESS (0x8)",
-                             "CUABI_COMPILE_ISOLATED (0x10)"})
+                             "CUABI_COMPILE_ISOLATED (0x10)", "CUABI_COMPILE_NO_PCH (0x20)",
+                             "CUABI_COMPILE_LTO_IR (0x40)", "CUABI_COMPILE_RELOCATABLE (0x80)"})
         EXPECT_NE(message().find(flag), std::string::npos) << message();
 }
 

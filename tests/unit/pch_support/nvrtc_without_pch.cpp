@@ -46,6 +46,8 @@ CUABI_FORWARD(nvrtcResult, nvrtcGetPTXSize, (nvrtcProgram program, size_t* size)
 CUABI_FORWARD(nvrtcResult, nvrtcGetPTX, (nvrtcProgram program, char* ptx), (program, ptx), NVRTC_ERROR_INTERNAL_ERROR)
 CUABI_FORWARD(nvrtcResult, nvrtcGetCUBINSize, (nvrtcProgram program, size_t* size), (program, size), NVRTC_ERROR_INTERNAL_ERROR)
 CUABI_FORWARD(nvrtcResult, nvrtcGetCUBIN, (nvrtcProgram program, char* cubin), (program, cubin), NVRTC_ERROR_INTERNAL_ERROR)
+CUABI_FORWARD(nvrtcResult, nvrtcGetLTOIRSize, (nvrtcProgram program, size_t* size), (program, size), NVRTC_ERROR_INTERNAL_ERROR)
+CUABI_FORWARD(nvrtcResult, nvrtcGetLTOIR, (nvrtcProgram program, char* ltoir), (program, ltoir), NVRTC_ERROR_INTERNAL_ERROR)
 CUABI_FORWARD(nvrtcResult, nvrtcGetProgramLogSize, (nvrtcProgram program, size_t* size), (program, size),
               NVRTC_ERROR_INTERNAL_ERROR)
 CUABI_FORWARD(nvrtcResult, nvrtcGetProgramLog, (nvrtcProgram program, char* log), (program, log), NVRTC_ERROR_INTERNAL_ERROR)
