@@ -8,7 +8,8 @@
 // It loads the driver and says so (a Hello frame), then for each image: makes the device's primary
 // context current (created once per device and kept), loads the image with every kernel loaded at
 // once (CUDA_MODULE_LOADING=EAGER), looks up every kernel by name and reads the facts a launch
-// reads, unloads it and answers with a Verdict. A crash or hang here is the verdict the host wants.
+// reads, synchronizes (a load that faults the device shows there), unloads it and answers with a
+// Verdict. A crash or hang here is the verdict the host wants.
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -27,6 +28,9 @@ namespace {
 
 using cuabi::verifier::Verdict;
 constexpr int kSocket = cuabi::kChildSocket;
+
+// Set when a trial faulted the device context: every later trial would fail for that reason alone.
+bool context_lost = false;
 
 Verdict refused(CUresult result, const char* call, const std::string& what) {
     Verdict verdict;
@@ -106,6 +110,14 @@ Verdict trial(const cuabi::DriverApi& api, const cuabi::verifier::Trial& job) {
                        cuabi::format("the %zu-byte image%s%s", job.image.size(), error_log[0] ? " (JIT log: " : "",
                                      error_log[0] ? (std::string(error_log) + ")").c_str() : ""));
     Verdict verdict = look_up_kernels(api, module);
+    // Loading copies the image's constant banks and initialized globals to the device, as the
+    // relocations say: a damaged image can make that copy fault, which only a synchronization
+    // shows (an H100 mutant whose load faulted the host's context later, at its next sync).
+    const CUresult settled = api.cuCtxSynchronize();
+    if (settled != CUDA_SUCCESS && verdict.status == CUABI_SUCCESS) {
+        verdict = refused(settled, "cuCtxSynchronize after the load", "the loaded image");
+        context_lost = true;
+    }
     api.cuModuleUnload(module);
     return verdict;
 }
@@ -139,5 +151,7 @@ int main(int argc, char** argv) {
             verdict = trial(*api, job);
         }
         if (io::send_frame(kSocket, cuabi::verifier::encode(verdict), io::kNoDeadline) != io::Io::Ok) return 0;
+        // A fault leaves the context unusable for every later trial: the host starts a new verifier.
+        if (context_lost) return 0;
     }
 }

@@ -36,10 +36,9 @@ protected:
         ASSERT_NE(count_down, nullptr);
         ASSERT_NE(set_condition, nullptr);
         ASSERT_NE(add_value, nullptr);
-        uint64_t address = 0;
-        counter = buffer(sizeof(uint32_t), &address);
-        iterations = buffer(sizeof(uint32_t), &address);
-        out = buffer(sizeof(uint32_t), &address);
+        counter = buffer(sizeof(uint32_t), &counter_address);
+        iterations = buffer(sizeof(uint32_t), &iterations_address);
+        out = buffer(sizeof(uint32_t), &out_address);
         ASSERT_NE(counter, nullptr);
         ASSERT_NE(iterations, nullptr);
         ASSERT_NE(out, nullptr);
@@ -56,12 +55,12 @@ protected:
         ASSERT_OK(cuabi_launch(which, &one, args.data(), args.size()));
     }
     void count_down_once(const uint64_t* condition) {
-        launch_one(count_down, {{&counter, sizeof counter}, {&iterations, sizeof iterations}, {condition, 8}});
+        launch_one(count_down, {{&counter_address, 8}, {&iterations_address, 8}, {condition, 8}});
     }
     void set_to(const uint64_t* condition, const uint32_t* value) {
         launch_one(set_condition, {{condition, 8}, {value, 4}});
     }
-    void add(const uint32_t* value) { launch_one(add_value, {{&out, sizeof out}, {value, 4}}); }
+    void add(const uint32_t* value) { launch_one(add_value, {{&out_address, 8}, {value, 4}}); }
 
     // A graph that is one while node counting `counter` down to zero.
     cuabi_graph* while_graph(uint64_t* out_condition) {
@@ -99,6 +98,8 @@ protected:
     cuabi_buffer* counter = nullptr;
     cuabi_buffer* iterations = nullptr;
     cuabi_buffer* out = nullptr;
+    // The kernels' arguments: the buffers' device addresses.
+    uint64_t counter_address = 0, iterations_address = 0, out_address = 0;
 };
 
 TEST_F(GraphConditionalTest, AWhileNodeRunsItsBodyUntilAKernelClearsTheCondition) {

@@ -3,8 +3,9 @@
 // process. Before the image verifier, 7 of 500 mutants of a 3.7 KB CUBIN killed the process inside
 // the driver (SIGSEGV) and 1 hung it. Now: no crash and no hang (the process survives every load,
 // each within its deadline), every refusal a status with a message that ends in a fix, and every
-// mutant that loads with its machine code untouched runs its kernels without faulting the context.
-// (Changed machine code is code the GPU runs, which no loader can vet: docs/safety.md.)
+// mutant that loads with its machine code (and the constants, relocations and parameter records
+// that code reads) untouched runs its kernels without faulting the context. (Changed code is code
+// the GPU runs, which no loader can vet: docs/safety.md.)
 //
 // Seeded and reproducible: $CUABI_MUTATION_SEED (default 25) and $CUABI_MUTANTS (default 2400).
 // With $CUABI_MUTANT_DIR set, the mutants that crashed or hung the verifier are written there, to
@@ -55,13 +56,24 @@ struct Original {
     std::vector<std::pair<uint64_t, uint64_t>> code;  // byte ranges of machine code (CUBIN .text)
 };
 
-// The (offset, size) of every executable section of the CUBIN at `base` of `image`.
+// The (offset, size) of every section of the CUBIN at `base` of `image` that the GPU executes or
+// that decides what the code reads: machine code, constant banks (the driver-reserved words and
+// parameter area of bank 0 as well), the relocations that patch either, and the attribute records
+// that place parameters. A mutant that changes these changes what its kernels do -- on the H100,
+// changed bytes of .nv.constant0 faulted the context -- which no loader can vet.
 void add_code_ranges(const Bytes& image, uint64_t base, std::vector<std::pair<uint64_t, uint64_t>>* out) {
     const Elf64_Ehdr header = test_support::get<Elf64_Ehdr>(image, base);
+    const Elf64_Shdr names =
+        test_support::get<Elf64_Shdr>(image, base + header.e_shoff + header.e_shstrndx * sizeof(Elf64_Shdr));
     for (unsigned i = 0; i < header.e_shnum; ++i) {
         const Elf64_Shdr section =
             test_support::get<Elf64_Shdr>(image, base + header.e_shoff + i * sizeof(Elf64_Shdr));
-        if ((section.sh_flags & SHF_EXECINSTR) != 0) out->emplace_back(base + section.sh_offset, section.sh_size);
+        const std::string name(reinterpret_cast<const char*>(image.data() + base + names.sh_offset + section.sh_name));
+        const bool read_by_code = name.rfind(".nv.constant", 0) == 0 || name.rfind(".nv.info", 0) == 0 ||
+                                  name.rfind(".nv.global.init", 0) == 0 || section.sh_type == SHT_RELA ||
+                                  section.sh_type == SHT_REL;
+        if ((section.sh_flags & SHF_EXECINSTR) != 0 || read_by_code)
+            out->emplace_back(base + section.sh_offset, section.sh_size);
     }
 }
 

@@ -535,7 +535,7 @@ fn drop_all(s: &mut Scenario) {
 
 type StepFn = fn(&mut Scenario) -> Step;
 
-const STEPS: [(&str, StepFn, bool); 17] = [
+const STEPS: [(&str, StepFn, bool); 18] = [
     ("load", load, false),
     ("status-names", status_names, false),
     ("compile-error", compile_error, false),
