@@ -113,7 +113,7 @@ Verdict trial(const cuabi::DriverApi& api, const cuabi::verifier::Trial& job) {
     // Loading copies the image's constant banks and initialized globals to the device, as the
     // relocations say: a damaged image can make that copy fault, which only a synchronization
     // shows (an H100 mutant whose load faulted the host's context later, at its next sync).
-    const CUresult settled = api.cuCtxSynchronize();
+    const CUresult settled = api.cuCtxSynchronize(context);
     if (settled != CUDA_SUCCESS && verdict.status == CUABI_SUCCESS) {
         verdict = refused(settled, "cuCtxSynchronize after the load", "the loaded image");
         context_lost = true;

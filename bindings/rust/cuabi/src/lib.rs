@@ -117,8 +117,8 @@ mod host_memory;
 mod kernel;
 mod launch;
 mod library;
-mod memory;
 mod link;
+mod memory;
 mod module;
 pub mod nvrtc;
 pub mod ranges;
@@ -144,8 +144,8 @@ pub use launch::{Dim3, KernelArg, LaunchConfig, PackedArgs, Param};
 pub use library::{
     abi_version, driver_version, environment_problems, library_path, load, raw_api, version, Version, BINDING_VERSION,
 };
-pub use memory::{Advice, Location, ManagedAttach, MemoryPool, MemoryPoolOptions, PoolAttribute};
 pub use link::{LinkInput, LinkInputKind, LinkOptions, MAX_LINK_INPUTS};
+pub use memory::{Advice, Location, ManagedAttach, MemoryPool, MemoryPoolOptions, PoolAttribute};
 pub use module::{last_compile_log, ImageKind, Module, ModuleInfo, Origin};
 pub use ranges::{range, range_in, Range, RangeGuard};
 pub use stream::Stream;

@@ -21,10 +21,10 @@ use harness::{Outcome, Skip};
 // The 1.1 features, by area (tests/gpu/*.rs), and 1.2's batched launches, several GPUs and tensor maps.
 #[path = "gpu/batch.rs"]
 mod batch;
-#[path = "gpu/devices.rs"]
-mod devices;
 #[path = "gpu/conditional.rs"]
 mod conditional;
+#[path = "gpu/devices.rs"]
+mod devices;
 #[path = "gpu/graphs.rs"]
 mod graphs;
 #[path = "gpu/launches.rs"]
