@@ -242,6 +242,9 @@ TEST_F(ImageMutation, MutantsNeverCrashOrHangTheHost) {
             ++launched;
         }
         cuabi_module_destroy(module);
+        // A fault the load or the unload left behind shows at the next synchronization: here,
+        // so that it names its mutant.
+        ASSERT_OK(cuabi_context_synchronize(context)) << "a loaded mutant faulted the context";
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("[ mutation ] seed %u: %d mutants, %d refused (%d crashed the verifier, %d hung it), %d loaded, "

@@ -279,6 +279,19 @@ TEST(ImageCheck, EverySectionIndexInASectionHeaderIsInRange) {
     EXPECT_TRUE(changed(symtab, offsetof(Elf64_Shdr, sh_info), 0).sound());
 }
 
+// A kernel's shared memory and constant banks are found by name: one renamed leaves the kernel
+// without them (this mutant, one byte of .shstrtab changed, faulted its context on the H100).
+TEST(ImageCheck, SectionsOfAKernelsMemoryAreNamedForTheKernel) {
+    Verdict verdict = check(seed_image("host_fault_32_1046"));
+    EXPECT_FALSE(verdict.sound());
+    EXPECT_NE(std::string(verdict.defect).find("('.nv.sDared.k2') holds memory of kernel code section"),
+              std::string::npos)
+        << verdict.defect;
+    for (const char* name : {"twelve_kernels.fatbin", "three_kernels_sm90.cubin", "three_kernels_rdc_sm75.cubin",
+                             "three_kernels_debug_sm80.cubin", "negate_sm90.cubin", "scale_sm75.cubin"})
+        EXPECT_TRUE(check(seed_image(name)).sound()) << name << ": " << check(seed_image(name)).defect;
+}
+
 TEST(ImageCheck, AttributeRecordsAreWalkedAndTheirSymbolsChecked) {
     const Bytes cubin = seed_image("three_kernels_sm90.cubin");
     const unsigned info = find_section(cubin, 0x70000000);  // the first .nv.info: (symbol, value) records
