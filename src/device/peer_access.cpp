@@ -117,11 +117,13 @@ Status copy_between_devices(const Buffer& dst, size_t dst_offset, const Buffer& 
                     size, device_label(src.context()).c_str(), device_label(dst.context()).c_str(),
                     device_label(issuer).c_str(), device_label(other).c_str());
     if ((status = issuer.make_current()) != CUABI_SUCCESS) return status;
-    CUresult result = issuer.api().cuMemcpyPeerAsync(dst.address() + dst_offset, dst.context().cu_context(),
-                                                     src.address() + src_offset, src.context().cu_context(), size,
+    // Unified addressing tells the driver both devices from the addresses. cuMemcpyPeerAsync would
+    // say the same, but a stream capture refuses it (CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, H100),
+    // while this becomes a memcpy node like any other copy.
+    CUresult result = issuer.api().cuMemcpyDtoDAsync(dst.address() + dst_offset, src.address() + src_offset, size,
                                                      submission_stream(stream));
     if (result != CUDA_SUCCESS)
-        return fail_cu(result, "cuMemcpyPeerAsync", "check that both buffers are still valid device memory",
+        return fail_cu(result, "cuMemcpyDtoDAsync", "check that both buffers are still valid device memory",
                        "copying %zu bytes from offset %zu of a buffer on %s to offset %zu of a buffer on %s", size,
                        src_offset, device_label(src.context()).c_str(), dst_offset,
                        device_label(dst.context()).c_str());

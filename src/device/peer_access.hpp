@@ -4,7 +4,7 @@
 // driver has no query for whether it is on. cuabi keeps its own record of what it enabled (and what
 // the driver said was already enabled); copies between devices consult that record, so a copy
 // without peer access is refused instead of silently taking the driver's slow staged path. A stale
-// record (a primary context that ended and came back) costs no correctness: cuMemcpyPeerAsync
+// record (a primary context that ended and came back) costs no correctness: the driver
 // copies either way, only slower.
 #pragma once
 

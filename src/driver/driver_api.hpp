@@ -71,7 +71,6 @@
     X(cuMemcpyHtoDAsync)                      \
     X(cuMemcpyDtoHAsync)                      \
     X(cuMemcpyDtoDAsync)                      \
-    X(cuMemcpyPeerAsync)                      \
     X(cuDeviceCanAccessPeer)                  \
     X(cuCtxEnablePeerAccess)                  \
     X(cuCtxDisablePeerAccess)                 \
