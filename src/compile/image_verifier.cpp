@@ -88,7 +88,7 @@ int64_t timeout_ms(std::string* problem = nullptr) {
     return read ? static_cast<int64_t>(value) : kDefaultDeadlineMs;
 }
 
-// A refused timeout fails the first call that reads it, once per value.
+// A refused timeout fails the first trial that reads it, once per value.
 Status report_timeout_problem() {
     static std::mutex mutex;
     static std::string* reported = new std::string();  // never freed: read at exit too
@@ -239,11 +239,15 @@ int32_t image_verification_policy(int32_t requested) {
     return requested != CUABI_IMAGE_VERIFY_DEFAULT ? requested : policy_from_environment().policy;
 }
 
+Status report_trial_environment() { return report_timeout_problem(); }
+
 Status report_verification_environment(int32_t requested) {
     if (requested == CUABI_IMAGE_VERIFY_DEFAULT)
         if (Status refused = policy_from_environment().problem->report_once()) return refused;
-    return must_verify(image_verification_policy(requested), false) ? report_timeout_problem() : CUABI_SUCCESS;
+    return CUABI_SUCCESS;
 }
+
+
 
 void read_verification_environment() {
     policy_from_environment();
@@ -276,6 +280,8 @@ Status verify_image(const VerifiedOn& device, const cache::Key& content, const c
     // Only a proof this machine wrote counts: one from a read-only layer, a bundle or a remote
     // is the claim of whoever filled it.
     if (proof != nullptr && !proof->untrusted && proof->image == image.image) return remember(v, key, CUABI_SUCCESS);
+    // Only a trial reads the deadline: a load the memo answers pays for no environment lookup.
+    if (Status refused = report_trial_environment()) return refused;
     const int64_t timeout = timeout_ms();
     // One that died or was stopped between trials (killed, out of memory, SIGSTOP) is replaced:
     // the next image is not blamed.

@@ -34,10 +34,12 @@ namespace cuabi {
 int32_t image_verification_policy(int32_t requested);
 
 // The first time a call's policy comes from the environment (`requested` is
-// CUABI_IMAGE_VERIFY_DEFAULT) while CUABI_IMAGE_VERIFY holds a value cuabi cannot use, or the
-// policy verifies images while CUABI_IMAGE_VERIFY_TIMEOUT_MS does: CUABI_ERROR_INVALID_ARGUMENT
-// naming the variable. CUABI_SUCCESS otherwise.
+// CUABI_IMAGE_VERIFY_DEFAULT) while CUABI_IMAGE_VERIFY holds a value cuabi cannot use:
+// CUABI_ERROR_INVALID_ARGUMENT naming the variable. CUABI_SUCCESS otherwise.
 Status report_verification_environment(int32_t requested);
+// A trial's part: CUABI_ERROR_INVALID_ARGUMENT naming CUABI_IMAGE_VERIFY_TIMEOUT_MS the first time
+// a trial is about to run while it holds a value cuabi cannot use (once per value).
+Status report_trial_environment();
 
 // Reads both variables now, so that environment_problems() lists what they hold.
 void read_verification_environment();

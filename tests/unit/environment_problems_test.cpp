@@ -36,13 +36,16 @@ int probe() {
     // ...once; the safe policy is used.
     expect(cuabi::image_verification_policy(CUABI_IMAGE_VERIFY_DEFAULT) == CUABI_IMAGE_VERIFY_UNTRUSTED,
            "the refused value leaves the safe policy");
-    // CUABI_IMAGE_VERIFY_TIMEOUT_MS=soon: said by the first call that verifies (policy "all").
-    expect(cuabi::report_verification_environment(CUABI_IMAGE_VERIFY_ALL) == CUABI_ERROR_INVALID_ARGUMENT,
-           "a refused trial deadline fails the first verifying call");
+    // CUABI_IMAGE_VERIFY_TIMEOUT_MS=soon: said by the first call that runs a trial, not by a load
+    // the verdict memo answers.
+    expect(cuabi::report_verification_environment(CUABI_IMAGE_VERIFY_ALL) == CUABI_SUCCESS,
+           "choosing a policy reads no deadline");
+    expect(cuabi::report_trial_environment() == CUABI_ERROR_INVALID_ARGUMENT,
+           "a refused trial deadline fails the first call that runs a trial");
     expect(std::string(cuabi_last_error_message()).find("CUABI_IMAGE_VERIFY_TIMEOUT_MS='soon'") != std::string::npos,
            "naming the deadline's variable and value");
     expect(cuabi::report_verification_environment(CUABI_IMAGE_VERIFY_DEFAULT) == CUABI_SUCCESS &&
-               cuabi::report_verification_environment(CUABI_IMAGE_VERIFY_ALL) == CUABI_SUCCESS,
+               cuabi::report_trial_environment() == CUABI_SUCCESS,
            "each is reported once");
 
     size_t size = 0;
