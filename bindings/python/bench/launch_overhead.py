@@ -86,12 +86,13 @@ def cuda_core() -> Any:
 
 def peers(args_empty: Tuple[Any, ...], four: bool) -> Dict[str, Tuple[Callable[..., None], Tuple[Any, ...],
                                                                     Callable[[], None]]]:
-    """cuda.core and CuPy launchers of the same kernels, where installed."""
+    """cuda.core and CuPy launchers of the same kernels, where installed. Their kernels have names
+    of their own: the closures read them when they run, after both are made."""
     found: Dict[str, Tuple[Callable[..., None], Tuple[Any, ...], Callable[[], None]]] = {}
     try:
         import cupy  # type: ignore[import-not-found]
 
-        kernel = cupy.RawKernel(SOURCE, "four" if four else "empty")
+        raw_kernel = cupy.RawKernel(SOURCE, "four" if four else "empty")
         stream = cupy.cuda.Stream(non_blocking=True)
         if four:
             x = cupy.zeros(32, dtype=cupy.float32)
@@ -100,7 +101,7 @@ def peers(args_empty: Tuple[Any, ...], four: bool) -> Dict[str, Tuple[Callable[.
             args = ((1,), (32,), ())
 
         def cupy_launch(grid: Any, block: Any, arguments: Any) -> None:
-            kernel(grid, block, arguments, stream=stream)
+            raw_kernel(grid, block, arguments, stream=stream)
 
         cupy_launch(*args)  # a launch that fails leaves the row out here, not mid-measurement
         stream.synchronize()
@@ -114,7 +115,7 @@ def peers(args_empty: Tuple[Any, ...], four: bool) -> Dict[str, Tuple[Callable[.
         arch = "".join(str(v) for v in device.compute_capability)
         program = core.Program(SOURCE, "c++", core.ProgramOptions(arch=f"sm_{arch}"))
         module = program.compile("cubin")
-        kernel = module.get_kernel("four" if four else "empty")
+        core_kernel = module.get_kernel("four" if four else "empty")
         core_stream = device.create_stream()
         config = core.LaunchConfig(grid=1, block=32)
         if four:
@@ -127,7 +128,7 @@ def peers(args_empty: Tuple[Any, ...], four: bool) -> Dict[str, Tuple[Callable[.
             kernel_args = ()
 
         def core_launch(*arguments: Any) -> None:
-            core.launch(core_stream, config, kernel, *arguments)
+            core.launch(core_stream, config, core_kernel, *arguments)
 
         core_launch(*kernel_args)
         core_stream.sync()
