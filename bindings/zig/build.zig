@@ -14,7 +14,8 @@
 //! include/cuabi/cuabi.h, abi/layout.golden and abi/cuabi_model.json the tests compare the
 //! package with and `translate` translates (default: ../.., this package's place in that tree);
 //! -Dstrip leaves debug information out of the binaries; -Dbench-optimize (default fast)
-//! optimizes the benchmark.
+//! optimizes the benchmark; -Dtest-filter=TEXT (repeatable) builds cuabi-tests with only the tests
+//! whose names contain TEXT (the test binary itself takes no filter).
 
 const std = @import("std");
 
@@ -25,6 +26,7 @@ pub fn build(b: *std.Build) void {
     const bench_optimize = b.option(std.lang.Optimize, "bench-optimize", "Optimization of the benchmark (default fast)") orelse .fast;
     const strip = b.option(bool, "strip", "Leave debug information out of the binaries (smaller to carry to a GPU machine)");
     const library = b.option([]const u8, "library", "libcuabi.so.1 to run the tests, conformance and benchmark with (sets CUABI_LIBRARY)");
+    const test_filters = b.option([]const []const u8, "test-filter", "Build cuabi-tests with only the tests whose names contain this") orelse &.{};
     const repository = b.option(std.Build.LazyPath, "repository", "The cuabi source tree (default ../..)") orelse b.path("../..");
     const header = repository.path(b, "include/cuabi/cuabi.h");
 
@@ -64,6 +66,7 @@ pub fn build(b: *std.Build) void {
 
     const tests = b.addTest(.{
         .name = "cuabi-tests",
+        .filters = test_filters,
         .root_module = b.createModule(.{
             .root_source_file = b.path("tests.zig"),
             .target = target,
