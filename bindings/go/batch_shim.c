@@ -35,10 +35,16 @@ cuabi_go_failure* cuabi_go_batch_launch(cuabi_go_batch* batch, size_t count) {
     if (cuabi_go_fn.launch_batch == NULL) return cuabi_go_missing("cuabi_launch_batch");
     for (size_t i = 0; i < count; ++i) {
         const cuabi_go_batch_entry* entry = &batch->entries[i];
-        cuabi_go_make_config(&entry->config, &batch->configs[i]);
         cuabi_launch_item* item = &batch->items[i];
         item->kernel = (cuabi_kernel*)entry->kernel;
-        item->config = &batch->configs[i];
+        /* Entries with the config of the entry before share its C config: cuabi launches a run of
+         * items with one kernel and one config pointer with the kernel and stream looked up once. */
+        if (i > 0 && memcmp(&entry->config, &batch->entries[i - 1].config, sizeof entry->config) == 0) {
+            item->config = batch->items[i - 1].config;
+        } else {
+            cuabi_go_make_config(&entry->config, &batch->configs[i]);
+            item->config = &batch->configs[i];
+        }
         item->args = NULL;
         item->arg_count = 0;
         /* The packed form even for a kernel without parameters: a non-NULL pointer selects it. */

@@ -1,6 +1,6 @@
 // A batch of launches (cuabi_launch_batch): the checks of the batch as a whole, and the loop that
 // launches its items in order and stops at the first refused one. Each item goes through the single
-// launch's own path (the caller's `launch_item`), so an item is checked, counted, ranged and
+// launch's own paths (the caller's `launch_from`), so an item is checked, counted, ranged and
 // captured exactly as one cuabi_launch() call; nothing here repeats those checks.
 //
 // No allocation: the loop keeps nothing per item. Only a refusal allocates, to name the item in
@@ -26,16 +26,19 @@ Status check_item_form(bool has_table, bool has_packed);
 // keeping its status and CUresult, and returns the status.
 Status name_refused_item(Status status, size_t index, size_t count);
 
-// Launches items 0..count-1 by calling launch_item(i) in order (each returns a Status); stops at
-// the first refusal. *out_submitted is the number launched before it (count on success).
-template <typename LaunchItem>
-Status launch_in_order(size_t count, LaunchItem&& launch_item, size_t* out_submitted) {
-    for (size_t i = 0; i < count; ++i) {
-        const Status status = launch_item(i);
+// Launches items 0..count-1 in order by calling launch_from(i, &launched), which launches item i
+// and maybe more after it (launched: how many, at least 1 on success) or returns a refusal;
+// stops at the first refusal. *out_submitted is the number launched before it (count on success).
+template <typename LaunchFrom>
+Status launch_in_order(size_t count, LaunchFrom&& launch_from, size_t* out_submitted) {
+    for (size_t i = 0; i < count;) {
+        size_t launched = 0;
+        const Status status = launch_from(i, &launched);
         if (status != CUABI_SUCCESS) {
             *out_submitted = i;
             return name_refused_item(status, i, count);
         }
+        i += launched;
     }
     *out_submitted = count;
     return CUABI_SUCCESS;

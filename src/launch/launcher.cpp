@@ -113,6 +113,23 @@ Status launch_failed(const Kernel& kernel, const Shape& shape, CUresult result) 
         shape.programmatic ? ", programmatic dependent" : "");
 }
 
+// The driver's pointer table from arguments the fast path admits (false for any it does not):
+// addresses inside a packed buffer, or the values of an argument table.
+[[gnu::always_inline]] inline bool fill_from_packed(const FastPath& fast, const void* packed, size_t size,
+                                                    void** table) {
+    if (!admits_packed(fast, packed, size)) return false;
+    char* base = static_cast<char*>(const_cast<void*>(packed));
+    for (uint32_t i = 0; i < fast.param_count; ++i) table[i] = base + fast.params[i].offset;
+    return true;
+}
+
+[[gnu::always_inline]] inline bool fill_from_table(const FastPath& fast, const cuabi_kernel_arg* args, size_t count,
+                                                   void** table) {
+    if (!admits_table(fast, args, count)) return false;
+    for (size_t i = 0; i < count; ++i) table[i] = const_cast<void*>(args[i].value);
+    return true;
+}
+
 // The whole fast path for both argument forms, inlined into the two entry points below so that
 // each is one compact function whose instructions all sit together.
 //
@@ -134,15 +151,9 @@ template <bool kPacked>
         !admits_shape(fast, config, fast.opted_in_shared.load(std::memory_order_acquire)))
         return false;
     void* table[kFastParams];
-    if (kPacked) {
-        if (!admits_packed(fast, arguments, size)) return false;
-        char* base = static_cast<char*>(const_cast<void*>(arguments));
-        for (uint32_t i = 0; i < fast.param_count; ++i) table[i] = base + fast.params[i].offset;
-    } else {
-        const auto* args = static_cast<const cuabi_kernel_arg*>(arguments);
-        if (!admits_table(fast, args, size)) return false;
-        for (size_t i = 0; i < size; ++i) table[i] = const_cast<void*>(args[i].value);
-    }
+    if (!(kPacked ? fill_from_packed(fast, arguments, size, table)
+                  : fill_from_table(fast, static_cast<const cuabi_kernel_arg*>(arguments), size, table)))
+        return false;
     Pinned<Stream> stream(config.stream, nullptr);
     if (!stream.ok() || stream->cu_context() != fast.context) return false;
     if (fast.launch_kernel(fast.function, config.grid[0], config.grid[1], config.grid[2], config.block[0],
@@ -152,6 +163,19 @@ template <bool kPacked>
     Counters::bump(fast.counters->launches);
     if (kPacked) Counters::bump(fast.counters->launches_packed);
     return true;
+}
+
+// The items of a batch that launch_fast_run takes together: the kernel handle, config pointer and
+// argument form (packed or table) of the run's first item.
+inline bool same_launch(const cuabi_launch_item& item, const cuabi_launch_item& first) {
+    return item.kernel == first.kernel && item.config == first.config &&
+           (item.packed != nullptr) == (first.packed != nullptr);
+}
+
+// The driver's pointer table for one batch item the fast path admits, or false.
+inline bool fill_item_table(const FastPath& fast, const cuabi_launch_item& item, void** table) {
+    if (item.packed == nullptr) return fill_from_table(fast, item.args, item.arg_count, table);
+    return item.args == nullptr && item.arg_count == 0 && fill_from_packed(fast, item.packed, item.packed_size, table);
 }
 
 void count_launch(const Context& context, const Shape& shape, bool packed) {
@@ -170,6 +194,36 @@ bool launch_fast(cuabi_kernel* kernel, const PlainLaunch& config, const cuabi_ke
 
 bool launch_fast_packed(cuabi_kernel* kernel, const PlainLaunch& config, const void* packed, size_t packed_size) {
     return launch_fast<true>(kernel, config, packed, packed_size);
+}
+
+size_t launch_fast_run(const cuabi_launch_item* items, size_t count, const PlainLaunch& config) {
+    if (count == 0 || capturing_anywhere()) return 0;
+    const cuabi_launch_item& first = items[0];
+    Pinned<Kernel> kernel(first.kernel, nullptr);
+    if (!kernel.ok()) return 0;
+    const FastPath& fast = kernel->fast_path_;
+    if (!fast.eligible.load(std::memory_order_acquire) ||
+        !admits_shape(fast, config, fast.opted_in_shared.load(std::memory_order_acquire)))
+        return 0;
+    Pinned<Stream> stream(config.stream, nullptr);
+    if (!stream.ok() || stream->cu_context() != fast.context) return 0;
+    const CUstream cu_stream = stream->cu_stream();
+    size_t launched = 0, packed = 0;
+    // Per item, what a single launch checks that may differ between the items: the arguments, and
+    // whether a capture began meanwhile (then the general path makes the graph retain them).
+    for (; launched < count; ++launched) {
+        const cuabi_launch_item& item = items[launched];
+        void* table[kFastParams];
+        if (!same_launch(item, first) || capturing_anywhere() || !fill_item_table(fast, item, table)) break;
+        if (fast.launch_kernel(fast.function, config.grid[0], config.grid[1], config.grid[2], config.block[0],
+                               config.block[1], config.block[2], config.shared_memory_bytes, cu_stream, table,
+                               nullptr) != CUDA_SUCCESS)
+            break;  // nothing was enqueued for this item; the general path retries and reports
+        packed += item.packed != nullptr;
+    }
+    Counters::bump(fast.counters->launches, launched);
+    Counters::bump(fast.counters->launches_packed, packed);
+    return launched;
 }
 
 Status launch(Kernel& kernel, const LaunchConfig& config, const Stream* stream, const Arguments& arguments) {

@@ -33,6 +33,15 @@ struct Arguments {
 bool launch_fast(cuabi_kernel* kernel, const PlainLaunch& launch, const cuabi_kernel_arg* args, size_t count);
 bool launch_fast_packed(cuabi_kernel* kernel, const PlainLaunch& launch, const void* packed, size_t packed_size);
 
+// The fast path for a run of batch items (cuabi_launch_batch) that share the first item's kernel
+// handle, config pointer and argument form, with the kernel and stream pinned and the shape
+// admitted once: items[0..n) are launched and counted exactly as n launch_fast or
+// launch_fast_packed calls would, and n is returned. It stops, having recorded nothing, at the
+// first item it does not take (another kernel, config or form, arguments the fast path does not
+// admit, a capture begun meanwhile, a driver refusal); 0 when the first item is not for it.
+// `config` is items[0].config as a PlainLaunch.
+size_t launch_fast_run(const cuabi_launch_item* items, size_t count, const PlainLaunch& config);
+
 // Launches `kernel` on `stream` (NULL: the per-thread stream, then waits). `config` has been read
 // by src/api, its struct_size and flags checked.
 Status launch(Kernel& kernel, const LaunchConfig& config, const Stream* stream, const Arguments& arguments);

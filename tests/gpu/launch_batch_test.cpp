@@ -82,6 +82,47 @@ TEST_F(LaunchBatch, DependentKernelsComputeTheRightResultAndAreCounted) {
     for (unsigned i = 0; i < kN; ++i) ASSERT_EQ(result[i], expected(i, 15)) << "element " << i;
 }
 
+// Items 1..15 all packed, for one kernel and one config: they go the fast path as one run (the
+// kernel and stream pinned once). Every item still counts, and the result is the same. A packed
+// buffer of the wrong size inside the run stops the batch at that item, with the single launch's
+// status and message, the run before it submitted; a copy of the config (another pointer) starts
+// a new run and changes nothing.
+TEST_F(LaunchBatch, ARunOfPackedItemsLaunchesAndCountsEachAndStopsAtABadOne) {
+    const cuabi_launch_config copy = launch;
+    for (const char* what : {"whole", "config copy at 7", "short buffer at 9"}) {
+        SCOPED_TRACE(what);
+        build_items();
+        for (unsigned k = 1; k < 16; ++k) {
+            packed[k] = pack(add_in_place, add_args[k]);
+            items[k].args = nullptr;
+            items[k].arg_count = 0;
+            items[k].packed = packed[k].data();
+            items[k].packed_size = packed[k].size();
+        }
+        const bool short_buffer = what[0] == 's';
+        if (what[0] == 'c') items[7].config = &copy;
+        if (short_buffer) items[9].packed_size -= 1;
+        poison(data, kN * sizeof(float));
+        const cuabi_counters before = counters_of(context);
+        size_t submitted = 99;
+        if (short_buffer) {
+            EXPECT_STATUS_WITH_FIX(cuabi_launch_batch(items.data(), items.size(), &submitted),
+                                   CUABI_ERROR_ARGUMENT_SIZE);
+            EXPECT_EQ(message().rfind("cuabi_launch_batch item 9 of 16: ", 0), 0u) << message();
+        } else {
+            ASSERT_OK(cuabi_launch_batch(items.data(), items.size(), &submitted));
+        }
+        const unsigned done = short_buffer ? 9 : 16;
+        EXPECT_EQ(submitted, done);
+        ASSERT_OK(cuabi_stream_synchronize(capturing));
+        const cuabi_counters after = counters_of(context);
+        EXPECT_EQ(after.launches - before.launches, done);
+        EXPECT_EQ(after.launches_packed - before.launches_packed, done - 1);
+        const std::vector<float> result = read<float>(data, kN);
+        for (unsigned i = 0; i < kN; ++i) ASSERT_EQ(result[i], expected(i, done - 1)) << "element " << i;
+    }
+}
+
 // The refusals the single launch makes, each at item 5: geometry, argument size, and (with two
 // devices) a stream of another context. Items 0..4 ran, nothing after 5 did.
 TEST_F(LaunchBatch, RefusedItemStopsTheBatchWithItsIndex) {

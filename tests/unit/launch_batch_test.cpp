@@ -118,8 +118,9 @@ TEST(LaunchBatchLoop, StopsAtTheRefusedItemAndNamesIt) {
     size_t submitted = 99;
     const Status status = launch::launch_in_order(
         16,
-        [&](size_t i) {
+        [&](size_t i, size_t* launched) {
             called.push_back(i);
+            *launched = 1;
             if (i < 5) return CUABI_SUCCESS;
             return fail_with_cu_result(CUABI_ERROR_LAUNCH_BLOCK, 700, "reduce the block",
                                        "block (2048,1,1) is too large for kernel 'k'");
@@ -137,10 +138,32 @@ TEST(LaunchBatchLoop, LaunchesEveryItemInOrderOnSuccess) {
     std::vector<size_t> called;
     size_t submitted = 99;
     EXPECT_EQ(launch::launch_in_order(
-                  4, [&](size_t i) { called.push_back(i); return CUABI_SUCCESS; }, &submitted),
+                  4, [&](size_t i, size_t* launched) { called.push_back(i); *launched = 1; return CUABI_SUCCESS; },
+                  &submitted),
               CUABI_SUCCESS);
     EXPECT_EQ(submitted, 4u);
     EXPECT_EQ(called, (std::vector<size_t>{0, 1, 2, 3}));
+}
+
+// A call that launches a run of items (the fast path's runs) moves the loop past the whole run,
+// and a refusal after a run names its own index and counts the run as submitted.
+TEST(LaunchBatchLoop, SkipsPastRunsAndCountsThemBeforeARefusal) {
+    std::vector<size_t> called;
+    size_t submitted = 99;
+    const Status status = launch::launch_in_order(
+        10,
+        [&](size_t i, size_t* launched) {
+            called.push_back(i);
+            *launched = i == 0 ? 4 : 1;
+            if (i < 6) return CUABI_SUCCESS;
+            return fail(CUABI_ERROR_ARGUMENT_SIZE, "pack the arguments", "packed_size 3 for kernel 'k'");
+        },
+        &submitted);
+    EXPECT_EQ(status, CUABI_ERROR_ARGUMENT_SIZE);
+    EXPECT_EQ(called, (std::vector<size_t>{0, 4, 5, 6}));
+    EXPECT_EQ(submitted, 6u);
+    EXPECT_EQ(std::string(cuabi_last_error_message()),
+              "cuabi_launch_batch item 6 of 10: packed_size 3 for kernel 'k'. Fix: pack the arguments");
 }
 
 }  // namespace
