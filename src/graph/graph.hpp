@@ -141,6 +141,9 @@ private:
     // for a buffer the graph does not hold yet.
     void retain_reached_buffers(const launch::ParamLayout& layout, const cuabi_kernel_arg* table, size_t count,
                                 const void* packed);
+    // Whether `address` lies in a buffer an earlier update found in the directory and the graph
+    // keeps since (owned memory, which cuabi cannot free while the graph holds it).
+    bool reaches_kept_buffer(uint64_t address) const;
 
     // What replay reads, first and together: the guard, the executable and copies of what it needs
     // from the context and the driver, so that it follows no pointers there.
@@ -166,6 +169,13 @@ private:
     std::vector<std::pair<const Kernel*, uint64_t>> kernel_handles_;
     // Buffers the caller asked the graph to keep alive (cuabi_graph_retain_buffer).
     std::vector<std::shared_ptr<const Buffer>> retained_buffers_;
+    // The bytes of the buffers argument updates found in the directory (all in retained_buffers_):
+    // an update that passes them again asks the directory nothing (retain_reached_buffers).
+    struct AddressRange {
+        uint64_t address;
+        uint64_t size;
+    };
+    std::vector<AddressRange> updated_ranges_;
 };
 
 }  // namespace graph

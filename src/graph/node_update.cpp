@@ -60,12 +60,22 @@ void Graph::retain_reached_buffers(const launch::ParamLayout& layout, const cuab
     uint64_t values[launch::kMaxTableArguments];
     const size_t found = launch::pointer_sized_values(layout, table, count, packed, values, launch::kMaxTableArguments);
     for (size_t i = 0; i < found; ++i) {
+        // An update usually passes buffers the graph already keeps (those of its capture, or of
+        // the update before): then the directory -- a lock and a reference count -- is not asked.
+        if (reaches_kept_buffer(values[i])) continue;
         std::shared_ptr<const Buffer> buffer = buffer_directory::find(cu_context_, values[i]);
         if (buffer == nullptr) continue;
+        updated_ranges_.push_back({buffer->address(), buffer->size()});
         bool held = false;
         for (const auto& kept : retained_buffers_) held = held || kept == buffer;
         if (!held) retained_buffers_.push_back(std::move(buffer));
     }
+}
+
+bool Graph::reaches_kept_buffer(uint64_t address) const {
+    for (const AddressRange& range : updated_ranges_)
+        if (address - range.address < range.size) return true;
+    return false;
 }
 
 Status Graph::update_kernel_args(size_t index, const cuabi_kernel_arg* args, size_t count) {

@@ -165,6 +165,30 @@ TEST_F(GraphRetention, AKernelArgumentUpdateKeepsTheNewBufferAlive) {
     expect_replay_spares_a_new_buffer(graph, d_address, 31);
 }
 
+// An update that passes again a buffer an earlier update reached (here inside D) asks the buffer
+// directory nothing, and a buffer new to the graph (E) is still found and kept.
+TEST_F(GraphRetention, RepeatedArgumentUpdatesKeepEveryNewBufferTheyReach) {
+    uint64_t a_address = 0, d_address = 0, e_address = 0;
+    cuabi_buffer* a = create(kBytes, &a_address);
+    cuabi_graph* graph = capture_write_index(a_address, false);
+    ASSERT_NE(graph, nullptr);
+    cuabi_buffer* d = create(kBytes, &d_address);
+    cuabi_buffer* e = create(kBytes, &e_address);
+    uint32_t n = static_cast<uint32_t>(kWords);
+    cuabi_kernel_arg to_d[] = {{&d_address, sizeof d_address}, {&n, sizeof n}};
+    ASSERT_OK(cuabi_graph_update_kernel_args(graph, 0, to_d, 2));
+    uint64_t inside_d = d_address + 256;
+    uint32_t fewer = n - 64;  // 256 bytes fewer: the words up to D's end
+    cuabi_kernel_arg into_d[] = {{&inside_d, sizeof inside_d}, {&fewer, sizeof fewer}};
+    ASSERT_OK(cuabi_graph_update_kernel_args(graph, 0, into_d, 2));
+    cuabi_kernel_arg to_e[] = {{&e_address, sizeof e_address}, {&n, sizeof n}};
+    ASSERT_OK(cuabi_graph_update_kernel_args(graph, 0, to_e, 2));
+    cuabi_buffer_destroy(e);
+    cuabi_buffer_destroy(d);
+    cuabi_buffer_destroy(a);
+    expect_replay_spares_a_new_buffer(graph, e_address, 37);
+}
+
 // A buffer reached only through a struct argument is a raw address cuabi cannot see: without
 // cuabi_graph_retain_buffer it is freed (its address handed out again); with it, it is kept.
 TEST_F(GraphRetention, ABufferReachedThroughAStructStillNeedsTheExplicitCall) {
