@@ -1,5 +1,6 @@
 #include "compile_run.hpp"
 
+#include <cstddef>
 #include <cstdio>
 
 #include "arguments.hpp"
