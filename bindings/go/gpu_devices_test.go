@@ -1,6 +1,7 @@
 package cuabi
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -10,34 +11,14 @@ import (
 // without peer access naming both, staged on request, and direct once enabled. The two-device
 // test skips on one device.
 
-const tmaSource = `
-struct alignas(64) TensorMap { unsigned long long opaque[16]; };
-__device__ unsigned int shared_address(const void* pointer) {
-    unsigned int address;
-    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(address) : "l"(pointer));
-    return address;
+// tmaSource returns the tensor-map kernels that the C suite and every binding compile alike
+// (tests/gpu/kernels/tma_copy.cu), read from the repository: the tests run in bindings/go.
+func tmaSource(t *testing.T) string {
+	t.Helper()
+	text, err := os.ReadFile("../../tests/gpu/kernels/tma_copy.cu")
+	must(t, err)
+	return string(text)
 }
-extern "C" __global__ void copy_tile(const __grid_constant__ TensorMap map, float* out, int x0, int y0) {
-    __shared__ __attribute__((aligned(128))) float tile[8][32];
-    __shared__ __attribute__((aligned(8))) unsigned long long barrier;
-    unsigned int bar = shared_address(&barrier);
-    unsigned int dst = shared_address(&tile[0][0]);
-    if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar));
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(8 * 32 * 4) : "memory");
-        asm volatile(
-            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-            :: "r"(dst), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x0), "r"(y0), "r"(bar) : "memory");
-    }
-    asm volatile("{\n.reg .pred done;\nwait:\nmbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n@!done bra wait;\n}\n"
-                 :: "r"(bar) : "memory");
-    for (int i = threadIdx.x; i < 8 * 32; i += blockDim.x) out[i] = tile[i / 32][i % 32];
-}
-`
 
 func TestGPUATMAKernelCopiesTheTileATensorMapDescribes(t *testing.T) {
 	ctx := gpu(t)
@@ -57,7 +38,7 @@ func TestGPUATMAKernelCopiesTheTileATensorMapDescribes(t *testing.T) {
 	params := validTensorMapParams()
 	m, err := NewTensorMap(tensor, &params)
 	must(t, err)
-	module, err := ctx.Compile(tmaSource, nil)
+	module, err := ctx.Compile(tmaSource(t), nil)
 	must(t, err)
 	defer module.Close()
 	kernel, err := module.Kernel("copy_tile")

@@ -63,6 +63,28 @@ func LinkOffline(inputs []LinkInput, options *LinkOptions) (*Module, error) {
 	return link(0, true, inputs, options)
 }
 
+// NVJitLinkVersion is the version of the nvJitLink cuabi links with (loading it in this process
+// if needed). ErrNVJitLinkNotFound, saying where cuabi looked or why the file could not be
+// loaded, when there is none.
+func NVJitLinkVersion() (major, minor int, err error) {
+	if err := loaded(); err != nil {
+		return 0, 0, err
+	}
+	var a, b C.int32_t
+	err = takeFailure(C.cuabi_go_nvjitlink_get_version(&a, &b))
+	return int(a), int(b), err
+}
+
+// NVJitLinkPath is the nvJitLink library cuabi links with, located without loading it.
+func NVJitLinkPath() (string, error) {
+	if err := loaded(); err != nil {
+		return "", err
+	}
+	return twoCallText(func(out unsafe.Pointer, capacity C.size_t, size *C.size_t) *C.cuabi_go_failure {
+		return C.cuabi_go_nvjitlink_get_path((*C.char)(out), capacity, size)
+	})
+}
+
 // cMemory holds what a link's C structs point at; free releases it all.
 type cMemory []unsafe.Pointer
 

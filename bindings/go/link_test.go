@@ -134,3 +134,19 @@ func TestRelocatableCompilesLinkWithoutLTO(t *testing.T) {
 		t.Errorf("KernelNames = %q", names)
 	}
 }
+
+func TestNVJitLinkReportsItsFileAndVersion(t *testing.T) {
+	path, err := NVJitLinkPath()
+	must(t, err)
+	if !strings.Contains(path, "libnvJitLink.so") {
+		t.Errorf("NVJitLinkPath = %q", path)
+	}
+	major, minor, err := NVJitLinkVersion()
+	must(t, err)
+	if major < 12 {
+		t.Errorf("NVJitLinkVersion = %d.%d", major, minor)
+	}
+	if !strings.HasSuffix(path, ".so") && !strings.HasSuffix(path, fmt.Sprintf(".so.%d", major)) {
+		t.Errorf("NVJitLinkPath %q is not nvJitLink %d", path, major)
+	}
+}

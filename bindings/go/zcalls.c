@@ -92,6 +92,8 @@ const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT] = {
     "cuabi_module_link",
     "cuabi_module_link_offline",
     "cuabi_module_get_kernel_names",
+    "cuabi_nvjitlink_get_version",
+    "cuabi_nvjitlink_get_path",
     "cuabi_nvrtc_get_version",
     "cuabi_nvrtc_get_supported_archs",
     "cuabi_nvrtc_get_path",
@@ -269,6 +271,8 @@ void cuabi_go_resolve(PFN_cuabi_get_proc_address get) {
     cuabi_go_fn.module_link = (PFN_cuabi_module_link)get("cuabi_module_link");
     cuabi_go_fn.module_link_offline = (PFN_cuabi_module_link_offline)get("cuabi_module_link_offline");
     cuabi_go_fn.module_get_kernel_names = (PFN_cuabi_module_get_kernel_names)get("cuabi_module_get_kernel_names");
+    cuabi_go_fn.nvjitlink_get_version = (PFN_cuabi_nvjitlink_get_version)get("cuabi_nvjitlink_get_version");
+    cuabi_go_fn.nvjitlink_get_path = (PFN_cuabi_nvjitlink_get_path)get("cuabi_nvjitlink_get_path");
     cuabi_go_fn.nvrtc_get_version = (PFN_cuabi_nvrtc_get_version)get("cuabi_nvrtc_get_version");
     cuabi_go_fn.nvrtc_get_supported_archs = (PFN_cuabi_nvrtc_get_supported_archs)get("cuabi_nvrtc_get_supported_archs");
     cuabi_go_fn.nvrtc_get_path = (PFN_cuabi_nvrtc_get_path)get("cuabi_nvrtc_get_path");
@@ -447,92 +451,94 @@ int cuabi_go_function_present(size_t index) {
     case 85: return cuabi_go_fn.module_link != NULL;
     case 86: return cuabi_go_fn.module_link_offline != NULL;
     case 87: return cuabi_go_fn.module_get_kernel_names != NULL;
-    case 88: return cuabi_go_fn.nvrtc_get_version != NULL;
-    case 89: return cuabi_go_fn.nvrtc_get_supported_archs != NULL;
-    case 90: return cuabi_go_fn.nvrtc_get_path != NULL;
-    case 91: return cuabi_go_fn.nvrtc_get_include_dirs != NULL;
-    case 92: return cuabi_go_fn.compile_batch_start != NULL;
-    case 93: return cuabi_go_fn.compile_batch_get_count != NULL;
-    case 94: return cuabi_go_fn.compile_batch_get_state != NULL;
-    case 95: return cuabi_go_fn.compile_batch_get_module != NULL;
-    case 96: return cuabi_go_fn.compile_batch_cancel != NULL;
-    case 97: return cuabi_go_fn.compile_batch_destroy != NULL;
-    case 98: return cuabi_go_fn.kernel_attributes_init != NULL;
-    case 99: return cuabi_go_fn.kernel_destroy != NULL;
-    case 100: return cuabi_go_fn.kernel_get_attributes != NULL;
-    case 101: return cuabi_go_fn.kernel_get_native != NULL;
-    case 102: return cuabi_go_fn.kernel_get_param_count != NULL;
-    case 103: return cuabi_go_fn.kernel_get_param_info != NULL;
-    case 104: return cuabi_go_fn.kernel_get_max_active_blocks_per_sm != NULL;
-    case 105: return cuabi_go_fn.kernel_suggest_block_size != NULL;
-    case 106: return cuabi_go_fn.kernel_set_attribute != NULL;
-    case 107: return cuabi_go_fn.launch_config_init != NULL;
-    case 108: return cuabi_go_fn.launch != NULL;
-    case 109: return cuabi_go_fn.launch_packed != NULL;
-    case 110: return cuabi_go_fn.kernel_get_max_active_clusters != NULL;
-    case 111: return cuabi_go_fn.launch_batch != NULL;
-    case 112: return cuabi_go_fn.tensor_map_params_init != NULL;
-    case 113: return cuabi_go_fn.tensor_map_encode_tiled != NULL;
-    case 114: return cuabi_go_fn.graph_options_init != NULL;
-    case 115: return cuabi_go_fn.graph_node_info_init != NULL;
-    case 116: return cuabi_go_fn.graph_update_info_init != NULL;
-    case 117: return cuabi_go_fn.graph_memcpy_params_init != NULL;
-    case 118: return cuabi_go_fn.graph_capture_begin != NULL;
-    case 119: return cuabi_go_fn.graph_capture_end != NULL;
-    case 120: return cuabi_go_fn.graph_capture_end_update != NULL;
-    case 121: return cuabi_go_fn.graph_capture_abort != NULL;
-    case 122: return cuabi_go_fn.graph_capture_get_status != NULL;
-    case 123: return cuabi_go_fn.graph_destroy != NULL;
-    case 124: return cuabi_go_fn.graph_launch != NULL;
-    case 125: return cuabi_go_fn.graph_upload != NULL;
-    case 126: return cuabi_go_fn.graph_retain_buffer != NULL;
-    case 127: return cuabi_go_fn.graph_get_native != NULL;
-    case 128: return cuabi_go_fn.graph_get_node_count != NULL;
-    case 129: return cuabi_go_fn.graph_get_node_info != NULL;
-    case 130: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
-    case 131: return cuabi_go_fn.graph_get_node_param_info != NULL;
-    case 132: return cuabi_go_fn.graph_update_kernel_args != NULL;
-    case 133: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
-    case 134: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
-    case 135: return cuabi_go_fn.graph_update_memset_value != NULL;
-    case 136: return cuabi_go_fn.graph_update_memcpy != NULL;
-    case 137: return cuabi_go_fn.graph_set_node_enabled != NULL;
-    case 138: return cuabi_go_fn.graph_get_node_enabled != NULL;
-    case 139: return cuabi_go_fn.graph_write_dot != NULL;
-    case 140: return cuabi_go_fn.graph_get_dot != NULL;
-    case 141: return cuabi_go_fn.graph_condition_create != NULL;
-    case 142: return cuabi_go_fn.graph_capture_conditional_begin != NULL;
-    case 143: return cuabi_go_fn.graph_capture_conditional_next != NULL;
-    case 144: return cuabi_go_fn.graph_capture_conditional_end != NULL;
-    case 145: return cuabi_go_fn.graph_cache_stats_init != NULL;
-    case 146: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
-    case 147: return cuabi_go_fn.graph_cache_lookup != NULL;
-    case 148: return cuabi_go_fn.graph_cache_insert != NULL;
-    case 149: return cuabi_go_fn.graph_cache_set_capacity != NULL;
-    case 150: return cuabi_go_fn.graph_cache_clear != NULL;
-    case 151: return cuabi_go_fn.graph_cache_get_stats != NULL;
-    case 152: return cuabi_go_fn.cache_stats_init != NULL;
-    case 153: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
-    case 154: return cuabi_go_fn.cache_get_stats != NULL;
-    case 155: return cuabi_go_fn.cache_get_directory != NULL;
-    case 156: return cuabi_go_fn.cache_get_degradation_reason != NULL;
-    case 157: return cuabi_go_fn.cache_prune != NULL;
-    case 158: return cuabi_go_fn.cache_clear != NULL;
-    case 159: return cuabi_go_fn.cache_verify != NULL;
-    case 160: return cuabi_go_fn.cache_add_readonly_layer != NULL;
-    case 161: return cuabi_go_fn.cache_export != NULL;
-    case 162: return cuabi_go_fn.cache_import != NULL;
-    case 163: return cuabi_go_fn.cache_configure_driver_jit != NULL;
-    case 164: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
-    case 165: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
-    case 166: return cuabi_go_fn.range_get_enabled != NULL;
-    case 167: return cuabi_go_fn.range_get_profiler_attached != NULL;
-    case 168: return cuabi_go_fn.range_get_catalog_count != NULL;
-    case 169: return cuabi_go_fn.range_get_catalog_entry != NULL;
-    case 170: return cuabi_go_fn.range_push != NULL;
-    case 171: return cuabi_go_fn.range_pop != NULL;
-    case 172: return cuabi_go_fn.range_start != NULL;
-    case 173: return cuabi_go_fn.range_end != NULL;
+    case 88: return cuabi_go_fn.nvjitlink_get_version != NULL;
+    case 89: return cuabi_go_fn.nvjitlink_get_path != NULL;
+    case 90: return cuabi_go_fn.nvrtc_get_version != NULL;
+    case 91: return cuabi_go_fn.nvrtc_get_supported_archs != NULL;
+    case 92: return cuabi_go_fn.nvrtc_get_path != NULL;
+    case 93: return cuabi_go_fn.nvrtc_get_include_dirs != NULL;
+    case 94: return cuabi_go_fn.compile_batch_start != NULL;
+    case 95: return cuabi_go_fn.compile_batch_get_count != NULL;
+    case 96: return cuabi_go_fn.compile_batch_get_state != NULL;
+    case 97: return cuabi_go_fn.compile_batch_get_module != NULL;
+    case 98: return cuabi_go_fn.compile_batch_cancel != NULL;
+    case 99: return cuabi_go_fn.compile_batch_destroy != NULL;
+    case 100: return cuabi_go_fn.kernel_attributes_init != NULL;
+    case 101: return cuabi_go_fn.kernel_destroy != NULL;
+    case 102: return cuabi_go_fn.kernel_get_attributes != NULL;
+    case 103: return cuabi_go_fn.kernel_get_native != NULL;
+    case 104: return cuabi_go_fn.kernel_get_param_count != NULL;
+    case 105: return cuabi_go_fn.kernel_get_param_info != NULL;
+    case 106: return cuabi_go_fn.kernel_get_max_active_blocks_per_sm != NULL;
+    case 107: return cuabi_go_fn.kernel_suggest_block_size != NULL;
+    case 108: return cuabi_go_fn.kernel_set_attribute != NULL;
+    case 109: return cuabi_go_fn.launch_config_init != NULL;
+    case 110: return cuabi_go_fn.launch != NULL;
+    case 111: return cuabi_go_fn.launch_packed != NULL;
+    case 112: return cuabi_go_fn.kernel_get_max_active_clusters != NULL;
+    case 113: return cuabi_go_fn.launch_batch != NULL;
+    case 114: return cuabi_go_fn.tensor_map_params_init != NULL;
+    case 115: return cuabi_go_fn.tensor_map_encode_tiled != NULL;
+    case 116: return cuabi_go_fn.graph_options_init != NULL;
+    case 117: return cuabi_go_fn.graph_node_info_init != NULL;
+    case 118: return cuabi_go_fn.graph_update_info_init != NULL;
+    case 119: return cuabi_go_fn.graph_memcpy_params_init != NULL;
+    case 120: return cuabi_go_fn.graph_capture_begin != NULL;
+    case 121: return cuabi_go_fn.graph_capture_end != NULL;
+    case 122: return cuabi_go_fn.graph_capture_end_update != NULL;
+    case 123: return cuabi_go_fn.graph_capture_abort != NULL;
+    case 124: return cuabi_go_fn.graph_capture_get_status != NULL;
+    case 125: return cuabi_go_fn.graph_destroy != NULL;
+    case 126: return cuabi_go_fn.graph_launch != NULL;
+    case 127: return cuabi_go_fn.graph_upload != NULL;
+    case 128: return cuabi_go_fn.graph_retain_buffer != NULL;
+    case 129: return cuabi_go_fn.graph_get_native != NULL;
+    case 130: return cuabi_go_fn.graph_get_node_count != NULL;
+    case 131: return cuabi_go_fn.graph_get_node_info != NULL;
+    case 132: return cuabi_go_fn.graph_get_node_kernel_name != NULL;
+    case 133: return cuabi_go_fn.graph_get_node_param_info != NULL;
+    case 134: return cuabi_go_fn.graph_update_kernel_args != NULL;
+    case 135: return cuabi_go_fn.graph_update_kernel_args_packed != NULL;
+    case 136: return cuabi_go_fn.graph_update_kernel_geometry != NULL;
+    case 137: return cuabi_go_fn.graph_update_memset_value != NULL;
+    case 138: return cuabi_go_fn.graph_update_memcpy != NULL;
+    case 139: return cuabi_go_fn.graph_set_node_enabled != NULL;
+    case 140: return cuabi_go_fn.graph_get_node_enabled != NULL;
+    case 141: return cuabi_go_fn.graph_write_dot != NULL;
+    case 142: return cuabi_go_fn.graph_get_dot != NULL;
+    case 143: return cuabi_go_fn.graph_condition_create != NULL;
+    case 144: return cuabi_go_fn.graph_capture_conditional_begin != NULL;
+    case 145: return cuabi_go_fn.graph_capture_conditional_next != NULL;
+    case 146: return cuabi_go_fn.graph_capture_conditional_end != NULL;
+    case 147: return cuabi_go_fn.graph_cache_stats_init != NULL;
+    case 148: return cuabi_go_fn.graph_cache_get_capacity_class != NULL;
+    case 149: return cuabi_go_fn.graph_cache_lookup != NULL;
+    case 150: return cuabi_go_fn.graph_cache_insert != NULL;
+    case 151: return cuabi_go_fn.graph_cache_set_capacity != NULL;
+    case 152: return cuabi_go_fn.graph_cache_clear != NULL;
+    case 153: return cuabi_go_fn.graph_cache_get_stats != NULL;
+    case 154: return cuabi_go_fn.cache_stats_init != NULL;
+    case 155: return cuabi_go_fn.driver_jit_cache_info_init != NULL;
+    case 156: return cuabi_go_fn.cache_get_stats != NULL;
+    case 157: return cuabi_go_fn.cache_get_directory != NULL;
+    case 158: return cuabi_go_fn.cache_get_degradation_reason != NULL;
+    case 159: return cuabi_go_fn.cache_prune != NULL;
+    case 160: return cuabi_go_fn.cache_clear != NULL;
+    case 161: return cuabi_go_fn.cache_verify != NULL;
+    case 162: return cuabi_go_fn.cache_add_readonly_layer != NULL;
+    case 163: return cuabi_go_fn.cache_export != NULL;
+    case 164: return cuabi_go_fn.cache_import != NULL;
+    case 165: return cuabi_go_fn.cache_configure_driver_jit != NULL;
+    case 166: return cuabi_go_fn.cache_get_driver_jit_info != NULL;
+    case 167: return cuabi_go_fn.cache_get_driver_jit_path != NULL;
+    case 168: return cuabi_go_fn.range_get_enabled != NULL;
+    case 169: return cuabi_go_fn.range_get_profiler_attached != NULL;
+    case 170: return cuabi_go_fn.range_get_catalog_count != NULL;
+    case 171: return cuabi_go_fn.range_get_catalog_entry != NULL;
+    case 172: return cuabi_go_fn.range_push != NULL;
+    case 173: return cuabi_go_fn.range_pop != NULL;
+    case 174: return cuabi_go_fn.range_start != NULL;
+    case 175: return cuabi_go_fn.range_end != NULL;
     default: return 0;
     }
 }
@@ -1120,6 +1126,20 @@ cuabi_go_failure* cuabi_go_link_options_init(uint32_t struct_size, cuabi_link_op
 cuabi_go_failure* cuabi_go_module_get_kernel_names(uintptr_t module, char* out_text, size_t capacity, size_t* out_size) {
     if (cuabi_go_fn.module_get_kernel_names == NULL) return cuabi_go_missing("cuabi_module_get_kernel_names");
     cuabi_status status = cuabi_go_fn.module_get_kernel_names((cuabi_module*)module, out_text, capacity, out_size);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_nvjitlink_get_version(int32_t* out_major, int32_t* out_minor) {
+    if (cuabi_go_fn.nvjitlink_get_version == NULL) return cuabi_go_missing("cuabi_nvjitlink_get_version");
+    cuabi_status status = cuabi_go_fn.nvjitlink_get_version(out_major, out_minor);
+    if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
+    return NULL;
+}
+
+cuabi_go_failure* cuabi_go_nvjitlink_get_path(char* out_text, size_t capacity, size_t* out_size) {
+    if (cuabi_go_fn.nvjitlink_get_path == NULL) return cuabi_go_missing("cuabi_nvjitlink_get_path");
+    cuabi_status status = cuabi_go_fn.nvjitlink_get_path(out_text, capacity, out_size);
     if (status != CUABI_SUCCESS) return cuabi_go_capture(status, 0);
     return NULL;
 }

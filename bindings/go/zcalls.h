@@ -95,6 +95,8 @@ typedef struct cuabi_go_functions {
     PFN_cuabi_module_link module_link;
     PFN_cuabi_module_link_offline module_link_offline;
     PFN_cuabi_module_get_kernel_names module_get_kernel_names;
+    PFN_cuabi_nvjitlink_get_version nvjitlink_get_version;
+    PFN_cuabi_nvjitlink_get_path nvjitlink_get_path;
     PFN_cuabi_nvrtc_get_version nvrtc_get_version;
     PFN_cuabi_nvrtc_get_supported_archs nvrtc_get_supported_archs;
     PFN_cuabi_nvrtc_get_path nvrtc_get_path;
@@ -185,7 +187,7 @@ typedef struct cuabi_go_functions {
 
 extern cuabi_go_functions cuabi_go_fn;
 
-#define CUABI_GO_FUNCTION_COUNT 174
+#define CUABI_GO_FUNCTION_COUNT 176
 extern const char* const cuabi_go_function_names[CUABI_GO_FUNCTION_COUNT];
 
 /* Fills cuabi_go_fn through `get`. */
@@ -276,6 +278,8 @@ cuabi_go_failure* cuabi_go_module_get_kernel(uintptr_t module, const char* name_
 cuabi_go_failure* cuabi_go_module_get_global(uintptr_t module, const char* name_or_expression, uintptr_t* out_buffer);
 cuabi_go_failure* cuabi_go_link_options_init(uint32_t struct_size, cuabi_link_options* out_options);
 cuabi_go_failure* cuabi_go_module_get_kernel_names(uintptr_t module, char* out_text, size_t capacity, size_t* out_size);
+cuabi_go_failure* cuabi_go_nvjitlink_get_version(int32_t* out_major, int32_t* out_minor);
+cuabi_go_failure* cuabi_go_nvjitlink_get_path(char* out_text, size_t capacity, size_t* out_size);
 cuabi_go_failure* cuabi_go_nvrtc_get_version(int32_t* out_major, int32_t* out_minor);
 cuabi_go_failure* cuabi_go_nvrtc_get_supported_archs(int32_t* out_archs, size_t capacity, size_t* out_count);
 cuabi_go_failure* cuabi_go_nvrtc_get_path(char* out_text, size_t capacity, size_t* out_size);

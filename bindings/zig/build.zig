@@ -38,7 +38,8 @@ pub fn build(b: *std.Build) void {
     });
 
     // The header and the C compiler's layout of it, as bytes, for the tests that compare the
-    // package with them (embedded, so the test binary checks them wherever it runs).
+    // package with them, and the CUDA sources the GPU tests share with the C suite (embedded, so
+    // the test binary has them wherever it runs).
     const reference_files = b.addWriteFiles();
     _ = reference_files.addCopyFile(header, "cuabi.h");
     _ = reference_files.addCopyFile(repository.path(b, "abi/layout.golden"), "layout.golden");
@@ -46,6 +47,7 @@ pub fn build(b: *std.Build) void {
     _ = reference_files.addCopyFile(b.path("README.md"), "README.md");
     _ = reference_files.addCopyFile(b.path("examples/saxpy.zig"), "saxpy.zig");
     _ = reference_files.addCopyFile(b.path("examples/features.zig"), "features.zig");
+    _ = reference_files.addCopyFile(repository.path(b, "tests/gpu/kernels/tma_copy.cu"), "tma_copy.cu");
     const reference = b.createModule(.{
         .root_source_file = reference_files.add("reference.zig",
             \\/// include/cuabi/cuabi.h
@@ -57,6 +59,8 @@ pub fn build(b: *std.Build) void {
             \\/// The package's README and the examples it shows
             \\pub const readme = @embedFile("README.md");
             \\pub const examples = .{ @embedFile("saxpy.zig"), @embedFile("features.zig") };
+            \\/// tests/gpu/kernels/tma_copy.cu: the tensor-map kernels the C suite and every binding compile
+            \\pub const tma_copy = @embedFile("tma_copy.cu");
             \\
         ),
     });

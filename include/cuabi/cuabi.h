@@ -1209,6 +1209,17 @@ CUABI_API cuabi_status cuabi_module_link_offline(const cuabi_link_input* inputs,
  * without kernels). Returns CUABI_ERROR_UNSUPPORTED for PTX, fatbin and LTO-IR modules. */
 CUABI_API cuabi_status cuabi_module_get_kernel_names(cuabi_module* module, CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size) CUABI_SINCE(1.2);
 
+/* Since 1.2. The version of the nvJitLink cuabi links with, loading it in this process when it is
+ * not loaded yet (as cuabi_nvrtc_get_version() loads NVRTC). Returns
+ * CUABI_ERROR_NVJITLINK_NOT_FOUND, saying where cuabi looked or why the file could not be loaded,
+ * when there is none. Thread-safe. */
+CUABI_API cuabi_status cuabi_nvjitlink_get_version(CUABI_OUT int32_t* out_major, CUABI_OUT int32_t* out_minor) CUABI_SINCE(1.2);
+
+/* Since 1.2. The path of the nvJitLink library cuabi links with, located without loading it
+ * (two-call). Returns CUABI_ERROR_NVJITLINK_NOT_FOUND, saying where cuabi looked, when there is
+ * none. Thread-safe. */
+CUABI_API cuabi_status cuabi_nvjitlink_get_path(CUABI_OUT CUABI_NULLABLE char* out_text, size_t capacity, CUABI_OUT size_t* out_size) CUABI_SINCE(1.2);
+
 #endif /* CUABI_NO_PROTOTYPES */
 
 /* ============================================================================================
@@ -2389,6 +2400,8 @@ typedef cuabi_status (*PFN_cuabi_link_options_init)(uint32_t struct_size, cuabi_
 typedef cuabi_status (*PFN_cuabi_module_link)(cuabi_context* context, const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, cuabi_module** out_module);
 typedef cuabi_status (*PFN_cuabi_module_link_offline)(const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, cuabi_module** out_module);
 typedef cuabi_status (*PFN_cuabi_module_get_kernel_names)(cuabi_module* module, char* out_text, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_nvjitlink_get_version)(int32_t* out_major, int32_t* out_minor);
+typedef cuabi_status (*PFN_cuabi_nvjitlink_get_path)(char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_version)(int32_t* out_major, int32_t* out_minor);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_supported_archs)(int32_t* out_archs, size_t capacity, size_t* out_count);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_path)(char* out_text, size_t capacity, size_t* out_size);

@@ -1,8 +1,8 @@
 // `cuabi info [--json]`: what this machine offers cuabi -- the library, the CUDA driver (or why
 // there is none, and how to fix it), NVRTC (its file, its pairing with the driver, the
 // architectures it compiles for, whether this process has loaded it) and the toolkit include
-// directories compiles get, the caches in effect, and every device with the limits launches are
-// checked against. Always exits 0 when it
+// directories compiles get, nvJitLink (its file and version, or why there is none), the caches in
+// effect, and every device with the limits launches are checked against. Always exits 0 when it
 // could report, GPU or not: "no driver" is an answer, not an error.
 #include <dirent.h>
 #include <sys/stat.h>
@@ -37,6 +37,10 @@ struct Facts {
     std::string nvrtc_path;          // the file cuabi loads (or would), "" when there is none
     std::string include_dirs;        // the toolkit's, one per line
     int32_t nvrtc_state = CUABI_NVRTC_STATE_NOT_LOADED;  // before this tool asked for the version
+    cuabi_status nvjitlink_status = CUABI_SUCCESS;
+    std::string nvjitlink_message;  // why nvJitLink is unusable, when it is
+    std::string nvjitlink_path;
+    int32_t nvjitlink_major = 0, nvjitlink_minor = 0;
     std::string cache_directory;
     std::string cache_degradation;  // empty while the disk cache works
     cuabi_cache_stats cache_stats = CUABI_CACHE_STATS_INIT;  // after the reason: the layers are open
@@ -65,6 +69,13 @@ void gather_compiler(Facts* facts) {
     facts->nvrtc_archs.resize(count);
     if (cuabi_nvrtc_get_supported_archs(facts->nvrtc_archs.data(), count, &count) != CUABI_SUCCESS) count = 0;
     facts->nvrtc_archs.resize(count);
+}
+
+// nvJitLink's file, then its version: a file that is found but cannot be loaded is shown with why.
+void gather_linker(Facts* facts) {
+    facts->nvjitlink_path = two_call(cuabi_nvjitlink_get_path);
+    facts->nvjitlink_status = cuabi_nvjitlink_get_version(&facts->nvjitlink_major, &facts->nvjitlink_minor);
+    if (facts->nvjitlink_status != CUABI_SUCCESS) facts->nvjitlink_message = cuabi_last_error_message();
 }
 
 // The PCH store's regular files (docs/cache.md, "Precompiled-header store"); links are not followed.
@@ -120,6 +131,7 @@ Facts gather() {
     facts.abi = cuabi_abi_version();
     gather_environment(&facts);
     gather_compiler(&facts);
+    gather_linker(&facts);
     gather_caches(&facts);
     facts.driver_status = cuabi_driver_get_version(&facts.driver_version);
     if (facts.driver_status != CUABI_SUCCESS) {
@@ -266,6 +278,13 @@ void print_compiler_and_caches_text(const Facts& facts) {
             lines.replace(at, 1, "\n                     ");
         std::printf("  include dirs       %s\n", lines.c_str());
     }
+    if (facts.nvjitlink_status != CUABI_SUCCESS) {
+        std::printf("nvjitlink            not usable (%s)\n  %s\n", cuabi_status_name(facts.nvjitlink_status),
+                    facts.nvjitlink_message.c_str());
+    } else {
+        std::printf("nvjitlink            %d.%d\n", facts.nvjitlink_major, facts.nvjitlink_minor);
+        std::printf("  path               %s\n", facts.nvjitlink_path.c_str());
+    }
     std::printf("kernel cache         %s\n",
                 facts.cache_directory.empty() ? "(no location)" : facts.cache_directory.c_str());
     if (!facts.cache_degradation.empty()) std::printf("  memory only: %s\n", facts.cache_degradation.c_str());
@@ -384,6 +403,17 @@ void print_json(const Facts& facts) {
         json.end_array();
     } else {
         json.string("message", facts.nvrtc_message.c_str());
+    }
+    json.end_object();
+    json.begin_object("nvjitlink");
+    json.boolean("found", facts.nvjitlink_status == CUABI_SUCCESS);
+    json.string("status", cuabi_status_name(facts.nvjitlink_status));
+    if (facts.nvjitlink_status == CUABI_SUCCESS) {
+        json.string("path", facts.nvjitlink_path.c_str());
+        json.number("major", facts.nvjitlink_major);
+        json.number("minor", facts.nvjitlink_minor);
+    } else {
+        json.string("message", facts.nvjitlink_message.c_str());
     }
     json.end_object();
     json.begin_object("cache");

@@ -1,7 +1,8 @@
-// Runs `cuabi compile`'s jobs: --jobs threads, each calling the library for the next job (the
-// library's compile workers run the NVRTC compiles side by side), with a progress line on a
-// terminal. Everything a job's report needs is read on the thread that compiled it, since
-// cuabi's last error and compile log are per thread.
+// Runs `cuabi compile`'s jobs as one compile batch of the library (cuabi_compile_batch_start):
+// it compiles up to --jobs of them at once on its compile workers while this thread takes the
+// results in order, and a progress line on a terminal shows what the batch reports. A job the
+// library refuses before the batch starts (an --arch target it does not know) fails alone, with
+// its own message; the others still compile.
 #pragma once
 
 #include <string>

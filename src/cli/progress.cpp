@@ -12,7 +12,8 @@ constexpr auto kRedrawEvery = std::chrono::milliseconds(250);
 
 }  // namespace
 
-ProgressLine::ProgressLine(std::string what, size_t total) : what_(std::move(what)), total_(total) {
+ProgressLine::ProgressLine(std::string what, size_t total, std::function<Progress()> read)
+    : what_(std::move(what)), total_(total), read_(std::move(read)) {
     if (isatty(STDERR_FILENO) == 1) thread_ = std::thread([this] { loop(); });
 }
 
@@ -28,11 +29,13 @@ ProgressLine::~ProgressLine() {
 }
 
 void ProgressLine::draw(double seconds) {
-    if (total_ == 1)
+    if (total_ == 1) {
         std::fprintf(stderr, "\r\033[Kcuabi compile: %s ... %.1f s", what_.c_str(), seconds);
-    else
+    } else {
+        const Progress now = read_();
         std::fprintf(stderr, "\r\033[Kcuabi compile: %s: %zu of %zu done, %zu running ... %.1f s", what_.c_str(),
-                     done_.load(), total_, running_.load(), seconds);
+                     now.done, total_, now.running, seconds);
+    }
     std::fflush(stderr);
     shown_ = true;
 }

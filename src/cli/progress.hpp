@@ -2,29 +2,30 @@
 // that output piped or redirected carries nothing extra. Redrawn in place and erased when done.
 #pragma once
 
-#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
 
 namespace cli {
 
+// How far the work is, as the line shows it.
+struct Progress {
+    size_t running = 0;
+    size_t done = 0;
+};
+
 class ProgressLine {
 public:
-    // `what` says what runs ("compiling k.cu for sm_90"), `total` how many items.
-    ProgressLine(std::string what, size_t total);
+    // `what` says what runs ("compiling k.cu for sm_90"), `total` how many items; `read` says how
+    // far they are, called from the line's own thread at each redraw.
+    ProgressLine(std::string what, size_t total, std::function<Progress()> read);
     ~ProgressLine();  // erases the line if it was shown
     ProgressLine(const ProgressLine&) = delete;
     ProgressLine& operator=(const ProgressLine&) = delete;
-
-    void started() { running_.fetch_add(1); }
-    void finished() {
-        running_.fetch_sub(1);
-        done_.fetch_add(1);
-    }
 
 private:
     void draw(double seconds);
@@ -32,7 +33,7 @@ private:
 
     std::string what_;
     size_t total_;
-    std::atomic<size_t> running_{0}, done_{0};
+    std::function<Progress()> read_;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
     std::mutex mutex_;
     std::condition_variable wake_;

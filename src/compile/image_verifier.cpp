@@ -88,19 +88,6 @@ int64_t timeout_ms(std::string* problem = nullptr) {
     return read ? static_cast<int64_t>(value) : kDefaultDeadlineMs;
 }
 
-// A refused timeout fails the first trial that reads it, once per value.
-Status report_timeout_problem() {
-    static std::mutex mutex;
-    static std::string* reported = new std::string();  // never freed: read at exit too
-    std::string problem;
-    timeout_ms(&problem);
-    std::lock_guard<std::mutex> lock(mutex);
-    if (problem.empty() || problem == *reported) return CUABI_SUCCESS;
-    *reported = problem;
-    return fail(CUABI_ERROR_INVALID_ARGUMENT, "set CUABI_IMAGE_VERIFY_TIMEOUT_MS to a number of milliseconds, or unset it",
-                "%s (reported once; later calls use that)", problem.c_str());
-}
-
 // Ends the verifier (v.mutex held) and says how it ended. One that closed its socket gets a moment
 // to be reaped on its own, so that a crash is reported as its signal, not as the kill that follows.
 std::string end_verifier(Verifier& v, bool kill_now) {
@@ -239,15 +226,24 @@ int32_t image_verification_policy(int32_t requested) {
     return requested != CUABI_IMAGE_VERIFY_DEFAULT ? requested : policy_from_environment().policy;
 }
 
-Status report_trial_environment() { return report_timeout_problem(); }
+// A refused timeout fails the first trial that reads it, once per value.
+Status report_trial_environment() {
+    static std::mutex mutex;
+    static std::string* reported = new std::string();  // never freed: read at exit too
+    std::string problem;
+    timeout_ms(&problem);
+    std::lock_guard<std::mutex> lock(mutex);
+    if (problem.empty() || problem == *reported) return CUABI_SUCCESS;
+    *reported = problem;
+    return fail(CUABI_ERROR_INVALID_ARGUMENT, "set CUABI_IMAGE_VERIFY_TIMEOUT_MS to a number of milliseconds, or unset it",
+                "%s (reported once; later calls use that)", problem.c_str());
+}
 
 Status report_verification_environment(int32_t requested) {
     if (requested == CUABI_IMAGE_VERIFY_DEFAULT)
         if (Status refused = policy_from_environment().problem->report_once()) return refused;
     return CUABI_SUCCESS;
 }
-
-
 
 void read_verification_environment() {
     policy_from_environment();

@@ -6,54 +6,24 @@
 // real buffer that is too small or a wrapped address that is misaligned.
 #include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "launch_test_support.hpp"
 
 namespace {
 
-// A 64-byte aligned 128-byte struct is what NVRTC needs for the parameter: CUtensorMap lives in
-// cuda.h, which NVRTC programs do not include. One thread issues the copy; all wait on the
-// mbarrier for the bytes, then write the tile out row by row.
-const char* const kTmaSource = R"(
-struct alignas(64) TensorMap { unsigned long long opaque[16]; };
-__device__ unsigned int shared_address(const void* pointer) {
-    unsigned int address;
-    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(address) : "l"(pointer));
-    return address;
+// copy_tile and map_second, from the file the bindings' tensor-map tests compile too.
+std::string tma_source() {
+    const std::string path = std::string(CUABI_TEST_KERNEL_DIR) + "/tma_copy.cu";
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    EXPECT_TRUE(file.good()) << "cannot read " << path;
+    return text.str();
 }
-
-extern "C" __global__ void copy_tile(const __grid_constant__ TensorMap map, float* out, int x0, int y0) {
-    __shared__ __attribute__((aligned(128))) float tile[8][32];
-    __shared__ __attribute__((aligned(8))) unsigned long long barrier;
-    unsigned int bar = shared_address(&barrier);
-    unsigned int dst = shared_address(&tile[0][0]);
-    if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar));
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(8 * 32 * 4) : "memory");
-        asm volatile(
-            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-            :: "r"(dst), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x0), "r"(y0), "r"(bar) : "memory");
-    }
-    asm volatile(
-        "{\n"
-        ".reg .pred done;\n"
-        "wait:\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n"
-        "@!done bra wait;\n"
-        "}\n" :: "r"(bar) : "memory");
-    for (int i = threadIdx.x; i < 8 * 32; i += blockDim.x) out[i] = tile[i / 32][i % 32];
-}
-
-extern "C" __global__ void map_second(int n, const __grid_constant__ TensorMap map, unsigned long long* out) {
-    out[0] = static_cast<unsigned long long>(n);
-    for (int i = 0; i < 16; ++i) out[1 + i] = map.opaque[i];
-}
-)";
 
 constexpr uint32_t kWidth = 64, kHeight = 32, kBoxWidth = 32, kBoxHeight = 8;
 
@@ -121,7 +91,7 @@ TEST_F(TensorMapTest, ACopyKernelReadsTheTileTheMapDescribesZerosPastTheEdge) {
     cuabi_tensor_map_params p = params_2d();
     cuabi_tensor_map map;
     ASSERT_OK(cuabi_tensor_map_encode_tiled(source, &p, &map));
-    cuabi_kernel* kernel = this->kernel(kTmaSource, "copy_tile");
+    cuabi_kernel* kernel = this->kernel(tma_source().c_str(), "copy_tile");
     ASSERT_NE(kernel, nullptr);
     const uint32_t origins[][2] = {{32, 16}, {0, 0}, {48, 28}};
     for (const auto& origin : origins)
@@ -139,7 +109,7 @@ TEST_F(TensorMapTest, ACopyKernelReadsTheTileTheMapDescribesZerosPastTheEdge) {
 }
 
 TEST_F(TensorMapTest, AMapParameterIs128BytesAndArrivesWholeInBothForms) {
-    cuabi_kernel* kernel = this->kernel(kTmaSource, "map_second");
+    cuabi_kernel* kernel = this->kernel(tma_source().c_str(), "map_second");
     ASSERT_NE(kernel, nullptr);
     size_t n_offset = 0, map_offset = 0, out_offset = 0, size = 0;
     ASSERT_OK(cuabi_kernel_get_param_info(kernel, 0, &n_offset, &size));

@@ -12,6 +12,7 @@
 
 #include "cache_support/process.hpp"
 #include "child_process.hpp"
+#include "cuabi/cuabi.h"
 
 namespace {
 
@@ -75,6 +76,41 @@ TEST_F(CliInfo, ShowsTheNvrtcFileItsPairingStateAndTheToolkitIncludeDirectories)
     EXPECT_NE(json.output.find("\"include_dirs\":[\""), std::string::npos) << json.output;
     EXPECT_NE(json.output.find("\"state_at_start\":0"), std::string::npos) << json.output;
     EXPECT_NE(json.output.find("\"pairing\":"), std::string::npos) << json.output;
+}
+
+// The nvJitLink lines say what the library says: its version and file, or, where
+// CUABI_NVJITLINK_PATH names no file, that it is not usable, naming the file, with a fix.
+TEST_F(CliInfo, ShowsNvJitLinksVersionAndFileOrWhyThereIsNone) {
+    int32_t major = 0, minor = 0;
+    ASSERT_EQ(cuabi_nvjitlink_get_version(&major, &minor), CUABI_SUCCESS) << cuabi_last_error_message();
+    size_t size = 0;
+    ASSERT_EQ(cuabi_nvjitlink_get_path(nullptr, 0, &size), CUABI_SUCCESS) << cuabi_last_error_message();
+    std::string path(size, '\0');
+    ASSERT_EQ(cuabi_nvjitlink_get_path(&path[0], path.size(), &size), CUABI_SUCCESS);
+    path.resize(size - 1);
+    EXPECT_NE(path.find("libnvJitLink.so"), std::string::npos) << path;
+    const std::string version = std::to_string(major) + "." + std::to_string(minor);
+
+    test_support::ChildResult text = run_cli({"info"});
+    ASSERT_EQ(text.exit_status, 0) << text.output;
+    EXPECT_NE(text.output.find("\nnvjitlink            " + version + "\n  path               " + path + "\n"),
+              std::string::npos)
+        << text.output;
+    test_support::ChildResult json = run_cli({"info", "--json"});
+    EXPECT_NE(json.output.find("\"nvjitlink\":{\"found\":true,\"status\":\"CUABI_SUCCESS\",\"path\":\"" + path +
+                               "\",\"major\":" + std::to_string(major) + ",\"minor\":" + std::to_string(minor) + "}"),
+              std::string::npos)
+        << json.output;
+
+    const std::string missing = "/nonexistent/libnvJitLink.so." + std::to_string(major);
+    test_support::ChildResult without = test_support::run_child(
+        {cli_path(), "info"}, {{"CUABI_LIBCUDA_PATH", "/nonexistent/libcuda.so.1"}, {"CUABI_NVJITLINK_PATH", missing}});
+    ASSERT_EQ(without.exit_status, 0) << without.output;
+    const size_t line = without.output.find("\nnvjitlink            not usable (CUABI_ERROR_NVJITLINK_NOT_FOUND)\n  ");
+    ASSERT_NE(line, std::string::npos) << without.output;
+    const std::string reason = without.output.substr(line, without.output.find("\nkernel cache", line) - line);
+    EXPECT_NE(reason.find(missing), std::string::npos) << reason;
+    EXPECT_NE(reason.find("Fix: "), std::string::npos) << reason;
 }
 
 TEST_F(CliInfo, ShowsThePchModeAndCountsOnlyRegularPchFilesOfTheStore) {

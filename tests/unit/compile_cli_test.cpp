@@ -264,6 +264,63 @@ TEST_F(CompileCli, AFailureAmongSeveralIsReportedInJsonAndExitsOne) {
     EXPECT_NE(result.output.find("\"ok\":false}"), std::string::npos) << "the run as a whole failed: " << result.output;
 }
 
+// The results of `cuabi compile --json`, one object's text each, in the order printed.
+std::vector<std::string> json_results(const std::string& json) {
+    std::vector<std::string> results;
+    const std::string start = "{\"file\":";
+    for (size_t at = json.find(start); at != std::string::npos;) {
+        size_t next = json.find(start, at + 1);
+        results.push_back(json.substr(at, next == std::string::npos ? std::string::npos : next - at));
+        at = next;
+    }
+    return results;
+}
+
+// Files x -D variants go to the library as one compile batch: every result comes back in the
+// order files x variants, and a variant that does not compile fails with its own error and log
+// while the variants beside it, of its file and the other, compile.
+TEST_F(CompileCli, FilesTimesVariantsCompileAsOneBatchEachWithItsOwnResult) {
+    std::ofstream(dir / "v.cu") << "#if EXTRA == 2\n#error variant EXTRA=2 is refused\n#endif\n"
+                                   "__global__ void other(int* x) { x[0] = EXTRA; }\n";
+    test_support::ChildResult result = run(path("k.cu") + " " + path("v.cu") + " --arch sm_90 -I " + path("include") +
+                                           " -D EXTRA=31 -D EXTRA=2 -D EXTRA=33 --jobs 4 --json");
+    EXPECT_EQ(result.exit_status, 1) << result.output;
+    std::vector<std::string> results = json_results(result.output);
+    ASSERT_EQ(results.size(), 6u) << result.output;
+    const char* files[] = {"k.cu", "v.cu"};
+    const char* variants[] = {"EXTRA=31", "EXTRA=2", "EXTRA=33"};
+    for (size_t i = 0; i < results.size(); ++i) {
+        const std::string file = path(files[i / 3]), variant = variants[i % 3];
+        const std::string& r = results[i];
+        EXPECT_EQ(json_value(r, "file"), file) << "result " << i << ": " << r;
+        EXPECT_NE(r.find("\"defines\":[\"" + variant + "\"]"), std::string::npos) << "result " << i << ": " << r;
+        const bool refused = i == 4;
+        EXPECT_NE(r.find(refused ? "\"ok\":false" : "\"ok\":true"), std::string::npos) << "result " << i << ": " << r;
+        EXPECT_EQ(json_value(r, "status"), refused ? "CUABI_ERROR_COMPILE" : "CUABI_SUCCESS") << r;
+        EXPECT_EQ(r.find("variant EXTRA=2 is refused") != std::string::npos, refused) << "result " << i << ": " << r;
+    }
+    EXPECT_NE(results[4].find("\"message\":\"NVRTC"), std::string::npos) << results[4];
+    EXPECT_NE(results[5].find("\"ok\":false}"), std::string::npos) << "the run as a whole failed: " << results[5];
+}
+
+// A request the library refuses before the batch starts (here a target it does not know) is that
+// job's failure alone: the jobs before and after it still compile.
+TEST_F(CompileCli, ATargetTheLibraryRefusesFailsAloneAndTheOtherTargetsCompile) {
+    test_support::ChildResult result =
+        run(path("k.cu") + " --arch sm_80,sm_x,sm_90 -I " + path("include") + " -D EXTRA=34 --json");
+    EXPECT_EQ(result.exit_status, 1) << result.output;
+    std::vector<std::string> results = json_results(result.output);
+    ASSERT_EQ(results.size(), 3u) << result.output;
+    EXPECT_EQ(json_value(results[0], "target"), "sm_80") << results[0];
+    EXPECT_EQ(json_value(results[1], "requested_target"), "sm_x") << results[1];
+    EXPECT_EQ(json_value(results[1], "status"), "CUABI_ERROR_INVALID_ARGUMENT") << results[1];
+    EXPECT_EQ(json_value(results[1], "argument"), "--arch") << results[1];
+    EXPECT_NE(results[1].find("\"message\":\"cuabi_compile_options.target is \\\"sm_x\\\""), std::string::npos)
+        << "the library's message, without the batch's request number: " << results[1];
+    EXPECT_EQ(json_value(results[2], "target"), "sm_90") << results[2];
+    EXPECT_EQ(occurrences(result.output, "\"ok\":true"), 2u) << result.output;
+}
+
 TEST_F(CompileCli, ValuesThatCannotBeUsedAreRefusedNamingTheArgumentAndValue) {
     struct Case {
         std::string args;

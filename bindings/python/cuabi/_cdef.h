@@ -372,6 +372,8 @@ typedef struct cuabi_link_input {
  cuabi_status cuabi_module_link(cuabi_context* context, const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, cuabi_module** out_module) ;
  cuabi_status cuabi_module_link_offline(const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, cuabi_module** out_module) ;
  cuabi_status cuabi_module_get_kernel_names(cuabi_module* module, char* out_text, size_t capacity, size_t* out_size) ;
+ cuabi_status cuabi_nvjitlink_get_version( int32_t* out_major, int32_t* out_minor) ;
+ cuabi_status cuabi_nvjitlink_get_path( char* out_text, size_t capacity, size_t* out_size) ;
  cuabi_status cuabi_nvrtc_get_version( int32_t* out_major, int32_t* out_minor);
  cuabi_status cuabi_nvrtc_get_supported_archs( int32_t* out_archs, size_t capacity, size_t* out_count);
  cuabi_status cuabi_nvrtc_get_path( char* out_text, size_t capacity, size_t* out_size);
@@ -809,6 +811,8 @@ typedef cuabi_status (*PFN_cuabi_link_options_init)(uint32_t struct_size, cuabi_
 typedef cuabi_status (*PFN_cuabi_module_link)(cuabi_context* context, const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, cuabi_module** out_module);
 typedef cuabi_status (*PFN_cuabi_module_link_offline)(const cuabi_link_input* inputs, size_t input_count, const cuabi_link_options* options, cuabi_module** out_module);
 typedef cuabi_status (*PFN_cuabi_module_get_kernel_names)(cuabi_module* module, char* out_text, size_t capacity, size_t* out_size);
+typedef cuabi_status (*PFN_cuabi_nvjitlink_get_version)(int32_t* out_major, int32_t* out_minor);
+typedef cuabi_status (*PFN_cuabi_nvjitlink_get_path)(char* out_text, size_t capacity, size_t* out_size);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_version)(int32_t* out_major, int32_t* out_minor);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_supported_archs)(int32_t* out_archs, size_t capacity, size_t* out_count);
 typedef cuabi_status (*PFN_cuabi_nvrtc_get_path)(char* out_text, size_t capacity, size_t* out_size);

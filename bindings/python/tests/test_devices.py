@@ -7,6 +7,7 @@ naming both devices, staged on request and direct once enabled."""
 from __future__ import annotations
 
 import ctypes
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
@@ -68,34 +69,8 @@ def test_a_copy_between_devices_refuses_unknown_flags() -> None:
     assert raised.value.status == errors.INVALID_ARGUMENT and "flags is 0x6" in raised.value.message
 
 
-TMA_SOURCE = r"""
-struct alignas(64) TensorMap { unsigned long long opaque[16]; };
-__device__ unsigned int shared_address(const void* pointer) {
-    unsigned int address;
-    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(address) : "l"(pointer));
-    return address;
-}
-extern "C" __global__ void copy_tile(const __grid_constant__ TensorMap map, float* out, int x0, int y0) {
-    __shared__ __attribute__((aligned(128))) float tile[8][32];
-    __shared__ __attribute__((aligned(8))) unsigned long long barrier;
-    unsigned int bar = shared_address(&barrier);
-    unsigned int dst = shared_address(&tile[0][0]);
-    if (threadIdx.x == 0) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar));
-        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(8 * 32 * 4) : "memory");
-        asm volatile(
-            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-            :: "r"(dst), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x0), "r"(y0), "r"(bar) : "memory");
-    }
-    asm volatile("{\n.reg .pred done;\nwait:\nmbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n@!done bra wait;\n}\n"
-                 :: "r"(bar) : "memory");
-    for (int i = threadIdx.x; i < 8 * 32; i += blockDim.x) out[i] = tile[i / 32][i % 32];
-}
-"""
+# The tensor-map kernels that the C suite and every binding compile alike.
+TMA_SOURCE = Path(__file__).resolve().parents[3] / "tests" / "gpu" / "kernels" / "tma_copy.cu"
 
 
 def test_a_tma_kernel_reads_the_tile_a_tensor_map_describes(context: cuabi.Context) -> None:
@@ -104,7 +79,7 @@ def test_a_tma_kernel_reads_the_tile_a_tensor_map_describes(context: cuabi.Conte
     values = np.fromfunction(lambda y, x: y * 1000 + x, (32, 64), dtype=np.float32)
     tensor = context.to_device(values)
     tensor_map = TensorMap.tiled(tensor, TensorDataType.FLOAT32, [64, 32], [256], [32, 8])
-    kernel = context.compile(TMA_SOURCE).kernel("copy_tile")
+    kernel = context.compile(TMA_SOURCE.read_text()).kernel("copy_tile")
     out = context.alloc(8 * 32 * 4)
     for x0, y0 in [(32, 16), (48, 28)]:
         kernel[1, 128](tensor_map, out, np.int32(x0), np.int32(y0))

@@ -186,6 +186,11 @@ pub fn nvrtc(self: *const Library) @import("Nvrtc.zig") {
     return .{ .lib = self };
 }
 
+/// The nvJitLink queries (version, path).
+pub fn nvJitLink(self: *const Library) @import("NvJitLink.zig") {
+    return .{ .lib = self };
+}
+
 /// The kernel cache: statistics, directory, prune, clear, verify, the driver's JIT cache.
 pub fn cache(self: *const Library) @import("Cache.zig") {
     return .{ .lib = self };

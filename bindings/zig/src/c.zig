@@ -3,7 +3,7 @@
 // `zig build translate` (the tests fail until the translation matches the header).
 
 /// The digest of the header this translation was made from (see header_digest.zig).
-pub const cuabi_header_digest = "b7646ee3bdccb012cad1ddb2efc395cd4d4659451e2593b70182fb1a8db5f2cd";
+pub const cuabi_header_digest = "bc6b3636e92902d46a4c3926a5cf7398ac6e0b707b112d4102c03bf5594474a9";
 const __root = @This();
 pub const __builtin = @import("std").zig.c_translation.builtins;
 pub const __helpers = @import("std").zig.c_translation.helpers;
@@ -479,6 +479,8 @@ pub const PFN_cuabi_link_options_init = ?*const fn (struct_size: u32, out_option
 pub const PFN_cuabi_module_link = ?*const fn (context: ?*cuabi_context, inputs: [*c]const cuabi_link_input, input_count: usize, options: [*c]const cuabi_link_options, out_module: [*c]?*cuabi_module) callconv(.c) cuabi_status;
 pub const PFN_cuabi_module_link_offline = ?*const fn (inputs: [*c]const cuabi_link_input, input_count: usize, options: [*c]const cuabi_link_options, out_module: [*c]?*cuabi_module) callconv(.c) cuabi_status;
 pub const PFN_cuabi_module_get_kernel_names = ?*const fn (module: ?*cuabi_module, out_text: [*c]u8, capacity: usize, out_size: [*c]usize) callconv(.c) cuabi_status;
+pub const PFN_cuabi_nvjitlink_get_version = ?*const fn (out_major: [*c]i32, out_minor: [*c]i32) callconv(.c) cuabi_status;
+pub const PFN_cuabi_nvjitlink_get_path = ?*const fn (out_text: [*c]u8, capacity: usize, out_size: [*c]usize) callconv(.c) cuabi_status;
 pub const PFN_cuabi_nvrtc_get_version = ?*const fn (out_major: [*c]i32, out_minor: [*c]i32) callconv(.c) cuabi_status;
 pub const PFN_cuabi_nvrtc_get_supported_archs = ?*const fn (out_archs: [*c]i32, capacity: usize, out_count: [*c]usize) callconv(.c) cuabi_status;
 pub const PFN_cuabi_nvrtc_get_path = ?*const fn (out_text: [*c]u8, capacity: usize, out_size: [*c]usize) callconv(.c) cuabi_status;

@@ -58,6 +58,8 @@ pub const Cache = @import("Cache.zig");
 pub const GraphCache = @import("GraphCache.zig");
 /// The NVRTC queries (`Library.nvrtc()`).
 pub const Nvrtc = @import("Nvrtc.zig");
+/// The nvJitLink queries (`Library.nvJitLink()`).
+pub const NvJitLink = @import("NvJitLink.zig");
 
 const errors = @import("errors.zig");
 /// One error per cuabi status.

@@ -7,6 +7,7 @@
 const std = @import("std");
 const cuabi = @import("../src/root.zig");
 const support = @import("support.zig");
+const reference = @import("cuabi_reference");
 const c = cuabi.c;
 
 const testing = std.testing;
@@ -63,34 +64,6 @@ test "a copy between devices refuses unknown flags before the buffers" {
     try expectFailure(buffer.copyFromPeer(0, buffer, 0, 16, .{ .staged = true }, null), error.InvalidHandle, "dst");
 }
 
-const tma_source =
-    \\struct alignas(64) TensorMap { unsigned long long opaque[16]; };
-    \\__device__ unsigned int shared_address(const void* pointer) {
-    \\    unsigned int address;
-    \\    asm("{ .reg .u64 a; cvta.to.shared.u64 a, %1; cvt.u32.u64 %0, a; }" : "=r"(address) : "l"(pointer));
-    \\    return address;
-    \\}
-    \\extern "C" __global__ void copy_tile(const __grid_constant__ TensorMap map, float* out, int x0, int y0) {
-    \\    __shared__ __attribute__((aligned(128))) float tile[8][32];
-    \\    __shared__ __attribute__((aligned(8))) unsigned long long barrier;
-    \\    unsigned int bar = shared_address(&barrier);
-    \\    unsigned int dst = shared_address(&tile[0][0]);
-    \\    if (threadIdx.x == 0) {
-    \\        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(bar));
-    \\        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-    \\    }
-    \\    __syncthreads();
-    \\    if (threadIdx.x == 0) {
-    \\        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(bar), "r"(8 * 32 * 4) : "memory");
-    \\        asm volatile(
-    \\            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];"
-    \\            :: "r"(dst), "l"(reinterpret_cast<unsigned long long>(&map)), "r"(x0), "r"(y0), "r"(bar) : "memory");
-    \\    }
-    \\    asm volatile("{\n.reg .pred done;\nwait:\nmbarrier.try_wait.parity.shared::cta.b64 done, [%0], 0;\n@!done bra wait;\n}\n"
-    \\                 :: "r"(bar) : "memory");
-    \\    for (int i = threadIdx.x; i < 8 * 32; i += blockDim.x) out[i] = tile[i / 32][i % 32];
-    \\}
-;
 
 test "a TMA copy kernel reads the tile a tensor map describes, zeros past the edge" {
     const context = try support.gpu();
@@ -102,7 +75,7 @@ test "a TMA copy kernel reads the tile a tensor map describes, zeros past the ed
     defer tensor.deinit();
     try check(tensor.write(&values, .{}));
     const map = try check(tensor.tensorMap(valid));
-    const module = try check(context.compile(tma_source, .{}));
+    const module = try check(context.compile(reference.tma_copy, .{}));
     defer module.deinit();
     const kernel = try check(module.kernel("copy_tile"));
     defer kernel.deinit();

@@ -319,6 +319,18 @@ test "NVRTC: version, architectures, path and include directories" {
     defer testing.allocator.free(include_dirs);
 }
 
+test "nvJitLink: its file and version" {
+    const nvjitlink = (try support.library()).nvJitLink();
+    const path = try check(nvjitlink.path(testing.allocator));
+    defer testing.allocator.free(path);
+    try testing.expect(std.mem.find(u8, path, "libnvJitLink.so") != null);
+    const version = try check(nvjitlink.version());
+    try testing.expect(version.major >= 12);
+    var suffix: [16]u8 = undefined;
+    const numbered = try std.fmt.bufPrint(&suffix, ".so.{d}", .{version.major});
+    try testing.expect(std.mem.endsWith(u8, path, ".so") or std.mem.endsWith(u8, path, numbered));
+}
+
 test "the graph cache's capacity classes and statistics" {
     const graph_cache = (try support.library()).graphCache();
     try testing.expectEqual(@as(u64, 1), try graph_cache.capacityClass(0));

@@ -130,6 +130,8 @@ api_table! {
     cuabi_module_link: PFN_cuabi_module_link,
     cuabi_module_link_offline: PFN_cuabi_module_link_offline,
     cuabi_module_get_kernel_names: PFN_cuabi_module_get_kernel_names,
+    cuabi_nvjitlink_get_version: PFN_cuabi_nvjitlink_get_version,
+    cuabi_nvjitlink_get_path: PFN_cuabi_nvjitlink_get_path,
     cuabi_nvrtc_get_version: PFN_cuabi_nvrtc_get_version,
     cuabi_nvrtc_get_supported_archs: PFN_cuabi_nvrtc_get_supported_archs,
     cuabi_nvrtc_get_path: PFN_cuabi_nvrtc_get_path,

@@ -6233,6 +6233,21 @@ pub type PFN_cuabi_module_get_kernel_names = ::std::option::Option<
         out_size: *mut usize,
     ) -> cuabi_status,
 >;
+/// Since 1.2. The version of the nvJitLink cuabi links with, loading it in this process when it is not loaded yet (as
+/// cuabi_nvrtc_get_version() loads NVRTC). Returns CUABI_ERROR_NVJITLINK_NOT_FOUND, saying where cuabi looked or why
+/// the file could not be loaded, when there is none. Thread-safe.
+pub type PFN_cuabi_nvjitlink_get_version = ::std::option::Option<
+    unsafe extern "C" fn(out_major: *mut i32, out_minor: *mut i32) -> cuabi_status,
+>;
+/// Since 1.2. The path of the nvJitLink library cuabi links with, located without loading it (two-call). Returns
+/// CUABI_ERROR_NVJITLINK_NOT_FOUND, saying where cuabi looked, when there is none. Thread-safe.
+pub type PFN_cuabi_nvjitlink_get_path = ::std::option::Option<
+    unsafe extern "C" fn(
+        out_text: *mut ::std::os::raw::c_char,
+        capacity: usize,
+        out_size: *mut usize,
+    ) -> cuabi_status,
+>;
 /// The version of the NVRTC cuabi uses. Returns CUABI_ERROR_NVRTC_NOT_FOUND, saying where cuabi looked, when there is
 /// none.
 pub type PFN_cuabi_nvrtc_get_version = ::std::option::Option<

@@ -120,6 +120,7 @@ mod library;
 mod link;
 mod memory;
 mod module;
+pub mod nvjitlink;
 pub mod nvrtc;
 pub mod ranges;
 mod stream;

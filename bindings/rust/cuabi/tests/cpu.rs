@@ -215,6 +215,19 @@ fn nvrtc_facts() {
 }
 
 #[test]
+fn nvjitlink_facts() {
+    let path = cuabi::nvjitlink::path().unwrap();
+    assert!(path.to_string_lossy().contains("libnvJitLink.so"), "{}", path.display());
+    let (major, minor) = cuabi::nvjitlink::version().unwrap();
+    let file = path.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        file.ends_with(&format!(".so.{major}")) || file.ends_with(".so"),
+        "{file} is not nvJitLink {major}.{minor}"
+    );
+    assert!(major >= 12, "{major}.{minor}");
+}
+
+#[test]
 fn cache_statistics_and_maintenance() {
     Module::compile_offline(SOURCE, &offline_options()).unwrap();
     let stats = cuabi::cache::stats().unwrap();
