@@ -11,7 +11,14 @@ in ABI mode: no compiler needed).
 
 from __future__ import annotations
 
-from . import cache, dlpack
+import os as _os
+
+# A build directory's extension (CMake builds it into <build>/python/cuabi/) for a source checkout:
+# the tests and benchmarks name it, since nothing installs it beside these files there.
+if _os.environ.get("CUABI_PYTHON_EXTENSION_DIR"):
+    __path__.append(_os.environ["CUABI_PYTHON_EXTENSION_DIR"])
+
+from . import cache, dlpack  # noqa: E402
 from ._library import LoadError, load
 from .batch import LAUNCH_BATCH_MAX_ITEMS, LaunchBatch
 from .buffer import Buffer

@@ -39,7 +39,10 @@ class Handle:
             ptr = self._owned.pop()
         except IndexError:
             return
-        getattr(_library.F, self._destroy_name)(ptr)
+        if type(ptr) is int:  # made by the extension (a compile's fast path): destroyed through it
+            _library.native.destroy(getattr(_library.A, self._destroy_name), ptr)
+        else:
+            getattr(_library.F, self._destroy_name)(ptr)
         self._keep = None
 
     def __del__(self) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tu
 
 from . import _library, _structs
 from ._handle import Handle
-from .errors import check
+from .errors import check, last_error
 
 if TYPE_CHECKING:
     from .buffer import Buffer
@@ -20,8 +20,12 @@ ffi = _library.ffi
 COMPILE_NO_CACHE, COMPILE_PTX, COMPILE_LTO_IR, COMPILE_RELOCATABLE = (
     _library.CONSTANTS["CUABI_COMPILE_" + name] for name in ("NO_CACHE", "PTX", "LTO_IR", "RELOCATABLE"))
 
-IMAGE_PTX, IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_LTOIR = 1, 2, 3, 4
-ORIGIN_COMPILED, ORIGIN_MEMORY_CACHE, ORIGIN_DISK_CACHE, ORIGIN_IMAGE = 0, 1, 2, 3
+IMAGE_PTX, IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_LTOIR = (
+    _library.CONSTANTS["CUABI_IMAGE_" + name] for name in ("PTX", "CUBIN", "FATBIN", "LTOIR"))
+ORIGIN_COMPILED, ORIGIN_MEMORY_CACHE, ORIGIN_DISK_CACHE, ORIGIN_IMAGE, ORIGIN_READONLY_CACHE = (
+    _library.CONSTANTS["CUABI_MODULE_ORIGIN_" + name]
+    for name in ("COMPILED", "MEMORY_CACHE", "DISK_CACHE", "IMAGE", "READONLY_CACHE"))
+_MODULE_POINTER = ffi.typeof("cuabi_module*")
 
 
 @dataclass(frozen=True)
@@ -37,12 +41,29 @@ class ModuleInfo:
 class Module(Handle):
     """Compiled code: its kernels by name or C++ expression, its image, log and globals."""
 
-    __slots__ = ("context",)
+    __slots__ = ("context", "_address")
     _destroy_name = "cuabi_module_destroy"
 
     def __init__(self, ptr: Any, context: Any) -> None:
         super().__init__(ptr)
         self.context = context
+
+    @classmethod
+    def _adopt(cls, address: int, context: Any) -> "Module":
+        """The module the extension compiled, at `address`: owned as an int (closed through the
+        extension), its cffi pointer made only when a method needs it, since making one costs
+        more than the memory-cache hit that returned it."""
+        module = cls.__new__(cls)
+        module._owned, module._keep = [address], None
+        module.context, module._address = context, address
+        return module
+
+    def __getattr__(self, name: str) -> Any:
+        # Reached only for a slot never set: the _ptr of a module made by _adopt.
+        if name != "_ptr":
+            raise AttributeError(name)
+        self._ptr = ptr = ffi.cast(_MODULE_POINTER, self._address)
+        return ptr
 
     def kernel(self, name_or_expression: str) -> "Kernel":
         """The kernel "saxpy" (extern "C") or "scale<float>" (one of the name expressions)."""
@@ -90,7 +111,7 @@ class _Request:
     """One compile request as C memory: the options struct and every string it points to, alive
     together (a string freed while cuabi still reads it is the classic cffi mistake)."""
 
-    __slots__ = ("source", "options", "_keep")
+    __slots__ = ("source", "options", "source_address", "options_address", "_keep")
 
     def __init__(self, source: str, name_expressions: Sequence[str], flags: Sequence[str], target: Optional[str],
                  std: Optional[str], defines: Sequence[str], include_dirs: Sequence[str],
@@ -126,6 +147,7 @@ class _Request:
             options.salt, options.salt_size = salt_data, len(salt)
         self.options = options
         self._keep = keep
+        self.source_address, self.options_address = _library.address_of(self.source), _library.address_of(options)
 
 
 # Prepared requests by everything that went into them, so that a repeated compile -- a memory
@@ -135,13 +157,13 @@ _requests: "OrderedDict[Tuple[Any, ...], _Request]" = OrderedDict()
 _requests_lock = threading.Lock()
 
 
-def _request(key: Tuple[Any, ...]) -> _Request:
-    # A hit takes no lock (dict.get is one operation under the GIL); the oldest request made goes
-    # first when the table is full.
+def _request(key: Tuple[Any, ...], arguments: Tuple[Any, ...]) -> _Request:
+    """The request of `arguments` (_Request's), kept under `key`. A hit takes no lock (dict.get is
+    one operation under the GIL); the oldest request made goes first when the table is full."""
     found = _requests.get(key)
     if found is not None:
         return found
-    request = _Request(*key)
+    request = _Request(*arguments)
     with _requests_lock:
         _requests[key] = request
         while len(_requests) > _REQUESTS_KEPT:
@@ -178,8 +200,24 @@ def compile(source: str, name_expressions: Sequence[str] = (), options: Sequence
 
     A repeated request is served from cuabi's memory cache, then its disk cache, without NVRTC.
     A failed compile raises CompileError with NVRTC's log in .compile_log."""
-    request = _request(_key(source, name_expressions, options, target, std, defines, include_dirs, headers, fast_math,
-                            line_info, no_cache, ptx, program_name, timeout_ms, salt, lto_ir, relocatable))
+    # A request of only a source and a target (the common one) is kept under those two, so that a
+    # repeated compile -- a memory-cache hit in cuabi -- builds no key of every argument.
+    plain = not (name_expressions or options or std or defines or include_dirs or headers or fast_math or line_info
+                 or no_cache or ptx or program_name or timeout_ms or salt or lto_ir or relocatable)
+    request = _requests.get((source, target)) if plain else None
+    if request is None:
+        arguments = _key(source, name_expressions, options, target, std, defines, include_dirs, headers, fast_math,
+                         line_info, no_cache, ptx, program_name, timeout_ms, salt, lto_ir, relocatable)
+        request = _request((source, target) if plain else arguments, arguments)
+    native = _library.native
+    if native is not None:
+        if context is None:
+            address = native.compile(_library.A.cuabi_module_compile_offline, 0, request.source_address,
+                                     request.options_address, last_error)
+        else:
+            address = native.compile(_library.A.cuabi_module_compile, context._address, request.source_address,
+                                     request.options_address, last_error)
+        return Module._adopt(address, context)
     out = ffi.new("cuabi_module**")
     if context is None:
         check(_library.F.cuabi_module_compile_offline(request.source, request.options, out))
