@@ -18,9 +18,12 @@ from typing import Any, Callable, Optional
 import cffi  # type: ignore[import-untyped]  # cffi ships no type hints: its objects are Any here
 
 try:
-    from . import _native as native
+    from . import _native
 except ImportError:  # a source checkout without a build: everything goes through cffi
-    native = None  # type: ignore[assignment]
+    _native = None  # type: ignore[assignment]
+# The extension (launches, batches, the compile hit in C), None without it; the tests set None to
+# run the pure-Python paths.
+native = _native
 
 _CDEF = (Path(__file__).with_name("_cdef.h")).read_text(encoding="utf-8")
 ffi: Any = cffi.FFI()

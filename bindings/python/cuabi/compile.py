@@ -43,6 +43,7 @@ class Module(Handle):
 
     __slots__ = ("context", "_address")
     _destroy_name = "cuabi_module_destroy"
+    _address: int
 
     def __init__(self, ptr: Any, context: Any) -> None:
         super().__init__(ptr)

@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import ctypes
 import struct
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from . import _library, _structs
 from ._handle import Handle
 from .buffer import Buffer, interface_extent
 from .context import Stream
 from .errors import ARGUMENT_COUNT, ARGUMENT_SIZE, INVALID_ARGUMENT, binding_error, check, last_error
+
+if TYPE_CHECKING:
+    from . import _native
 
 ffi = _library.ffi
 
@@ -265,7 +268,7 @@ class Kernel(Handle):
         self._address = _library.address_of(ptr)
         # The layout the extension packs into; None where a kernel's parameters are larger than it
         # packs on the stack (those launch through the Python packer).
-        self._native_layout: Optional[_library.native.Layout] = None
+        self._native_layout: Optional["_native.Layout"] = None
         native = _library.native
         if native is not None and self.layout.size <= native.MAX_PACKED:
             self._native_layout = native.Layout(self.layout.params, Buffer)
