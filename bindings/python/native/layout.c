@@ -125,12 +125,18 @@ static PyObject* layout_new(PyTypeObject* type, PyObject* args, PyObject* kwargs
     }
     size_t end = 0;
     for (Py_ssize_t i = 0; i < self->count; ++i) {
-        unsigned long long offset, size;
-        if (!PyArg_ParseTuple(PyTuple_GetItem(items, i), "KK:Layout parameter", &offset, &size)) goto fail;
-        if (offset < end || size == 0 || offset > NATIVE_MAX_PACKED || size > NATIVE_MAX_PACKED - offset) {
+        PyObject* param = PyTuple_GetItem(items, i);
+        Py_ssize_t offset, size;
+        if (!PyTuple_Check(param)) {
+            PyErr_Format(PyExc_TypeError, "Layout: parameter %zd is not an (offset, size) tuple", i);
+            goto fail;
+        }
+        if (!PyArg_ParseTuple(param, "nn:Layout parameter", &offset, &size)) goto fail;
+        if (offset < 0 || (size_t)offset < end || size <= 0 || offset > NATIVE_MAX_PACKED ||
+            size > NATIVE_MAX_PACKED - offset) {
             PyErr_Format(PyExc_ValueError,
-                         "Layout: parameter %zd at offset %llu of %llu bytes overlaps the one before it or "
-                         "ends past %d bytes",
+                         "Layout: parameter %zd at offset %zd of %zd bytes overlaps the one before it or "
+                         "ends outside 0..%d bytes",
                          i, offset, size, NATIVE_MAX_PACKED);
             goto fail;
         }
