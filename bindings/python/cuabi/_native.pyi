@@ -2,7 +2,9 @@
 stable ABI. The package passes it addresses (of cuabi functions resolved from the loaded library,
 of handles and launch configs) and keeps what they point into alive through `owners`."""
 
-from typing import Any, Callable, Sequence, Tuple
+from typing import Any, Callable, Sequence, Tuple, Type, TypeVar
+
+M = TypeVar("M")
 
 MAX_PACKED: int
 
@@ -26,5 +28,6 @@ class Batch:
     def clear(self) -> None: ...
     def __len__(self) -> int: ...
 
-def compile(function: int, context: int, source: int, options: int, error: Callable[[int], BaseException]) -> int: ...
+def compile(function: int, destroy: int, context: int, source: int, options: int,
+            error: Callable[[int], BaseException], module_type: Type[M], context_object: object) -> M: ...
 def destroy(function: int, handle: int) -> None: ...

@@ -26,6 +26,7 @@ ORIGIN_COMPILED, ORIGIN_MEMORY_CACHE, ORIGIN_DISK_CACHE, ORIGIN_IMAGE, ORIGIN_RE
     _library.CONSTANTS["CUABI_MODULE_ORIGIN_" + name]
     for name in ("COMPILED", "MEMORY_CACHE", "DISK_CACHE", "IMAGE", "READONLY_CACHE"))
 _MODULE_POINTER = ffi.typeof("cuabi_module*")
+_HANDLE_POINTER: Any = Handle.__dict__["_ptr"]  # the slot behind Module._ptr
 
 
 @dataclass(frozen=True)
@@ -49,22 +50,22 @@ class Module(Handle):
         super().__init__(ptr)
         self.context = context
 
-    @classmethod
-    def _adopt(cls, address: int, context: Any) -> "Module":
-        """The module the extension compiled, at `address`: owned as an int (closed through the
-        extension), its cffi pointer made only when a method needs it, since making one costs
-        more than the memory-cache hit that returned it."""
-        module = cls.__new__(cls)
-        module._owned, module._keep = [address], None
-        module.context, module._address = context, address
-        return module
+    @property
+    def _ptr(self) -> Any:
+        """The cffi pointer. A module compile() made through the extension has none at first: the
+        extension sets _owned ([the module's address as an int], closed through the extension),
+        _keep, context and _address, and the pointer is made here when a method first needs it,
+        since making one costs more than the memory-cache hit that returned the module."""
+        try:
+            return _HANDLE_POINTER.__get__(self)
+        except AttributeError:
+            pointer = ffi.cast(_MODULE_POINTER, self._address)
+            _HANDLE_POINTER.__set__(self, pointer)
+            return pointer
 
-    def __getattr__(self, name: str) -> Any:
-        # Reached only for a slot never set: the _ptr of a module made by _adopt.
-        if name != "_ptr":
-            raise AttributeError(name)
-        self._ptr = ptr = ffi.cast(_MODULE_POINTER, self._address)
-        return ptr
+    @_ptr.setter
+    def _ptr(self, pointer: Any) -> None:
+        _HANDLE_POINTER.__set__(self, pointer)
 
     def kernel(self, name_or_expression: str) -> "Kernel":
         """The kernel "saxpy" (extern "C") or "scale<float>" (one of the name expressions)."""
@@ -112,7 +113,7 @@ class _Request:
     """One compile request as C memory: the options struct and every string it points to, alive
     together (a string freed while cuabi still reads it is the classic cffi mistake)."""
 
-    __slots__ = ("source", "options", "source_address", "options_address", "_keep")
+    __slots__ = ("source", "options", "source_address", "options_address", "offline", "_keep")
 
     def __init__(self, source: str, name_expressions: Sequence[str], flags: Sequence[str], target: Optional[str],
                  std: Optional[str], defines: Sequence[str], include_dirs: Sequence[str],
@@ -149,6 +150,9 @@ class _Request:
         self.options = options
         self._keep = keep
         self.source_address, self.options_address = _library.address_of(self.source), _library.address_of(options)
+        # The extension's arguments for an offline compile of this request, made once.
+        self.offline = (_library.A.cuabi_module_compile_offline, _library.A.cuabi_module_destroy, 0,
+                        self.source_address, self.options_address, last_error, Module, None)
 
 
 # Prepared requests by everything that went into them, so that a repeated compile -- a memory
@@ -212,13 +216,11 @@ def compile(source: str, name_expressions: Sequence[str] = (), options: Sequence
         request = _request((source, target) if plain else arguments, arguments)
     native = _library.native
     if native is not None:
+        # A Module made in C that owns the module as an int: see Module.__getattr__.
         if context is None:
-            address = native.compile(_library.A.cuabi_module_compile_offline, 0, request.source_address,
-                                     request.options_address, last_error)
-        else:
-            address = native.compile(_library.A.cuabi_module_compile, context._address, request.source_address,
-                                     request.options_address, last_error)
-        return Module._adopt(address, context)
+            return native.compile(*request.offline)
+        return native.compile(_library.A.cuabi_module_compile, _library.A.cuabi_module_destroy, context._address,
+                              request.source_address, request.options_address, last_error, Module, context)
     out = ffi.new("cuabi_module**")
     if context is None:
         check(_library.F.cuabi_module_compile_offline(request.source, request.options, out))

@@ -2,7 +2,7 @@
 #include "native.h"
 
 static PyMethodDef native_functions[] = {
-    {"compile", native_compile, METH_VARARGS, "compile(function, context, source, options, error) -> module address"},
+    {"compile", native_compile, METH_VARARGS, "compile(function, destroy, context, source, options, error, module_type, context_object) -> module"},
     {"destroy", native_destroy, METH_VARARGS, "destroy(function, handle)"},
     {NULL, NULL, 0, NULL},
 };
@@ -16,7 +16,7 @@ PyMODINIT_FUNC PyInit__native(void) {
     PyObject* module = PyModule_Create(&native_module);
     if (module == NULL) return NULL;
     if (PyModule_AddIntConstant(module, "MAX_PACKED", NATIVE_MAX_PACKED) < 0 || native_add_layout(module) < 0 ||
-        native_add_launcher(module) < 0 || native_add_batch(module) < 0) {
+        native_add_launcher(module) < 0 || native_add_batch(module) < 0 || native_init_compile() < 0) {
         Py_DECREF(module);
         return NULL;
     }

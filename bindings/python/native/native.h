@@ -43,6 +43,7 @@ PyObject* native_raise_status(PyObject* error, int status);
 /* An address the package passed as a Python int, nonzero. Sets ValueError and returns 0 else. */
 void* native_address(PyObject* value, const char* what);
 
+int native_init_compile(void);
 PyObject* native_compile(PyObject* module, PyObject* args);
 PyObject* native_destroy(PyObject* module, PyObject* args);
 
