@@ -24,7 +24,7 @@ package="$CUABI_ROOT/bindings/python"
 
 bash "$package/tools/generate_cdef.sh" --check
 (cd "$package" && "$python" -m mypy --strict --cache-dir "$CUABI_BUILD_DIR/python-mypy-cache" \
-  cuabi tests conformance.py bench/launch_overhead.py)
+  cuabi tests conformance.py bench/launch_overhead.py bench/call_overhead.py)
 
 # The wheel and, beside it, the wheels a fresh environment needs (from the venv's pip cache).
 wheelhouse="$CUABI_BUILD_DIR/python-wheelhouse"

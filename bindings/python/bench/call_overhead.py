@@ -9,8 +9,8 @@ that what is measured is the package's own work and the call into C, with cuabi'
 The stub's kernels all have saxpy's parameters (float, float*, float*, unsigned). Rows, in ns per
 launch, each the best of N repetitions of 100000 calls (the least disturbed one, as this measures
 CPU work alone): a launch with Python values (1.0, Buffer, Buffer, 32) through the extension's
-launcher and through the pure-Python Launcher; one with NumPy scalars, which the extension hands to
-the Python packer; cffi's call of cuabi_launch_packed alone with the bytes packed beforehand (the
+launcher and through the pure-Python Launcher; the same with NumPy scalars (numpy.float32,
+numpy.uint32: the extension packs them once the Python packer has met their types); cffi's call of cuabi_launch_packed alone with the bytes packed beforehand (the
 floor of any cffi-based launcher); and 16 launches as one LaunchBatch, refilled before each
 launch() and built once, per launch. Without the extension (no CUABI_PYTHON_EXTENSION_DIR in a
 source checkout) the extension rows are left out.
@@ -62,7 +62,7 @@ def main() -> None:
     rows = {}
     if cuabi._library.native is not None:
         rows["extension launcher, Python values"] = best(lambda: launcher(*args), reps)
-        rows["extension launcher, NumPy scalars (Python packer)"] = best(lambda: launcher(*typed), reps)
+        rows["extension launcher, NumPy scalars"] = best(lambda: launcher(*typed), reps)
     rows["Python Launcher, Python values"] = best(lambda: python(*args), reps)
     rows["Python Launcher, NumPy scalars"] = best(lambda: python(*typed), reps)
     rows["cffi call of cuabi_launch_packed alone (bytes packed before)"] = best(

@@ -2,7 +2,7 @@
 stable ABI. The package passes it addresses (of cuabi functions resolved from the loaded library,
 of handles and launch configs) and keeps what they point into alive through `owners`."""
 
-from typing import Any, Callable, Sequence, Tuple, Type, TypeVar
+from typing import Any, Callable, Dict, Sequence, Tuple, Type, TypeVar
 
 M = TypeVar("M")
 
@@ -10,7 +10,7 @@ MAX_PACKED: int
 
 class Layout:
     size: int
-    def __init__(self, params: Sequence[Tuple[int, int]], buffer_type: type) -> None: ...
+    def __init__(self, params: Sequence[Tuple[int, int]], buffer_type: type, scalars: Dict[type, int]) -> None: ...
     def pack(self, args: Tuple[Any, ...]) -> bytes | None: ...
 
 class Launcher:

@@ -6,10 +6,11 @@ shared memory and the packed size.
 
 Where the package's extension (cuabi._native, built for CPython's stable ABI) is importable, a
 launcher is a C object: it packs exact Python ints, floats and cuabi Buffers on the stack and calls
-cuabi_launch_packed with the GIL released, so a launch costs one C call from Python. Any other
-argument (NumPy scalars, ctypes values, bytes, other libraries' arrays), a wrong count or a value
-out of range goes to the Python launcher below, which packs, launches and refuses exactly as it
-does without the extension. The Python packing is decided once per kernel and per tuple of
+cuabi_launch_packed with the GIL released, so a launch costs one C call from Python; NumPy
+scalars too, once the Python packer has encoded one of their type (_NATIVE_SCALARS). Any other
+argument (ctypes values, bytes, other libraries' arrays), a wrong count, a value out of range or
+of another size goes to the Python launcher below, which packs, launches and refuses exactly as
+it does without the extension. The Python packing is decided once per kernel and per tuple of
 argument types, as one struct.Struct.
 """
 
@@ -36,6 +37,12 @@ LAUNCH_COOPERATIVE, LAUNCH_SYNCHRONIZE, LAUNCH_PRIORITY, LAUNCH_PROGRAMMATIC_DEP
 
 Dim = Union[int, Tuple[int, ...]]
 _PACKED_SIGNATURE = "cuabi_status(*)(cuabi_kernel*, const cuabi_launch_config*, const char*, size_t)"
+
+# Scalar types (NumPy's) the extension packs itself, by type: (kind << 8) | size, the kind one of
+# native/native.h's NATIVE_SCALAR_*. Each is added when the Python packer first encodes one, so the
+# package never imports NumPy; every Layout shares this dict.
+_NATIVE_SCALARS: Dict[type, int] = {}
+_NATIVE_KINDS = {"f": 1, "i": 2, "u": 3, "b": 4}
 
 _UNSIGNED = {1: "B", 2: "H", 4: "I", 8: "Q"}
 _SIGNED = {1: "b", 2: "h", 4: "i", 8: "q"}
@@ -115,6 +122,8 @@ def _encoding(value: Any, size: int) -> Tuple[str, Optional[Callable[[Any], Any]
         code = {"i": _SIGNED, "u": _UNSIGNED, "f": _FLOAT}.get(value.dtype.kind, {}).get(own)
         if value.dtype.kind == "b":
             code = "?"
+        if code and code != "e":  # the extension packs float32/64, integers and bools, not float16
+            _NATIVE_SCALARS[kind] = _NATIVE_KINDS[value.dtype.kind] << 8 | own
         return (code, None, own) if code else (f"{own}s", lambda v: v.tobytes(), own)
     if isinstance(value, (ctypes._SimpleCData, ctypes.Structure, ctypes.Array)):
         own = ctypes.sizeof(value)
@@ -271,7 +280,7 @@ class Kernel(Handle):
         self._native_layout: Optional["_native.Layout"] = None
         native = _library.native
         if native is not None and self.layout.size <= native.MAX_PACKED:
-            self._native_layout = native.Layout(self.layout.params, Buffer)
+            self._native_layout = native.Layout(self.layout.params, Buffer, _NATIVE_SCALARS)
 
     @property
     def params(self) -> Tuple[Tuple[int, int], ...]:

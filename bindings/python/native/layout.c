@@ -1,8 +1,9 @@
 /* A kernel's parameter layout and the packing of exact Python ints, floats and Buffers into it.
  * The encodings are the Python packer's (cuabi/kernel.py): an int takes the parameter's size,
  * unsigned, or signed when negative; a float is a float32 or float64 by the parameter's size; a
- * Buffer is its 8-byte device address. Everything else, and every value that does not fit, is the
- * Python packer's to encode or refuse. */
+ * Buffer is its 8-byte device address; a scalar of a type in `scalars` (NumPy's, each added by the
+ * Python packer when it first encodes one) has its own size, which must be the parameter's.
+ * Everything else, and every value that does not fit, is the Python packer's to encode or refuse. */
 #include "native.h"
 
 #include <math.h>
@@ -79,6 +80,51 @@ static int pack_buffer(PyObject* value, size_t size, unsigned char* out) {
     return packed;
 }
 
+/* A scalar of a type the Python packer taught (`code` from the scalars dict): its own size must be
+ * the parameter's, as the Python packer requires. */
+static int pack_scalar(PyObject* value, PyObject* code, size_t size, unsigned char* out) {
+    const long bits = PyLong_AsLong(code);
+    const long kind = bits >> 8;
+    if (bits < 0 || (size_t)(bits & 0xFF) != size) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (kind == NATIVE_SCALAR_FLOAT) {
+        const double number = PyFloat_AsDouble(value);
+        if (number == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return 0;
+        }
+        if (size == 8) {
+            memcpy(out, &number, 8);
+            return 1;
+        }
+        if (size != 4) return 0;
+        const float narrow = (float)number; /* exact: the value is a float32 */
+        memcpy(out, &narrow, 4);
+        return 1;
+    }
+    if (kind == NATIVE_SCALAR_BOOL) {
+        const int truth = PyObject_IsTrue(value);
+        if (truth < 0 || size != 1) {
+            PyErr_Clear();
+            return 0;
+        }
+        *out = (unsigned char)truth;
+        return 1;
+    }
+    if (kind != NATIVE_SCALAR_SIGNED && kind != NATIVE_SCALAR_UNSIGNED) return 0;
+    PyObject* integer = PyNumber_Index(value);
+    if (integer == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    /* In the type's range by construction; pack_int encodes it at the parameter's size. */
+    const int packed = pack_int(integer, size, out);
+    Py_DECREF(integer);
+    return packed;
+}
+
 int native_pack(NativeLayout* layout, PyObject* args, unsigned char* out) {
     if (PyTuple_Size(args) != layout->count) return 0;
     memset(out, 0, layout->size);
@@ -90,19 +136,27 @@ int native_pack(NativeLayout* layout, PyObject* args, unsigned char* out) {
         if (PyLong_CheckExact(value)) packed = pack_int(value, size, at);
         else if (PyFloat_CheckExact(value)) packed = pack_float(value, size, at);
         else if ((PyObject*)Py_TYPE(value) == layout->buffer_type) packed = pack_buffer(value, size, at);
-        else packed = 0;
+        else {
+            PyObject* code = PyDict_GetItemWithError(layout->scalars, (PyObject*)Py_TYPE(value));
+            if (code == NULL) PyErr_Clear();
+            packed = code != NULL && pack_scalar(value, code, size, at);
+        }
         if (!packed) return 0;
     }
     return 1;
 }
 
-/* Layout(params, buffer_type): params a sequence of (offset, size) in order, each parameter after
- * the previous one's end, the whole at most NATIVE_MAX_PACKED bytes. */
+/* Layout(params, buffer_type, scalars): params a sequence of (offset, size) in order, each
+ * parameter after the previous one's end, the whole at most NATIVE_MAX_PACKED bytes; scalars a
+ * dict of type -> code, kept (not copied): the package adds to it. */
 static PyObject* layout_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
     PyObject* params;
     PyObject* buffer_type;
-    static char* keywords[] = {"params", "buffer_type", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:Layout", keywords, &params, &buffer_type)) return NULL;
+    PyObject* scalars;
+    static char* keywords[] = {"params", "buffer_type", "scalars", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO!:Layout", keywords, &params, &buffer_type, &PyDict_Type,
+                                     &scalars))
+        return NULL;
     if (!PyType_Check(buffer_type)) {
         PyErr_SetString(PyExc_TypeError, "Layout: buffer_type must be a type");
         return NULL;
@@ -119,6 +173,8 @@ static PyObject* layout_new(PyTypeObject* type, PyObject* args, PyObject* kwargs
     self->sizes = PyMem_Calloc((size_t)self->count + 1, sizeof(size_t));
     Py_INCREF(buffer_type);
     self->buffer_type = buffer_type;
+    Py_INCREF(scalars);
+    self->scalars = scalars;
     if (self->offsets == NULL || self->sizes == NULL) {
         PyErr_NoMemory();
         goto fail;
@@ -158,6 +214,7 @@ static void layout_dealloc(NativeLayout* self) {
     PyMem_Free(self->offsets);
     PyMem_Free(self->sizes);
     Py_XDECREF(self->buffer_type);
+    Py_XDECREF(self->scalars);
     PyObject_Free(self);
     Py_DECREF(type);
 }

@@ -17,12 +17,17 @@
  * through the Python packer (CUDA allows up to 32764 bytes, kernels that large are rare). */
 #define NATIVE_MAX_PACKED 4096
 
-/* A kernel's parameters, (offset, size) each, and what a Buffer is. */
+/* The kinds of a scalar type's encoding in NativeLayout.scalars: (kind << 8) | its size in bytes. */
+enum { NATIVE_SCALAR_FLOAT = 1, NATIVE_SCALAR_SIGNED = 2, NATIVE_SCALAR_UNSIGNED = 3, NATIVE_SCALAR_BOOL = 4 };
+
+/* A kernel's parameters, (offset, size) each, what a Buffer is, and the scalar types (NumPy's)
+ * whose encoding the Python packer has taught it. */
 typedef struct {
     PyObject_HEAD
     Py_ssize_t count;
     size_t size; /* the packed size: the end of the last parameter */
     PyObject* buffer_type;
+    PyObject* scalars; /* dict: type -> int code (NATIVE_SCALAR_* << 8 | size), shared with Python */
     size_t* offsets;
     size_t* sizes;
 } NativeLayout;
@@ -33,8 +38,8 @@ extern PyTypeObject* native_batch_type;
 
 /* Packs `args` (a tuple) into `out` (layout->size bytes, padding zeroed). Returns 1 when packed,
  * 0 when an argument is one this module leaves to the Python packer (a count that does not match,
- * a type other than exact int, float and Buffer, a value out of the parameter's range); no Python
- * error is set either way. */
+ * a type other than exact int, float, Buffer and the scalar types taught, a value out of the
+ * parameter's range, a size that differs from the parameter's); no Python error is set either way. */
 int native_pack(NativeLayout* layout, PyObject* args, unsigned char* out);
 
 /* Raises the exception `error(status)` returns (the package's last_error: the thread's message). */

@@ -11,7 +11,7 @@ import pytest
 
 import cuabi
 from cuabi import errors
-from cuabi.kernel import ParamLayout
+from cuabi.kernel import _NATIVE_SCALARS, ParamLayout
 
 native = cuabi._library.native
 pytestmark = pytest.mark.skipif(native is None, reason="cuabi._native is not built (CUABI_PYTHON_EXTENSION_DIR)")
@@ -39,7 +39,7 @@ def ignore(*args: Any) -> None:
 
 
 def layouts() -> Any:
-    return native.Layout(PARAMS, FakeBuffer), ParamLayout("k", PARAMS)
+    return native.Layout(PARAMS, FakeBuffer, _NATIVE_SCALARS), ParamLayout("k", PARAMS)
 
 
 def edges(size: int) -> List[int]:
@@ -90,10 +90,40 @@ def test_a_buffer_packs_its_address_and_only_an_exact_buffer_does() -> None:
     assert fast.pack((0, 0, FakeBuffer(0x1000), 0, 0, 0)) is None  # a 4-byte parameter: a size error in Python
 
 
-@pytest.mark.parametrize("value", [True, np.float32(1.0), np.uint64(1), b"\0" * 8, bytearray(8), "1"])
-def test_other_types_are_left_to_python(value: Any) -> None:
-    fast, _ = layouts()
-    assert fast.pack((0, 0, 0, value, 0, 0)) is None
+@pytest.mark.parametrize("value", [True, np.float32(1.0), np.uint32(1), np.float16(1), b"\0" * 8, bytearray(8), "1"])
+def test_other_types_and_sizes_are_left_to_python(value: Any) -> None:
+    fast, slow = layouts()
+    args = (0, 0, 0, value, 0, 0)
+    try:
+        slow.pack(args)  # teaches the extension a NumPy type, as a first launch would
+    except cuabi.CuabiError:
+        pass
+    assert fast.pack(args) is None
+
+
+@pytest.mark.parametrize("index, values", [
+    (0, [np.int8(-128), np.int8(127), np.uint8(255), np.bool_(True), np.bool_(False)]),
+    (1, [np.int16(-2), np.uint16(65535)]),
+    (2, [np.float32(1.5), np.float32(-np.inf), np.int32(-(1 << 31)), np.uint32((1 << 32) - 1)]),
+    (3, [np.float64(2.25), np.int64(-(1 << 63)), np.uint64((1 << 64) - 1), np.uint64(1 << 63)])])
+def test_numpy_scalars_of_the_parameter_size_pack_as_python_packs_them(index: int, values: List[Any]) -> None:
+    fast, slow = layouts()
+    for value in values:
+        args = tuple(value if i == index else 0 for i in range(len(PARAMS)))
+        want = slow.pack(args)  # teaches the extension the type, as a first launch would
+        assert type(value) in _NATIVE_SCALARS
+        assert fast.pack(args) == want, value
+
+
+def test_a_forged_scalar_code_is_left_to_python() -> None:
+    class Scalar(float):
+        pass
+
+    forged: Any = {Scalar: "f4", float: 0}
+    fast = native.Layout(PARAMS, FakeBuffer, forged)
+    assert fast.pack((0, 0, Scalar(1.0), 0, 0, 0)) is None
+    fast = native.Layout(PARAMS, FakeBuffer, {Scalar: 7 << 8 | 4})  # no such kind
+    assert fast.pack((0, 0, Scalar(1.0), 0, 0, 0)) is None
 
 
 def test_a_wrong_count_is_left_to_python() -> None:
@@ -105,15 +135,15 @@ def test_a_wrong_count_is_left_to_python() -> None:
 
 
 def test_padding_is_zeroed_and_no_parameters_pack_to_nothing() -> None:
-    assert native.Layout([(0, 1), (8, 8)], FakeBuffer).pack((0xFF, 1)) == b"\xff" + b"\0" * 7 + b"\1" + b"\0" * 7
-    assert native.Layout([], FakeBuffer).pack(()) == b""
+    assert native.Layout([(0, 1), (8, 8)], FakeBuffer, {}).pack((0xFF, 1)) == b"\xff" + b"\0" * 7 + b"\1" + b"\0" * 7
+    assert native.Layout([], FakeBuffer, {}).pack(()) == b""
 
 
 @pytest.mark.parametrize("params", [[(0, 8), (4, 4)], [(0, 0)], [(0, native.MAX_PACKED + 1 if native else 0)],
                                     [(-1, 4)], [(0, 4, 4)], ["x"]])
 def test_a_forged_layout_is_refused(params: Any) -> None:
     with pytest.raises((ValueError, TypeError, OverflowError)):
-        native.Layout(params, FakeBuffer)
+        native.Layout(params, FakeBuffer, {})
 
 
 def test_a_launcher_needs_addresses_and_callables() -> None:
@@ -133,9 +163,9 @@ def test_a_launcher_hands_what_it_does_not_pack_to_its_fallback_with_the_argumen
     # The function address is never called: every call below goes to the fallback.
     launcher = native.Launcher(layout, 1, 1, 1, None, lambda *args: calls.append(args), error)
     launcher(1, 2)
-    launcher(0, 0, 0, np.uint64(5), 0, 0)
+    launcher(0, 0, 0, np.uint32(5), 0, 0)
     launcher(0, 0, 0, 1 << 64, 0, 0)
-    assert calls == [(1, 2), (0, 0, 0, np.uint64(5), 0, 0), (0, 0, 0, 1 << 64, 0, 0)]
+    assert calls == [(1, 2), (0, 0, 0, np.uint32(5), 0, 0), (0, 0, 0, 1 << 64, 0, 0)]
     with pytest.raises(TypeError):
         launcher(0, 0, 0, 0, 0, 0, extra=1)  # type: ignore[call-arg]  # keywords too go to the fallback, which takes none
 
@@ -174,8 +204,13 @@ def test_kernels_on_a_gpu_launch_through_the_extension(context: cuabi.Context) -
     assert type(launcher) is native.Launcher
     launcher(out, 7)
     assert out.read(np.empty(1, dtype=np.uint32))[0] == 7
-    launcher(out, np.uint32(9))  # through the fallback
+    launcher(out, np.uint32(9))
     assert out.read(np.empty(1, dtype=np.uint32))[0] == 9
+    launcher(out, np.uint32(11))  # np.uint32 taught by the launch before: packed in C
+    assert out.read(np.empty(1, dtype=np.uint32))[0] == 11
+    with pytest.raises(cuabi.LaunchError) as size:
+        launcher(out, np.uint64(1))
+    assert size.value.status == errors.ARGUMENT_SIZE
     with pytest.raises(cuabi.GeneralError, match="cannot hold.*Fix:"):
         launcher(out, 1 << 32)
     with pytest.raises(cuabi.LaunchError) as count:
