@@ -21,7 +21,9 @@ try:
     from . import _native
 except ImportError:  # a source checkout without a build: everything goes through cffi
     _native = None  # type: ignore[assignment]
-# The extension (launches, batches, the compile hit in C), None without it; the tests set None to
+# The extension as imported (None without it): what closes the handles it made.
+extension = _native
+# The extension the package uses (launches, batches, the compile hit in C); the tests set None to
 # run the pure-Python paths.
 native = _native
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from . import _library, _structs
 from ._handle import Handle
@@ -162,18 +162,31 @@ _requests: "OrderedDict[Tuple[Any, ...], _Request]" = OrderedDict()
 _requests_lock = threading.Lock()
 
 
-def _request(key: Tuple[Any, ...], arguments: Tuple[Any, ...]) -> _Request:
-    """The request of `arguments` (_Request's), kept under `key`. A hit takes no lock (dict.get is
-    one operation under the GIL); the oldest request made goes first when the table is full."""
+def _request(key: Tuple[Any, ...]) -> _Request:
+    # A hit takes no lock (dict.get is one operation under the GIL); the oldest request made goes
+    # first when the table is full.
     found = _requests.get(key)
     if found is not None:
         return found
-    request = _Request(*arguments)
+    request = _Request(*key)
     with _requests_lock:
         _requests[key] = request
         while len(_requests) > _REQUESTS_KEPT:
             _requests.popitem(last=False)
     return request
+
+
+# The requests of only a source and a target, by target, then source (no key tuple to build or hash
+# on a hit): at most _REQUESTS_KEPT sources per target, the table emptied when it is full.
+_plain_requests: Dict[Optional[str], Dict[str, _Request]] = {}
+
+
+def _remember_plain(target: Optional[str], source: str, request: _Request) -> None:
+    with _requests_lock:
+        by_source = _plain_requests.setdefault(target, {})
+        if len(by_source) >= _REQUESTS_KEPT:
+            by_source.clear()
+        by_source[source] = request
 
 
 def _key(source: str, name_expressions: Sequence[str], options: Sequence[str], target: Optional[str],
@@ -205,15 +218,18 @@ def compile(source: str, name_expressions: Sequence[str] = (), options: Sequence
 
     A repeated request is served from cuabi's memory cache, then its disk cache, without NVRTC.
     A failed compile raises CompileError with NVRTC's log in .compile_log."""
-    # A request of only a source and a target (the common one) is kept under those two, so that a
-    # repeated compile -- a memory-cache hit in cuabi -- builds no key of every argument.
+    # A request of only a source and a target (the common one) is also kept by target and source,
+    # so that a repeated compile -- a memory-cache hit in cuabi -- builds no key of every argument.
     plain = not (name_expressions or options or std or defines or include_dirs or headers or fast_math or line_info
                  or no_cache or ptx or program_name or timeout_ms or salt or lto_ir or relocatable)
-    request = _requests.get((source, target)) if plain else None
+    by_source = _plain_requests.get(target) if plain else None
+    request = by_source.get(source) if by_source is not None else None
     if request is None:
-        arguments = _key(source, name_expressions, options, target, std, defines, include_dirs, headers, fast_math,
-                         line_info, no_cache, ptx, program_name, timeout_ms, salt, lto_ir, relocatable)
-        request = _request((source, target) if plain else arguments, arguments)
+        request = _request(_key(source, name_expressions, options, target, std, defines, include_dirs, headers,
+                                fast_math, line_info, no_cache, ptx, program_name, timeout_ms, salt, lto_ir,
+                                relocatable))
+        if plain:
+            _remember_plain(target, source, request)
     native = _library.native
     if native is not None:
         # A Module made in C that owns the module as an int: see Module.__getattr__.

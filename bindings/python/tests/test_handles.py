@@ -40,7 +40,7 @@ def destroys(monkeypatch: pytest.MonkeyPatch) -> List[Any]:
         real(ptr)
 
     monkeypatch.setattr(cuabi._library.F, "cuabi_module_destroy", counting)
-    native = cuabi._library.native
+    native = cuabi._library.extension
     if native is not None:
         real_native = native.destroy
 
