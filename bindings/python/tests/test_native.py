@@ -220,3 +220,15 @@ def test_kernels_on_a_gpu_launch_through_the_extension(context: cuabi.Context) -
     with pytest.raises(cuabi.GeneralError) as stale:
         launcher(out, 1)
     assert stale.value.status == errors.INVALID_HANDLE
+
+
+def test_a_module_the_extension_made_closes_through_it_with_the_extension_switched_off(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    module = cuabi.compile('extern "C" __global__ void k_switched() {}\n', target="sm_90")
+    assert type(module._owned[0]) is int  # owned as the extension made it
+    monkeypatch.setattr(cuabi._library, "native", None)
+    module.close()
+    assert module.closed
+    with pytest.raises(cuabi.GeneralError) as raised:
+        module.info()  # its cffi pointer made now, from the address: a closed handle
+    assert raised.value.status == errors.INVALID_HANDLE
