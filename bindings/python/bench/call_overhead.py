@@ -29,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy  # noqa: E402
 
 import cuabi  # noqa: E402
+from launch_overhead import batch_launchers  # noqa: E402  (beside this file)
 
 CALLS = 100000
 
@@ -67,18 +68,9 @@ def main() -> None:
     rows["Python Launcher, NumPy scalars"] = best(lambda: python(*typed), reps)
     rows["cffi call of cuabi_launch_packed alone (bytes packed before)"] = best(
         lambda: call(kernel._ptr, config._c, packed, len(packed)), reps)
-    refilled, built = cuabi.LaunchBatch(16), cuabi.LaunchBatch(16)
-    for _ in range(16):
-        built.add(kernel, config, *args)
-
-    def refill() -> None:
-        refilled.clear()
-        for _ in range(16):
-            refilled.add(kernel, config, *args)
-        refilled.launch()
-
+    refill, built = batch_launchers(kernel, config, args)
     rows["LaunchBatch of 16, refilled (per launch)"] = best(refill, max(1, reps // 4), 16)
-    rows["LaunchBatch of 16, built once (per launch)"] = best(built.launch, reps, 16)
+    rows["LaunchBatch of 16, built once (per launch)"] = best(built, reps, 16)
     print(f"\nlaunch overhead against {cuabi._library.lib().path} (launcher: {type(launcher).__module__}."
           f"{type(launcher).__name__}), best of {reps} x {CALLS} calls")
     print("| variant | ns per launch |")

@@ -204,12 +204,5 @@ static PyType_Spec batch_spec = {"cuabi._native.Batch", sizeof(NativeBatch), 0, 
                                  batch_slots};
 
 int native_add_batch(PyObject* module) {
-    native_batch_type = (PyTypeObject*)PyType_FromSpec(&batch_spec);
-    if (native_batch_type == NULL) return -1;
-    Py_INCREF(native_batch_type);
-    if (PyModule_AddObject(module, "Batch", (PyObject*)native_batch_type) < 0) {
-        Py_DECREF(native_batch_type);
-        return -1;
-    }
-    return 0;
+    return native_add_type(module, &batch_spec, "Batch", &native_batch_type);
 }

@@ -129,12 +129,5 @@ static PyType_Spec launcher_spec = {"cuabi._native.Launcher", sizeof(NativeLaunc
                                     Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC, launcher_slots};
 
 int native_add_launcher(PyObject* module) {
-    native_launcher_type = (PyTypeObject*)PyType_FromSpec(&launcher_spec);
-    if (native_launcher_type == NULL) return -1;
-    Py_INCREF(native_launcher_type);
-    if (PyModule_AddObject(module, "Launcher", (PyObject*)native_launcher_type) < 0) {
-        Py_DECREF(native_launcher_type);
-        return -1;
-    }
-    return 0;
+    return native_add_type(module, &launcher_spec, "Launcher", &native_launcher_type);
 }

@@ -260,12 +260,5 @@ static PyType_Spec layout_spec = {"cuabi._native.Layout", sizeof(NativeLayout), 
 int native_add_layout(PyObject* module) {
     address_name = PyUnicode_InternFromString("address");
     if (address_name == NULL) return -1;
-    native_layout_type = (PyTypeObject*)PyType_FromSpec(&layout_spec);
-    if (native_layout_type == NULL) return -1;
-    Py_INCREF(native_layout_type);
-    if (PyModule_AddObject(module, "Layout", (PyObject*)native_layout_type) < 0) {
-        Py_DECREF(native_layout_type);
-        return -1;
-    }
-    return 0;
+    return native_add_type(module, &layout_spec, "Layout", &native_layout_type);
 }

@@ -1,6 +1,17 @@
 /* The module cuabi._native: its types, functions and the largest block it packs itself. */
 #include "native.h"
 
+int native_add_type(PyObject* module, PyType_Spec* spec, const char* name, PyTypeObject** out) {
+    *out = (PyTypeObject*)PyType_FromSpec(spec);
+    if (*out == NULL) return -1;
+    Py_INCREF(*out); /* one reference kept in *out, one given to the module */
+    if (PyModule_AddObject(module, name, (PyObject*)*out) < 0) {
+        Py_DECREF(*out);
+        return -1;
+    }
+    return 0;
+}
+
 static PyMethodDef native_functions[] = {
     {"compile", native_compile, METH_VARARGS, "compile(function, destroy, context, source, options, error, module_type, context_object) -> module"},
     {"destroy", native_destroy, METH_VARARGS, "destroy(function, handle)"},

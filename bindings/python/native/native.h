@@ -52,6 +52,9 @@ int native_init_compile(void);
 PyObject* native_compile(PyObject* module, PyObject* args);
 PyObject* native_destroy(PyObject* module, PyObject* args);
 
+/* Makes the type of `spec`, keeps it in *out and adds it to `module` as `name`. -1 on failure. */
+int native_add_type(PyObject* module, PyType_Spec* spec, const char* name, PyTypeObject** out);
+
 int native_add_layout(PyObject* module);
 int native_add_launcher(PyObject* module);
 int native_add_batch(PyObject* module);
