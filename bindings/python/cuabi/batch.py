@@ -33,16 +33,16 @@ class LaunchBatch:
                                 "Fix: pass a capacity in that range.")
         self.capacity = capacity
         self.submitted = 0  # how many items the last launch() submitted
-        self._items = ffi.new("cuabi_launch_item[]", capacity)
-        # Per item what its C pointers point into (kernel, config, packed bytes), alive until clear().
-        self._keep: List[Any] = [None] * capacity
         self._count = 0
-        self._out_submitted = ffi.new("size_t*")
-        self._launch = _library.F.cuabi_launch_batch
-        # Where the extension is importable it holds the items, packs exact ints, floats and
-        # Buffers itself and submits them; the cffi items above then stay unused.
+        # Where the extension is importable it holds the items, packs ints, floats, Buffers and
+        # NumPy scalars itself (the rest through kernel.pack) and submits them; else cffi does.
         native, launch = _library.native, _library.A.cuabi_launch_batch
         self._native = native.Batch(capacity, launch, last_error) if native is not None and launch else None
+        self._items: Any = ffi.new("cuabi_launch_item[]", capacity) if self._native is None else None
+        # Per item what its C pointers point into (kernel, config, packed bytes), alive until clear().
+        self._keep: List[Any] = [None] * capacity if self._native is None else []
+        self._out_submitted = ffi.new("size_t*")
+        self._launch = _library.F.cuabi_launch_batch
 
     def __len__(self) -> int:
         return self._count
@@ -86,6 +86,7 @@ class LaunchBatch:
         """Empties the batch, keeping its C items for the next launches."""
         if self._native is not None:
             self._native.clear()
-        for index in range(self._count):
-            self._keep[index] = None
+        else:
+            for index in range(self._count):
+                self._keep[index] = None
         self._count = 0

@@ -232,7 +232,7 @@ def compile(source: str, name_expressions: Sequence[str] = (), options: Sequence
             _remember_plain(target, source, request)
     native = _library.native
     if native is not None:
-        # A Module made in C that owns the module as an int: see Module.__getattr__.
+        # A Module made in C that owns the module as an int: see Module._ptr.
         if context is None:
             return native.compile(*request.offline)
         return native.compile(_library.A.cuabi_module_compile, _library.A.cuabi_module_destroy, context._address,

@@ -280,7 +280,10 @@ class Kernel(Handle):
         self._native_layout: Optional["_native.Layout"] = None
         native = _library.native
         if native is not None and self.layout.size <= native.MAX_PACKED:
-            self._native_layout = native.Layout(self.layout.params, Buffer, _NATIVE_SCALARS)
+            try:
+                self._native_layout = native.Layout(self.layout.params, Buffer, _NATIVE_SCALARS)
+            except ValueError:  # parameters out of order or overlapping: the Python packer's to judge
+                pass
 
     @property
     def params(self) -> Tuple[Tuple[int, int], ...]:

@@ -232,3 +232,12 @@ def test_a_module_the_extension_made_closes_through_it_with_the_extension_switch
     with pytest.raises(cuabi.GeneralError) as raised:
         module.info()  # its cffi pointer made now, from the address: a closed handle
     assert raised.value.status == errors.INVALID_HANDLE
+
+
+def test_an_empty_launch_batch_through_either_path(launch_path: str) -> None:
+    batch = cuabi.LaunchBatch(2)
+    batch.launch()  # count 0: cuabi_launch_batch succeeds and writes 0
+    assert batch.submitted == 0 and len(batch) == 0
+    assert (batch._native is not None) == (launch_path == "native")
+    batch.clear()
+    assert len(batch) == 0
