@@ -99,7 +99,14 @@ if has python; then
   # ($CUABI_WHEELHOUSE: cffi, pycparser, numpy, pytest).
   python3 -m venv /tmp/pyv >/dev/null && /tmp/pyv/bin/pip install -q --no-index --find-links "${CUABI_WHEELHOUSE:-.device/c/wheels}" \
     numpy pytest cffi >/dev/null 2>&1
-  (cd bindings/python && CUABI_LIBRARY=$b/libcuabi.so.1 CUABI_PYTHON_REQUIRE_GPU=1 CUABI_CACHE_DIR=/tmp/cuabi-py-cache \
+  # The build's extension (cuabi._native, stable ABI: any CPython >= 3.9): the launch, batch and
+  # compile tests run through it and through the pure-Python paths.
+  (cd bindings/python && CUABI_LIBRARY=$b/libcuabi.so.1 CUABI_PYTHON_EXTENSION_DIR=$b/python/cuabi \
+    CUABI_PYTHON_REQUIRE_GPU=1 CUABI_CACHE_DIR=/tmp/cuabi-py-cache \
     timeout -s ABRT 300 /tmp/pyv/bin/python -X faulthandler -m pytest -q -rs -p no:cacheprovider tests) >"$out/python.log" 2>&1
   echo "python exit $?"; tail -3 "$out/python.log"
+  echo "--- python launch overhead (one core)"
+  CUABI_LIBRARY=$b/libcuabi.so.1 CUABI_PYTHON_EXTENSION_DIR=$b/python/cuabi timeout 300 taskset -c 2 \
+    /tmp/pyv/bin/python bindings/python/bench/launch_overhead.py --reps 20 >"$out/python-overhead.txt" 2>&1
+  tail -25 "$out/python-overhead.txt"
 fi

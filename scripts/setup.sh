@@ -16,6 +16,7 @@ declare -A wanted=(
   [libgtest-dev]=/usr/include/gtest/gtest.h
   [abigail-tools]=/usr/bin/abidw
   [python3]=/usr/bin/python3
+  [python3-dev]=/usr/bin/python3-config
   [bindgen]=/usr/bin/bindgen
   [golang-go]=/usr/bin/go
   [libhiredis-dev]=/usr/include/hiredis/hiredis.h
@@ -26,6 +27,7 @@ declare -A purpose=(
   [cmake]="the build" [ninja-build]="the build" [g++]="the build" [clang]="header checks, fuzzing"
   [pkg-config]="packaging tests, cgo" [libgtest-dev]="unit and GPU tests"
   [abigail-tools]="the ABI check" [python3]="the ABI, packaging and generators tests"
+  [python3-dev]="the Python package's extension (cuabi._native)"
   [bindgen]="Rust bindings, generators test" [golang-go]="Go bindings, generators test (cgo)"
   [cargo]="Rust bindings, generators test"
   [libhiredis-dev]="the remote cache helper (cuabi-cache-remote)" [libsodium-dev]="the remote cache helper's signatures"

@@ -2,7 +2,9 @@
 # The Python package (bindings/python): sets up $CUABI_BUILD_DIR/python-venv with the pinned tools
 # (once; again when the pins change), checks that the generated cffi declarations match the header,
 # runs mypy --strict on the package and pytest on its tests against the library just built (GPU
-# tests skip, saying why), builds the wheel (CMake through scikit-build-core, repaired by
+# tests skip, saying why; the launch, batch and compile tests run through the package's extension,
+# cuabi._native, built by CMake into $CUABI_BUILD_DIR/python/cuabi, and through its pure-Python
+# paths), builds the wheel (CMake through scikit-build-core, repaired by
 # auditwheel) and tests it installed into a fresh venv, and puts the conformance scenario where
 # scripts/conformance.sh runs it ($CUABI_BUILD_DIR/conformance/bin/python).
 # Leaves for a GPU machine without internet: $CUABI_BUILD_DIR/python-wheelhouse/ (the cuabi wheel
@@ -22,7 +24,7 @@ package="$CUABI_ROOT/bindings/python"
 
 bash "$package/tools/generate_cdef.sh" --check
 (cd "$package" && "$python" -m mypy --strict --cache-dir "$CUABI_BUILD_DIR/python-mypy-cache" \
-  cuabi tests conformance.py bench/launch_overhead.py)
+  cuabi tests conformance.py bench/launch_overhead.py bench/call_overhead.py)
 
 # The wheel and, beside it, the wheels a fresh environment needs (from the venv's pip cache).
 wheelhouse="$CUABI_BUILD_DIR/python-wheelhouse"
@@ -36,7 +38,12 @@ wheel="$(ls "$wheelhouse"/cuabi-*.whl)"
 
 # pytest's exit 5 means it collected no tests: here that is a broken suite, never a pass.
 status=0
-(cd "$package" && CUABI_LIBRARY="$CUABI_BUILD_DIR/libcuabi.so.1" CUABI_PYTHON_WHEEL="$wheel" \
+extension="$CUABI_BUILD_DIR/python/cuabi"
+if ! ls "$extension"/_native*.so >/dev/null 2>&1; then
+  echo "65-python: no cuabi._native in $extension. Fix: install python3-dev (scripts/setup.sh) and rebuild." >&2
+  exit 1
+fi
+(cd "$package" && CUABI_LIBRARY="$CUABI_BUILD_DIR/libcuabi.so.1" CUABI_PYTHON_EXTENSION_DIR="$extension" CUABI_PYTHON_WHEEL="$wheel" \
   CUABI_PYTHON_WHEELHOUSE="$wheelhouse" timeout 1200 "$python" -m pytest -q -rs -p no:cacheprovider tests) || status=$?
 if ((status == 5)); then
   echo "65-python: pytest collected no tests. Fix: check bindings/python/tests." >&2
@@ -53,6 +60,7 @@ rm -rf "$conformance/python"
 mkdir -p "$conformance/python"
 cp "$package/conformance.py" "$conformance/python/"
 cp -r "$package/cuabi" "$conformance/python/"
+cp "$extension"/_native*.so "$conformance/python/cuabi/"
 cat >"$conformance/bin/python" <<'WRAPPER'
 #!/usr/bin/env bash
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -1,6 +1,8 @@
 """What a launch from Python costs the calling thread: an empty kernel and a 4-argument kernel
-through cuabi, through raw cuLaunchKernel called with ctypes, and through cuda.core and CuPy when
-they are importable (their rows are left out otherwise); and the memory-cache hit of compile.
+through cuabi (its extension's C launcher, and the pure-Python launcher it falls back to), through
+raw cuLaunchKernel called with ctypes, and through cuda.core and CuPy when they are importable
+(their rows are left out otherwise); 16 launches of the 4-argument kernel as one LaunchBatch
+(refilled every time, and built once); and the memory-cache hit of compile.
 
     CUABI_LIBRARY=build/libcuabi.so.1 python bindings/python/bench/launch_overhead.py [--reps N]
 
@@ -9,6 +11,11 @@ smaller than the driver's launch queue, with the stream synchronized between bat
 timed region, so no variant waits for the GPU to drain. Every variant runs once per repetition,
 in an order rotated per repetition; each row gives the median per launch over repetitions and the
 median of its per-repetition ratio to raw cuLaunchKernel. Without a GPU only the compile rows run.
+
+The compile rows keep a module of the same source open while they compile and close, as a running
+application would (bench/bench_compile.cpp does the same): closing the only module of a source
+for a context makes cuabi unload its CUmodule, and the next hit load it again (~20 us), which is
+not what a memory-cache hit costs an application that uses its kernels.
 """
 
 from __future__ import annotations
@@ -57,16 +64,19 @@ def raw_launcher(kernel: cuabi.Kernel, stream: cuabi.Stream, args: List[Any]) ->
     return call
 
 
-def timed(call: Callable[..., None], args: Tuple[Any, ...], launches: int, sync: Callable[[], None]) -> float:
-    """Seconds per launch: `launches` calls in batches, synchronizing between batches untimed."""
+def timed(call: Callable[..., None], args: Tuple[Any, ...], launches: int, sync: Callable[[], None],
+          per_call: int = 1) -> float:
+    """Seconds per launch: `launches` launches in batches of BATCH, synchronizing between batches
+    untimed; a call makes `per_call` launches (a LaunchBatch of 16 makes 16)."""
+    calls = max(1, BATCH // per_call)
     total = 0.0
     for _ in range(launches // BATCH):
         start = time.perf_counter()
-        for _ in range(BATCH):
+        for _ in range(calls):
             call(*args)
         total += time.perf_counter() - start
         sync()
-    return total / (launches // BATCH * BATCH)
+    return total / (launches // BATCH * calls * per_call)
 
 
 def cuda_core() -> Any:
@@ -138,6 +148,22 @@ def peers(args_empty: Tuple[Any, ...], four: bool) -> Dict[str, Tuple[Callable[.
     return found
 
 
+def batch_launchers(kernel: cuabi.Kernel, config: cuabi.LaunchConfig, args: Tuple[Any, ...]) -> Tuple[
+        Callable[[], None], Callable[[], None]]:
+    """16 launches as one LaunchBatch: refilled before every launch(), and built once."""
+    refilled, built = cuabi.LaunchBatch(16), cuabi.LaunchBatch(16)
+    for _ in range(16):
+        built.add(kernel, config, *args)
+
+    def refill_and_launch() -> None:
+        refilled.clear()
+        for _ in range(16):
+            refilled.add(kernel, config, *args)
+        refilled.launch()
+
+    return refill_and_launch, built.launch
+
+
 def launch_rows(context: cuabi.Context, reps: int, launches: int) -> None:
     module = context.compile(SOURCE)
     stream = context.stream()
@@ -147,18 +173,29 @@ def launch_rows(context: cuabi.Context, reps: int, launches: int) -> None:
         cuabi_launch = kernel[1, 32, stream]
         cuabi_launch(*args)  # builds the packing; makes the context current for the raw calls
         stream.synchronize()
+        config = cuabi.LaunchConfig(1, 32, stream)
         variants: Dict[str, Tuple[Callable[..., None], Tuple[Any, ...], Callable[[], None]]] = {
             "cuLaunchKernel (ctypes)": (raw_launcher(kernel, stream, list(args)), (), stream.synchronize),
             "cuabi kernel[grid, block, stream](...)": (cuabi_launch, args, stream.synchronize),
+            "cuabi without its extension (Python Launcher)": (cuabi.Launcher(kernel, config), args,
+                                                                stream.synchronize),
         }
+        print(f"note: cuabi launches through {type(cuabi_launch).__module__}.{type(cuabi_launch).__name__}",
+              file=sys.stderr)
         variants.update(peers((), name == "four"))
+        batches: Tuple[str, ...] = ()
+        if name == "four":
+            refill, built = batch_launchers(kernel, config, args)
+            batches = ("LaunchBatch of 16, refilled (per launch)", "LaunchBatch of 16, built once (per launch)")
+            variants[batches[0]] = (refill, (), stream.synchronize)
+            variants[batches[1]] = (built, (), stream.synchronize)
         seconds: Dict[str, List[float]] = {v: [] for v in variants}
         order = list(variants)
         for rep in range(reps):
             rotated = order[rep % len(order):] + order[:rep % len(order)]
             for variant in rotated:
                 call, call_args, sync = variants[variant]
-                seconds[variant].append(timed(call, call_args, launches, sync))
+                seconds[variant].append(timed(call, call_args, launches, sync, 16 if variant in batches else 1))
         raw = seconds["cuLaunchKernel (ctypes)"]
         print(f"\n{name} kernel ({len(args)} arguments), {reps} reps x {launches} launches, one stream")
         print("| variant | median us/launch | median ratio to cuLaunchKernel |")
@@ -171,13 +208,16 @@ def launch_rows(context: cuabi.Context, reps: int, launches: int) -> None:
 def compile_rows(context: Any, reps: int) -> None:
     source = SOURCE + "// compile-hit bench\n"
     settings: Dict[str, Any] = {"context": context} if context is not None else {"target": "sm_90"}
-    cuabi.compile(source, **settings).close()
+    kept = cuabi.compile(source, **settings)  # open for the whole row: see the module's docstring
+    kernel = kept.kernel("empty") if context is not None else None
     per_call = []
     for _ in range(reps):
         start = time.perf_counter()
         for _ in range(1000):
             cuabi.compile(source, **settings).close()
         per_call.append((time.perf_counter() - start) / 1000)
+    kept.close()
+    del kernel
     where = "for the context" if context is not None else "offline (sm_90)"
     print(f"\n| compile, memory-cache hit {where}, incl. Module.close() | "
           f"{statistics.median(per_call) * 1e6:.2f} us (median of {reps} x 1000) |")

@@ -11,13 +11,20 @@ in ABI mode: no compiler needed).
 
 from __future__ import annotations
 
-from . import cache, dlpack
+import os as _os
+
+# A build directory's extension (CMake builds it into <build>/python/cuabi/) for a source checkout:
+# the tests and benchmarks name it, since nothing installs it beside these files there.
+if _os.environ.get("CUABI_PYTHON_EXTENSION_DIR"):
+    __path__.append(_os.environ["CUABI_PYTHON_EXTENSION_DIR"])
+
+from . import cache, dlpack  # noqa: E402
 from ._library import LoadError, load
 from .batch import LAUNCH_BATCH_MAX_ITEMS, LaunchBatch
 from .buffer import Buffer
 from .compile import (IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_LTOIR, IMAGE_PTX, ORIGIN_COMPILED, ORIGIN_DISK_CACHE,
-                      ORIGIN_IMAGE, ORIGIN_MEMORY_CACHE, Module, ModuleInfo, compile, load_image, nvrtc_path,
-                      nvrtc_version)
+                      ORIGIN_IMAGE, ORIGIN_MEMORY_CACHE, ORIGIN_READONLY_CACHE, Module, ModuleInfo, compile, load_image,
+                      nvrtc_path, nvrtc_version)
 from .compile_batch import (COMPILE_BATCH_MAX_REQUESTS, REQUEST_COMPILING, REQUEST_DONE, REQUEST_QUEUED, CompileBatch,
                             CompileRequest, compile_many)
 from .link import (LINK_INPUT_CUBIN, LINK_INPUT_FATBIN, LINK_INPUT_LIBRARY, LINK_INPUT_LTOIR, LINK_INPUT_OBJECT,
@@ -69,6 +76,7 @@ __all__ = [
     "LINK_INPUT_CUBIN", "LINK_INPUT_FATBIN", "LINK_INPUT_LIBRARY", "LINK_INPUT_LTOIR", "LINK_INPUT_OBJECT",
     "LINK_INPUT_PTX", "LINK_MAX_INPUTS", "LaunchConfig", "LaunchError", "Launcher", "LinkInput", "LoadError", "Module",
     "ModuleInfo", "ORIGIN_COMPILED", "NODE_CONDITIONAL", "ORIGIN_DISK_CACHE", "ORIGIN_IMAGE", "ORIGIN_MEMORY_CACHE",
+    "ORIGIN_READONLY_CACHE",
     "Range", "RangeError", "Stream", "abi_version",
     "TensorDataType", "TensorInterleave", "TensorL2Promotion", "TensorMap", "TensorOobFill", "TensorSwizzle",
     "cache", "compile", "device_count", "dlpack", "from_dlpack", "link", "load", "load_image", "nvrtc_path",

@@ -39,11 +39,18 @@ class Handle:
             ptr = self._owned.pop()
         except IndexError:
             return
-        getattr(_library.F, self._destroy_name)(ptr)
+        if type(ptr) is int:  # made by the extension (a compile's fast path): destroyed through it
+            # (the module itself: _library.native may be switched off after the handle was made)
+            _library.extension.destroy(getattr(_library.A, self._destroy_name), ptr)
+        else:
+            getattr(_library.F, self._destroy_name)(ptr)
         self._keep = None
 
     def __del__(self) -> None:
-        owned = getattr(self, "_owned", None)  # absent when __init__ failed before setting it
+        try:
+            owned = self._owned
+        except AttributeError:  # __init__ failed before setting it
+            return
         if owned:
             self.close()
 

@@ -17,6 +17,16 @@ from typing import Any, Callable, Optional
 
 import cffi  # type: ignore[import-untyped]  # cffi ships no type hints: its objects are Any here
 
+try:
+    from . import _native
+except ImportError:  # a source checkout without a build: everything goes through cffi
+    _native = None  # type: ignore[assignment]
+# The extension as imported (None without it): what closes the handles it made.
+extension = _native
+# The extension the package uses (launches, batches, the compile hit in C); the tests set None to
+# run the pure-Python paths.
+native = _native
+
 _CDEF = (Path(__file__).with_name("_cdef.h")).read_text(encoding="utf-8")
 ffi: Any = cffi.FFI()
 ffi.cdef(_CDEF)
@@ -85,12 +95,22 @@ class Library:
             self._resolved[name] = found
         return found
 
+    def address(self, name: str) -> int:
+        """The address of the function `name` (for the package's extension), 0 where the loaded
+        library does not export it."""
+        return address_of(self._proc(name.encode()))
+
     def cast(self, name: str, signature: str) -> Any:
         """`name` cast to another C signature of the same ABI (e.g. const char* for const void*)."""
         pointer = self._proc(name.encode())
         if pointer == ffi.NULL:
             return _Missing(name)
         return ffi.cast(signature, pointer)
+
+
+def address_of(pointer: Any) -> int:
+    """A cffi pointer's value as an int (what the extension takes; 0 for NULL)."""
+    return int(ffi.cast("uintptr_t", pointer))
 
 
 _lock = threading.Lock()
@@ -143,3 +163,16 @@ class _Functions:
 
 
 F: Any = _Functions()
+
+
+class _Addresses:
+    """`A.cuabi_launch_packed` is the function's address (an int, 0 where the library lacks it),
+    for the extension; looked up once, then an attribute."""
+
+    def __getattr__(self, name: str) -> int:
+        found = lib().address(name)
+        setattr(self, name, found)
+        return found
+
+
+A: Any = _Addresses()

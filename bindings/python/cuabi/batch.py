@@ -24,7 +24,7 @@ class LaunchBatch:
     "cuabi_launch_batch item k of n: "), items before k were submitted, none after k was, and
     `submitted` is k. Not safe for concurrent use."""
 
-    __slots__ = ("capacity", "submitted", "_items", "_keep", "_count", "_out_submitted", "_launch")
+    __slots__ = ("capacity", "submitted", "_items", "_keep", "_count", "_out_submitted", "_launch", "_native")
 
     def __init__(self, capacity: int = 64) -> None:
         if type(capacity) is not int or not 1 <= capacity <= LAUNCH_BATCH_MAX_ITEMS:
@@ -33,10 +33,14 @@ class LaunchBatch:
                                 "Fix: pass a capacity in that range.")
         self.capacity = capacity
         self.submitted = 0  # how many items the last launch() submitted
-        self._items = ffi.new("cuabi_launch_item[]", capacity)
-        # Per item what its C pointers point into (kernel, config, packed bytes), alive until clear().
-        self._keep: List[Any] = [None] * capacity
         self._count = 0
+        # Where the extension is importable it holds the items, packs ints, floats, Buffers and
+        # NumPy scalars itself (the rest through kernel.pack) and submits them; else cffi does.
+        native, launch = _library.native, _library.A.cuabi_launch_batch
+        self._native = native.Batch(capacity, launch, last_error) if native is not None and launch else None
+        self._items: Any = ffi.new("cuabi_launch_item[]", capacity) if self._native is None else None
+        # Per item what its C pointers point into (kernel, config, packed bytes), alive until clear().
+        self._keep: List[Any] = [None] * capacity if self._native is None else []
         self._out_submitted = ffi.new("size_t*")
         self._launch = _library.F.cuabi_launch_batch
 
@@ -49,6 +53,13 @@ class LaunchBatch:
         if self._count == self.capacity:
             raise binding_error(INVALID_ARGUMENT, f"the LaunchBatch already holds its {self.capacity} launches. "
                                 "Fix: launch() and clear() it first, or make a LaunchBatch with a larger capacity.")
+        native = self._native
+        if native is not None:
+            layout = kernel._native_layout
+            if layout is None or not native.add(layout, kernel._address, config._address, (kernel, config), args):
+                native.add_packed(kernel._address, config._address, (kernel, config), kernel.pack(args))
+            self._count += 1
+            return
         data = kernel.pack(args)
         packed = ffi.from_buffer(data) if data else _NO_BYTES
         item = self._items[self._count]
@@ -59,6 +70,13 @@ class LaunchBatch:
 
     def launch(self) -> None:
         """Submits every item added since the last clear(), in order (see the class for a refusal)."""
+        native = self._native
+        if native is not None:
+            try:
+                native.launch()
+            finally:
+                self.submitted = native.submitted
+            return
         status = self._launch(self._items, self._count, self._out_submitted)
         self.submitted = int(self._out_submitted[0])
         if status:
@@ -66,6 +84,9 @@ class LaunchBatch:
 
     def clear(self) -> None:
         """Empties the batch, keeping its C items for the next launches."""
-        for index in range(self._count):
-            self._keep[index] = None
+        if self._native is not None:
+            self._native.clear()
+        else:
+            for index in range(self._count):
+                self._keep[index] = None
         self._count = 0

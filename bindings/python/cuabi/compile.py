@@ -5,11 +5,11 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from . import _library, _structs
 from ._handle import Handle
-from .errors import check
+from .errors import check, last_error
 
 if TYPE_CHECKING:
     from .buffer import Buffer
@@ -20,8 +20,13 @@ ffi = _library.ffi
 COMPILE_NO_CACHE, COMPILE_PTX, COMPILE_LTO_IR, COMPILE_RELOCATABLE = (
     _library.CONSTANTS["CUABI_COMPILE_" + name] for name in ("NO_CACHE", "PTX", "LTO_IR", "RELOCATABLE"))
 
-IMAGE_PTX, IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_LTOIR = 1, 2, 3, 4
-ORIGIN_COMPILED, ORIGIN_MEMORY_CACHE, ORIGIN_DISK_CACHE, ORIGIN_IMAGE = 0, 1, 2, 3
+IMAGE_PTX, IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_LTOIR = (
+    _library.CONSTANTS["CUABI_IMAGE_" + name] for name in ("PTX", "CUBIN", "FATBIN", "LTOIR"))
+ORIGIN_COMPILED, ORIGIN_MEMORY_CACHE, ORIGIN_DISK_CACHE, ORIGIN_IMAGE, ORIGIN_READONLY_CACHE = (
+    _library.CONSTANTS["CUABI_MODULE_ORIGIN_" + name]
+    for name in ("COMPILED", "MEMORY_CACHE", "DISK_CACHE", "IMAGE", "READONLY_CACHE"))
+_MODULE_POINTER = ffi.typeof("cuabi_module*")
+_HANDLE_POINTER: Any = Handle.__dict__["_ptr"]  # the slot behind Module._ptr
 
 
 @dataclass(frozen=True)
@@ -37,12 +42,30 @@ class ModuleInfo:
 class Module(Handle):
     """Compiled code: its kernels by name or C++ expression, its image, log and globals."""
 
-    __slots__ = ("context",)
+    __slots__ = ("context", "_address")
     _destroy_name = "cuabi_module_destroy"
+    _address: int
 
     def __init__(self, ptr: Any, context: Any) -> None:
         super().__init__(ptr)
         self.context = context
+
+    @property
+    def _ptr(self) -> Any:
+        """The cffi pointer. A module compile() made through the extension has none at first: the
+        extension sets _owned ([the module's address as an int], closed through the extension),
+        _keep, context and _address, and the pointer is made here when a method first needs it,
+        since making one costs more than the memory-cache hit that returned the module."""
+        try:
+            return _HANDLE_POINTER.__get__(self)
+        except AttributeError:
+            pointer = ffi.cast(_MODULE_POINTER, self._address)
+            _HANDLE_POINTER.__set__(self, pointer)
+            return pointer
+
+    @_ptr.setter
+    def _ptr(self, pointer: Any) -> None:
+        _HANDLE_POINTER.__set__(self, pointer)
 
     def kernel(self, name_or_expression: str) -> "Kernel":
         """The kernel "saxpy" (extern "C") or "scale<float>" (one of the name expressions)."""
@@ -90,7 +113,7 @@ class _Request:
     """One compile request as C memory: the options struct and every string it points to, alive
     together (a string freed while cuabi still reads it is the classic cffi mistake)."""
 
-    __slots__ = ("source", "options", "_keep")
+    __slots__ = ("source", "options", "source_address", "options_address", "offline", "_keep")
 
     def __init__(self, source: str, name_expressions: Sequence[str], flags: Sequence[str], target: Optional[str],
                  std: Optional[str], defines: Sequence[str], include_dirs: Sequence[str],
@@ -126,6 +149,10 @@ class _Request:
             options.salt, options.salt_size = salt_data, len(salt)
         self.options = options
         self._keep = keep
+        self.source_address, self.options_address = _library.address_of(self.source), _library.address_of(options)
+        # The extension's arguments for an offline compile of this request, made once.
+        self.offline = (_library.A.cuabi_module_compile_offline, _library.A.cuabi_module_destroy, 0,
+                        self.source_address, self.options_address, last_error, Module, None)
 
 
 # Prepared requests by everything that went into them, so that a repeated compile -- a memory
@@ -147,6 +174,19 @@ def _request(key: Tuple[Any, ...]) -> _Request:
         while len(_requests) > _REQUESTS_KEPT:
             _requests.popitem(last=False)
     return request
+
+
+# The requests of only a source and a target, by target, then source (no key tuple to build or hash
+# on a hit): at most _REQUESTS_KEPT sources per target, the table emptied when it is full.
+_plain_requests: Dict[Optional[str], Dict[str, _Request]] = {}
+
+
+def _remember_plain(target: Optional[str], source: str, request: _Request) -> None:
+    with _requests_lock:
+        by_source = _plain_requests.setdefault(target, {})
+        if len(by_source) >= _REQUESTS_KEPT:
+            by_source.clear()
+        by_source[source] = request
 
 
 def _key(source: str, name_expressions: Sequence[str], options: Sequence[str], target: Optional[str],
@@ -178,8 +218,25 @@ def compile(source: str, name_expressions: Sequence[str] = (), options: Sequence
 
     A repeated request is served from cuabi's memory cache, then its disk cache, without NVRTC.
     A failed compile raises CompileError with NVRTC's log in .compile_log."""
-    request = _request(_key(source, name_expressions, options, target, std, defines, include_dirs, headers, fast_math,
-                            line_info, no_cache, ptx, program_name, timeout_ms, salt, lto_ir, relocatable))
+    # A request of only a source and a target (the common one) is also kept by target and source,
+    # so that a repeated compile -- a memory-cache hit in cuabi -- builds no key of every argument.
+    plain = not (name_expressions or options or std or defines or include_dirs or headers or fast_math or line_info
+                 or no_cache or ptx or program_name or timeout_ms or salt or lto_ir or relocatable)
+    by_source = _plain_requests.get(target) if plain else None
+    request = by_source.get(source) if by_source is not None else None
+    if request is None:
+        request = _request(_key(source, name_expressions, options, target, std, defines, include_dirs, headers,
+                                fast_math, line_info, no_cache, ptx, program_name, timeout_ms, salt, lto_ir,
+                                relocatable))
+        if plain:
+            _remember_plain(target, source, request)
+    native = _library.native
+    if native is not None:
+        # A Module made in C that owns the module as an int: see Module._ptr.
+        if context is None:
+            return native.compile(*request.offline)
+        return native.compile(_library.A.cuabi_module_compile, _library.A.cuabi_module_destroy, context._address,
+                              request.source_address, request.options_address, last_error, Module, context)
     out = ffi.new("cuabi_module**")
     if context is None:
         check(_library.F.cuabi_module_compile_offline(request.source, request.options, out))

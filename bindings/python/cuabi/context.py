@@ -67,7 +67,7 @@ class Context(Handle):
     An image_verification that is no ImageVerification raises GeneralError
     CUABI_ERROR_INVALID_ARGUMENT."""
 
-    __slots__ = ("device",)
+    __slots__ = ("device", "_address")
     _destroy_name = "cuabi_context_destroy"
 
     def __init__(self, device: int = 0, flags: int = 0,
@@ -80,6 +80,7 @@ class Context(Handle):
         check(_library.F.cuabi_context_create(options, out))
         super().__init__(out[0])
         self.device = device
+        self._address = _library.address_of(out[0])  # what the extension's compile takes
 
     def device_info(self) -> DeviceInfo:
         info = _structs.new("cuabi_device_info")

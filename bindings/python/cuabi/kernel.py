@@ -2,16 +2,23 @@
 
 A launch packs the Python arguments at the offsets of the kernel's real parameter layout (read
 once from cuabi_kernel_get_param_info) and calls cuabi_launch_packed, which checks the geometry,
-shared memory and the packed size. The packing is decided once per kernel and per tuple of
-argument types, as one struct.Struct; a launch then costs a dict lookup, one struct.pack (a bytes
-object, handed to C without a copy) and the call.
+shared memory and the packed size.
+
+Where the package's extension (cuabi._native, built for CPython's stable ABI) is importable, a
+launcher is a C object: it packs exact Python ints, floats and cuabi Buffers on the stack and calls
+cuabi_launch_packed with the GIL released, so a launch costs one C call from Python; NumPy
+scalars too, once the Python packer has encoded one of their type (_NATIVE_SCALARS). Any other
+argument (ctypes values, bytes, other libraries' arrays), a wrong count, a value out of range or
+of another size goes to the Python launcher below, which packs, launches and refuses exactly as
+it does without the extension. The Python packing is decided once per kernel and per tuple of
+argument types, as one struct.Struct.
 """
 
 from __future__ import annotations
 
 import ctypes
 import struct
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from . import _library, _structs
 from ._handle import Handle
@@ -19,15 +26,23 @@ from .buffer import Buffer, interface_extent
 from .context import Stream
 from .errors import ARGUMENT_COUNT, ARGUMENT_SIZE, INVALID_ARGUMENT, binding_error, check, last_error
 
+if TYPE_CHECKING:
+    from . import _native
+
 ffi = _library.ffi
 
-LAUNCH_COOPERATIVE = 0x1
-LAUNCH_SYNCHRONIZE = 0x2
-LAUNCH_PRIORITY = 0x4
-LAUNCH_PROGRAMMATIC_DEPENDENT = 0x8
+LAUNCH_COOPERATIVE, LAUNCH_SYNCHRONIZE, LAUNCH_PRIORITY, LAUNCH_PROGRAMMATIC_DEPENDENT = (
+    _library.CONSTANTS["CUABI_LAUNCH_" + name] for name in ("COOPERATIVE", "SYNCHRONIZE", "PRIORITY",
+                                                            "PROGRAMMATIC_DEPENDENT"))
 
 Dim = Union[int, Tuple[int, ...]]
 _PACKED_SIGNATURE = "cuabi_status(*)(cuabi_kernel*, const cuabi_launch_config*, const char*, size_t)"
+
+# Scalar types (NumPy's) the extension packs itself, by type: (kind << 8) | size, the kind one of
+# native/native.h's NATIVE_SCALAR_*. Each is added when the Python packer first encodes one, so the
+# package never imports NumPy; every Layout shares this dict.
+_NATIVE_SCALARS: Dict[type, int] = {}
+_NATIVE_KINDS = {"f": 1, "i": 2, "u": 3, "b": 4}
 
 _UNSIGNED = {1: "B", 2: "H", 4: "I", 8: "Q"}
 _SIGNED = {1: "b", 2: "h", 4: "i", 8: "q"}
@@ -49,7 +64,7 @@ class LaunchConfig:
     """Grid, block, stream and the rest of a launch, built into C once and reused by every launch
     that names it. Without a stream the launch is synchronous."""
 
-    __slots__ = ("grid", "block", "stream", "shared_memory_bytes", "flags", "_c")
+    __slots__ = ("grid", "block", "stream", "shared_memory_bytes", "flags", "_c", "_address")
 
     def __init__(self, grid: Dim, block: Dim, stream: Optional[Stream] = None, shared_memory_bytes: int = 0,
                  flags: int = 0, cluster: Optional[Dim] = None, priority: int = 0) -> None:
@@ -64,6 +79,7 @@ class LaunchConfig:
         config.stream = ffi.NULL if stream is None else stream._ptr
         config.priority = priority
         self._c = config
+        self._address = _library.address_of(config)
 
 
 def _foreign_address(value: Any) -> int:
@@ -106,6 +122,8 @@ def _encoding(value: Any, size: int) -> Tuple[str, Optional[Callable[[Any], Any]
         code = {"i": _SIGNED, "u": _UNSIGNED, "f": _FLOAT}.get(value.dtype.kind, {}).get(own)
         if value.dtype.kind == "b":
             code = "?"
+        if code and code != "e":  # the extension packs float32/64, integers and bools, not float16
+            _NATIVE_SCALARS[kind] = _NATIVE_KINDS[value.dtype.kind] << 8 | own
         return (code, None, own) if code else (f"{own}s", lambda v: v.tobytes(), own)
     if isinstance(value, (ctypes._SimpleCData, ctypes.Structure, ctypes.Array)):
         own = ctypes.sizeof(value)
@@ -240,7 +258,7 @@ class Kernel(Handle):
     CUABI_ERROR_ARGUMENT_SIZE before anything runs); a Buffer, or any object with
     __cuda_array_interface__ (CuPy, PyTorch, Numba), is its device address."""
 
-    __slots__ = ("name", "layout", "_launchers", "_launch_packed")
+    __slots__ = ("name", "layout", "_launchers", "_launch_packed", "_address", "_native_layout")
     _destroy_name = "cuabi_kernel_destroy"
 
     def __init__(self, ptr: Any, name: str) -> None:
@@ -254,27 +272,55 @@ class Kernel(Handle):
             check(_library.F.cuabi_kernel_get_param_info(ptr, index, offset, size))
             params.append((int(offset[0]), int(size[0])))
         self.layout = ParamLayout(name, params)
-        self._launchers: Dict[Tuple[Any, ...], Launcher] = {}
+        self._launchers: Dict[Any, Callable[..., None]] = {}
         self._launch_packed = _library.lib().cast("cuabi_launch_packed", _PACKED_SIGNATURE)
+        self._address = _library.address_of(ptr)
+        # The layout the extension packs into; None where a kernel's parameters are larger than it
+        # packs on the stack (those launch through the Python packer).
+        self._native_layout: Optional["_native.Layout"] = None
+        native = _library.native
+        if native is not None and self.layout.size <= native.MAX_PACKED:
+            try:
+                self._native_layout = native.Layout(self.layout.params, Buffer, _NATIVE_SCALARS)
+            except ValueError:  # parameters out of order or overlapping: the Python packer's to judge
+                pass
 
     @property
     def params(self) -> Tuple[Tuple[int, int], ...]:
         """(offset, size) of each parameter, as cuabi_kernel_get_param_info reports them."""
         return self.layout.params
 
-    def __getitem__(self, key: Tuple[Any, ...]) -> "Launcher":
+    def __getitem__(self, key: Tuple[Any, ...]) -> Callable[..., None]:
         """kernel[grid, block], kernel[grid, block, stream] or kernel[grid, block, stream,
         shared_memory_bytes]: a launcher for that geometry (remembered, so use in a loop is cheap)."""
         found = self._launchers.get(key)
         if found is None:
-            if len(self._launchers) >= 64:
-                self._launchers.clear()
-            found = Launcher(self, LaunchConfig(*key))
-            self._launchers[key] = found
+            found = self._remember(key, LaunchConfig(*key))
         return found
 
     def launch(self, config: LaunchConfig, *args: Any) -> None:
-        Launcher(self, config)(*args)
+        """Launches with `config` (its launcher is remembered, as kernel[...]'s are)."""
+        found = self._launchers.get(config)
+        if found is None:
+            found = self._remember(config, config)
+        found(*args)
+
+    def launcher(self, config: LaunchConfig) -> Callable[..., None]:
+        """A callable that launches this kernel with `config`: the extension's C launcher where it
+        is importable, else the Python Launcher."""
+        python = Launcher(self, config)
+        native, launch = _library.native, _library.A.cuabi_launch_packed
+        if native is None or self._native_layout is None or not launch:
+            return python
+        return native.Launcher(self._native_layout, launch, self._address, config._address, (self, config), python,
+                               last_error)
+
+    def _remember(self, key: Any, config: LaunchConfig) -> Callable[..., None]:
+        if len(self._launchers) >= 64:
+            self._launchers.clear()
+        found = self.launcher(config)
+        self._launchers[key] = found
+        return found
 
     def pack(self, args: Tuple[Any, ...]) -> bytes:
         return self.layout.pack(args)
@@ -305,8 +351,9 @@ class Kernel(Handle):
 
 
 class Launcher:
-    """A kernel bound to a LaunchConfig: calling it launches. The fast path: one dict lookup for
-    the packing, one struct.pack, one C call."""
+    """A kernel bound to a LaunchConfig: calling it launches. Without the extension, and for the
+    arguments it leaves to Python, this is the launch: one dict lookup for the packing, one
+    struct.pack, one C call."""
 
     __slots__ = ("kernel", "config", "_packers", "_call", "_ptr", "_c", "_size")
 

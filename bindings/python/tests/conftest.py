@@ -1,5 +1,8 @@
 """Loads the library under test: $CUABI_LIBRARY, else the repository's build/libcuabi.so.1.
-GPU tests take the `context` fixture, which skips with cuabi's own reason where there is none."""
+GPU tests take the `context` fixture, which skips with cuabi's own reason where there is none.
+$CUABI_PYTHON_EXTENSION_DIR names the build's extension (cuabi._native); when it is set, the
+extension must import. Tests taking `launch_path` run once through it and once through the
+pure-Python paths (the package without its extension)."""
 
 from __future__ import annotations
 
@@ -17,6 +20,10 @@ os.environ.setdefault("CUABI_LIBRARY", str(ROOT / "build" / "libcuabi.so.1"))
 
 import cuabi  # noqa: E402
 
+if os.environ.get("CUABI_PYTHON_EXTENSION_DIR") and cuabi._library.native is None:
+    raise RuntimeError(f"CUABI_PYTHON_EXTENSION_DIR={os.environ['CUABI_PYTHON_EXTENSION_DIR']} holds no importable "
+                       "cuabi._native. Fix: build the target cuabi_python_native.")
+
 
 @pytest.fixture(scope="session")
 def gpu_context() -> Iterator[cuabi.Context]:
@@ -33,3 +40,13 @@ def gpu_context() -> Iterator[cuabi.Context]:
 @pytest.fixture
 def context(gpu_context: cuabi.Context) -> cuabi.Context:
     return gpu_context
+
+
+@pytest.fixture(params=["native", "python"])
+def launch_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """"native": launches, batches and compiles through the extension; "python": through cffi."""
+    if request.param == "native" and cuabi._library.native is None:
+        pytest.skip("cuabi._native is not built (set CUABI_PYTHON_EXTENSION_DIR to <build>/python/cuabi)")
+    if request.param == "python":
+        monkeypatch.setattr(cuabi._library, "native", None)
+    return str(request.param)

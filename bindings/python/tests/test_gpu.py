@@ -21,6 +21,8 @@ extern "C" __global__ void mixed(char c, double d, short s, long long* out) {
 extern "C" __global__ void empty() {}
 """
 N = 1 << 16
+# Every test here runs through the extension and through the pure-Python paths.
+pytestmark = pytest.mark.usefixtures("launch_path")
 
 
 @pytest.fixture

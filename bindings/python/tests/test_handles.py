@@ -30,7 +30,8 @@ def test_close_twice_is_harmless_and_a_closed_handle_is_invalid_in_cuabi() -> No
 
 @pytest.fixture
 def destroys(monkeypatch: pytest.MonkeyPatch) -> List[Any]:
-    """Every cuabi_module_destroy call, counted on its way to the real function."""
+    """Every cuabi_module_destroy call, counted on its way to the real function (through cffi, or
+    through the extension for the modules its compile made)."""
     real = cuabi._library.lib().fn("cuabi_module_destroy")
     calls: List[Any] = []
 
@@ -39,6 +40,15 @@ def destroys(monkeypatch: pytest.MonkeyPatch) -> List[Any]:
         real(ptr)
 
     monkeypatch.setattr(cuabi._library.F, "cuabi_module_destroy", counting)
+    native = cuabi._library.extension
+    if native is not None:
+        real_native = native.destroy
+
+        def counting_native(function: int, handle: int) -> None:
+            calls.append(cuabi._library.ffi.cast("cuabi_module*", handle))
+            real_native(function, handle)
+
+        monkeypatch.setattr(native, "destroy", counting_native)
     return calls
 
 

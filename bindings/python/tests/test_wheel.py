@@ -1,6 +1,7 @@
 """The built wheel, installed into a fresh virtual environment with nothing but its dependency
 (cffi), works on its own: it loads the libcuabi.so.1 it carries, which finds the compile worker it
-carries, and compiles offline. Runs on the wheel that CUABI_PYTHON_WHEEL names, with cffi's wheels
+carries, and compiles offline, with its extension (cuabi._native, one abi3 build for every
+CPython >= 3.9) imported. Runs on the wheel that CUABI_PYTHON_WHEEL names, with cffi's wheels
 from CUABI_PYTHON_WHEELHOUSE (scripts/test.d/65-python.sh builds both)."""
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ pytestmark = pytest.mark.skipif(not WHEEL, reason="no wheel to test: set CUABI_P
                                 "(scripts/test.d/65-python.sh builds one)")
 
 CHECK = r"""
-import os, sys, cuabi
+import os, sys, cuabi, cuabi._native
 from pathlib import Path
 package = Path(cuabi.__file__).parent
+assert cuabi._library.native is cuabi._native and Path(cuabi._native.__file__).parent == package
 assert cuabi._library.lib().path == str(package / "lib" / "libcuabi.so.1"), cuabi._library.lib().path
 module = cuabi.compile('extern "C" __global__ void k(float* p) { *p = 1.0f; }', target="sm_90",
                        no_cache=True)
@@ -43,7 +45,8 @@ def test_the_wheel_carries_the_library_and_worker_and_nothing_for_c_users() -> N
     assert "cuabi/_cdef.h" in names and "cuabi/py.typed" in names
     assert not [n for n in names if n.startswith(("cuabi/include/", "cuabi/bin/", "cuabi/lib/cmake/"))]
     assert not [n for n in names if n.startswith("cuabi/lib/libcuabi.so.1.") or n == "cuabi/lib/libcuabi.so"]
-    assert "manylinux" in Path(WHEEL).name and "-py3-none-" in Path(WHEEL).name
+    assert "cuabi/_native.abi3.so" in names
+    assert "manylinux" in Path(WHEEL).name and "-cp39-abi3-" in Path(WHEEL).name
 
 
 def test_a_fresh_venv_installs_imports_and_compiles_offline(tmp_path: Path) -> None:
@@ -67,3 +70,7 @@ def test_a_fresh_venv_installs_imports_and_compiles_offline(tmp_path: Path) -> N
     for name in needed:
         assert not name.startswith(("libcuda", "libnvrtc", "libcudart")), ldd.stdout
     assert "not found" not in ldd.stdout
+    # The extension takes libcuabi's functions from the package and the interpreter's symbols from
+    # the process: it links neither.
+    ldd = subprocess.run(["ldd", str(site / "_native.abi3.so")], capture_output=True, text=True, check=True)
+    assert "libcuabi" not in ldd.stdout and "libpython" not in ldd.stdout, ldd.stdout

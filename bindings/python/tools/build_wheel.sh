@@ -7,7 +7,8 @@
 # (scripts/test.d/65-python.sh sets up such a venv); the build runs without isolation, so nothing
 # is downloaded. CMake builds libcuabi.so.1 and the compile worker (Release, no tests, CLI or
 # benchmarks) in OUT_DIR/cmake-build, kept between runs; CUDA_HOME names the toolkit (headers only).
-# Leaves OUT_DIR/cuabi-<version>-py3-none-manylinux_*.whl and prints its path.
+# Leaves OUT_DIR/cuabi-<version>-cp39-abi3-manylinux_*.whl (its extension built for the stable ABI)
+# and prints its path.
 set -euo pipefail
 out="$(mkdir -p "$1" && cd "$1" && pwd)"
 python="${2:-python3}"

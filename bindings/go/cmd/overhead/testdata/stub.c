@@ -1,6 +1,7 @@
 /* A stand-in libcuabi whose every call the overhead benchmark makes succeeds at once, doing
  * nothing: it runs the benchmark end to end without a GPU (main_test.go), and its numbers then
- * show the Go package's own cost against a C loop, with cuabi's work taken out. */
+ * show the Go package's own cost against a C loop, with cuabi's work taken out. The Python
+ * package's bindings/python/bench/call_overhead.py uses it the same way. */
 #include <string.h>
 
 #include <cuabi/cuabi.h>
@@ -99,6 +100,15 @@ static cuabi_status launch_batch(const cuabi_launch_item* items, size_t count, s
     return 0;
 }
 static void destroy(void* handle) { (void)handle; }
+static cuabi_status options_init(uint32_t size, void* options) {
+    memset(options, 0, size);
+    *(uint32_t*)options = size; /* struct_size, every options struct's first field */
+    return 0;
+}
+static cuabi_status context_make_current(cuabi_context* context) {
+    (void)context;
+    return 0;
+}
 
 static const struct {
     const char* name;
@@ -112,6 +122,10 @@ static const struct {
     {"cuabi_compile_options_init", (cuabi_proc)compile_options_init},
     {"cuabi_launch_config_init", (cuabi_proc)launch_config_init},
     {"cuabi_context_create", (cuabi_proc)context_create},
+    {"cuabi_context_options_init", (cuabi_proc)options_init},
+    {"cuabi_stream_options_init", (cuabi_proc)options_init},
+    {"cuabi_buffer_options_init", (cuabi_proc)options_init},
+    {"cuabi_context_make_current", (cuabi_proc)context_make_current},
     {"cuabi_context_get_device_info", (cuabi_proc)context_get_device_info},
     {"cuabi_stream_create", (cuabi_proc)stream_create},
     {"cuabi_stream_wrap", (cuabi_proc)stream_wrap},
