@@ -28,7 +28,7 @@ from .compile import (IMAGE_CUBIN, IMAGE_FATBIN, IMAGE_LTOIR, IMAGE_PTX, ORIGIN_
 from .compile_batch import (COMPILE_BATCH_MAX_REQUESTS, REQUEST_COMPILING, REQUEST_DONE, REQUEST_QUEUED, CompileBatch,
                             CompileRequest, compile_many)
 from .link import (LINK_INPUT_CUBIN, LINK_INPUT_FATBIN, LINK_INPUT_LIBRARY, LINK_INPUT_LTOIR, LINK_INPUT_OBJECT,
-                   LINK_INPUT_PTX, LINK_MAX_INPUTS, LinkInput, link)
+                   LINK_INPUT_PTX, LINK_MAX_INPUTS, LinkInput, link, nvjitlink_path, nvjitlink_version)
 from .context import Context, DeviceInfo, Event, ImageVerification, Stream, device_count
 from .errors import (CompileError, CudaError, CuabiError, DriverError, GeneralError, GraphError, LaunchError,
                      RangeError, status_name)
@@ -79,7 +79,7 @@ __all__ = [
     "ORIGIN_READONLY_CACHE",
     "Range", "RangeError", "Stream", "abi_version",
     "TensorDataType", "TensorInterleave", "TensorL2Promotion", "TensorMap", "TensorOobFill", "TensorSwizzle",
-    "cache", "compile", "device_count", "dlpack", "from_dlpack", "link", "load", "load_image", "nvrtc_path",
-    "nvrtc_version",
+    "cache", "compile", "device_count", "dlpack", "from_dlpack", "link", "load", "load_image", "nvjitlink_path",
+    "nvjitlink_version", "nvrtc_path", "nvrtc_version",
     "pop", "push", "range", "status_name", "version_number",
 ]

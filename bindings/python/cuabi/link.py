@@ -4,7 +4,7 @@ relocatable=True, and device libraries and objects as bytes or files, joined int
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Optional, Sequence, Union
+from typing import Any, Optional, Sequence, Tuple, Union
 
 from . import _library, _structs
 from .compile import Module
@@ -83,3 +83,16 @@ def link(inputs: Sequence[Union[Module, LinkInput]], *, context: Any = None, tar
     else:
         check(_library.F.cuabi_module_link(context._ptr, table, len(inputs), raw, out))
     return Module(out[0], context)
+
+
+def nvjitlink_version() -> Tuple[int, int]:
+    """(major, minor) of the nvJitLink cuabi links with, loading it when it is not loaded yet;
+    GeneralError NVJITLINK_NOT_FOUND (saying where cuabi looked) when there is none."""
+    major, minor = ffi.new("int32_t*"), ffi.new("int32_t*")
+    check(_library.F.cuabi_nvjitlink_get_version(major, minor))
+    return int(major[0]), int(minor[0])
+
+
+def nvjitlink_path() -> str:
+    """The nvJitLink file cuabi links with, located without loading it."""
+    return _structs.text(_library.F.cuabi_nvjitlink_get_path)

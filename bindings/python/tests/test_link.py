@@ -83,3 +83,10 @@ def test_relocatable_compiles_link_without_lto() -> None:
             cuabi.compile(LINK_DEVICE, target="sm_90", relocatable=True, no_cache=True) as device:
         with cuabi.link([kernel, device], target="sm_90", no_cache=True) as linked:
             assert linked.kernel_names() == ["apply_twice"]
+
+
+def test_nvjitlink_reports_its_file_and_version() -> None:
+    path = cuabi.nvjitlink_path()
+    assert os.path.basename(path).startswith("libnvJitLink.so"), path
+    major, minor = cuabi.nvjitlink_version()
+    assert major >= 12 and minor >= 0
