@@ -84,14 +84,17 @@ def cuda_core() -> Any:
     cuda.core.experimental, that module in the 0.x releases that had nothing at the top."""
     import importlib
 
+    failures = []
     for name in ("cuda.core", "cuda.core.experimental"):
         try:
             module = importlib.import_module(name)
-        except ImportError:
+        except ImportError as error:
+            failures.append(f"{name}: {error}")
             continue
         if hasattr(module, "launch"):
             return module
-    raise ImportError("neither cuda.core nor cuda.core.experimental has launch()")
+        failures.append(f"{name} has no launch()")
+    raise ImportError("; ".join(failures))
 
 
 def peers(args_empty: Tuple[Any, ...], four: bool) -> Dict[str, Tuple[Callable[..., None], Tuple[Any, ...],
