@@ -5,7 +5,7 @@
 // a Kernel.Launch and a Kernel.LaunchPacked (testing.AllocsPerRun), which must be zero. A last variant makes the launches 16
 // per crossing through a LaunchBatch (cuabi_launch_batch), against the same C baseline.
 //
-//	overhead [-reps N] [-launches N] [-batch N]
+//	overhead [-reps N] [-launches N] [-batch N] [-lock-thread=false]
 //
 // Method (as bench/bench_launch.cpp): host-side submission cost. Launches run in batches smaller
 // than the driver's queue, the stream synchronized between batches outside the timing; every
@@ -57,8 +57,9 @@ func main() {
 	reps := flag.Int("reps", 40, "repetitions")
 	launches := flag.Int("launches", 10000, "launches per variant and repetition")
 	batch := flag.Int("batch", 250, "launches per timed batch")
+	lock := flag.Bool("lock-thread", true, "run every variant on one locked OS thread (the other-threads column needs it)")
 	flag.Parse()
-	if err := run(*reps, *launches, *batch); err != nil {
+	if err := run(*reps, *launches, *batch, *lock); err != nil {
 		fmt.Fprintln(os.Stderr, "overhead:", err)
 		os.Exit(1)
 	}
@@ -74,11 +75,14 @@ type bench struct {
 	scratch *cuabi.Buffer
 }
 
-func run(reps, launches, batch int) error {
+func run(reps, launches, batch int, lock bool) error {
 	// Every variant runs on this thread, so that the CPU time of the process's other threads (the Go
-	// runtime's) can be told apart from the launching thread's.
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
+	// runtime's) can be told apart from the launching thread's. Unlocked (-lock-thread=false) the
+	// goroutine runs as an ordinary program's does, and that column mixes threads.
+	if lock {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	b, err := setUp()
 	if err != nil {
 		return err
