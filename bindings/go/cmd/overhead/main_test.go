@@ -23,7 +23,7 @@ func TestBenchmarkRunsAgainstAStubLibrary(t *testing.T) {
 	if err := cuabi.Load(stub); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(5, 20000, 250); err != nil {
+	if err := run(5, 20000, 250, true); err != nil {
 		t.Fatal(err)
 	}
 }
