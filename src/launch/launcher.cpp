@@ -130,6 +130,21 @@ Status launch_failed(const Kernel& kernel, const Shape& shape, CUresult result) 
     return true;
 }
 
+// Whether the fast path takes a launch of `config` for this kernel: it has launched before and the
+// shape is within its limits.
+[[gnu::always_inline]] inline bool admits_launch(const FastPath& fast, const PlainLaunch& config) {
+    return fast.eligible.load(std::memory_order_acquire) &&
+           admits_shape(fast, config, fast.opted_in_shared.load(std::memory_order_acquire));
+}
+
+// The driver call of a fast launch; false when the driver refused (nothing was enqueued).
+[[gnu::always_inline]] inline bool submit_fast(const FastPath& fast, const PlainLaunch& config, CUstream stream,
+                                               void** table) {
+    return fast.launch_kernel(fast.function, config.grid[0], config.grid[1], config.grid[2], config.block[0],
+                              config.block[1], config.block[2], config.shared_memory_bytes, stream, table,
+                              nullptr) == CUDA_SUCCESS;
+}
+
 // The whole fast path for both argument forms, inlined into the two entry points below so that
 // each is one compact function whose instructions all sit together.
 //
@@ -147,18 +162,14 @@ template <bool kPacked>
     Pinned<Kernel> kernel(kernel_handle, nullptr);  // quiet: the general path reports a bad handle
     if (!kernel.ok()) return false;
     const FastPath& fast = kernel->fast_path_;
-    if (!fast.eligible.load(std::memory_order_acquire) ||
-        !admits_shape(fast, config, fast.opted_in_shared.load(std::memory_order_acquire)))
-        return false;
+    if (!admits_launch(fast, config)) return false;
     void* table[kFastParams];
     if (!(kPacked ? fill_from_packed(fast, arguments, size, table)
                   : fill_from_table(fast, static_cast<const cuabi_kernel_arg*>(arguments), size, table)))
         return false;
     Pinned<Stream> stream(config.stream, nullptr);
     if (!stream.ok() || stream->cu_context() != fast.context) return false;
-    if (fast.launch_kernel(fast.function, config.grid[0], config.grid[1], config.grid[2], config.block[0],
-                           config.block[1], config.block[2], config.shared_memory_bytes, stream->cu_stream(), table,
-                           nullptr) != CUDA_SUCCESS)
+    if (!submit_fast(fast, config, stream->cu_stream(), table))
         return false;  // nothing was enqueued; the general path retries and reports
     Counters::bump(fast.counters->launches);
     if (kPacked) Counters::bump(fast.counters->launches_packed);
@@ -202,9 +213,7 @@ size_t launch_fast_run(const cuabi_launch_item* items, size_t count, const Plain
     Pinned<Kernel> kernel(first.kernel, nullptr);
     if (!kernel.ok()) return 0;
     const FastPath& fast = kernel->fast_path_;
-    if (!fast.eligible.load(std::memory_order_acquire) ||
-        !admits_shape(fast, config, fast.opted_in_shared.load(std::memory_order_acquire)))
-        return 0;
+    if (!admits_launch(fast, config)) return 0;
     Pinned<Stream> stream(config.stream, nullptr);
     if (!stream.ok() || stream->cu_context() != fast.context) return 0;
     const CUstream cu_stream = stream->cu_stream();
@@ -215,9 +224,7 @@ size_t launch_fast_run(const cuabi_launch_item* items, size_t count, const Plain
         const cuabi_launch_item& item = items[launched];
         void* table[kFastParams];
         if (!same_launch(item, first) || capturing_anywhere() || !fill_item_table(fast, item, table)) break;
-        if (fast.launch_kernel(fast.function, config.grid[0], config.grid[1], config.grid[2], config.block[0],
-                               config.block[1], config.block[2], config.shared_memory_bytes, cu_stream, table,
-                               nullptr) != CUDA_SUCCESS)
+        if (!submit_fast(fast, config, cu_stream, table))
             break;  // nothing was enqueued for this item; the general path retries and reports
         packed += item.packed != nullptr;
     }
