@@ -10,41 +10,33 @@ from . import _library
 H = TypeVar("H", bound="Handle")
 
 
-class Handle:
-    """Owns one cuabi handle. The handle's value sits in a one-element list that close() pops:
-    list.pop is a single operation under the GIL, so of close() from two threads, a `with` block
-    followed by collection, or interpreter exit, exactly one destroys the handle. The library keeps
-    what each handle needs alive (a kernel its module, a module its context), so handles may be
-    closed or collected in any order.
+class PythonOwner:
+    """The owner cell where the extension is not built (it has the same interface as
+    cuabi._native.Owner, which the package uses otherwise). The handle sits in a one-element list
+    that close() pops: list.pop is a single operation under the GIL, so of close() from two
+    threads, a `with` block followed by collection, or interpreter exit, exactly one destroys it."""
 
-    After close() the handle's value is kept in _ptr: a later call passes it to cuabi, which answers
-    CUABI_ERROR_INVALID_HANDLE (handles are generation-checked and never valid twice)."""
+    __slots__ = ("_destroy", "_owned", "_keep")
 
-    __slots__ = ("_ptr", "_owned", "_keep")
-    _destroy_name = ""
-
-    def __init__(self, ptr: Any, keep: Optional[object] = None) -> None:
-        self._ptr = ptr
-        # Resolved now, not in __del__: the collector can run a finalizer while cffi holds its
-        # (non-reentrant) type-parser lock, and resolving a function there parses its type and
-        # deadlocked the thread (a Python GPU test hung so on the H100).
-        getattr(_library.F, self._destroy_name)
-        self._owned: List[Any] = [ptr]
-        # Something the C handle points into (foreign memory's owner) lives until it is destroyed.
+    def __init__(self, destroy: Any, handle: Any, keep: Optional[object]) -> None:
+        self._destroy = destroy
+        self._owned: List[Any] = [handle]
         self._keep = keep
 
     def close(self) -> None:
-        """Destroys the handle now; harmless to repeat."""
         try:
-            ptr = self._owned.pop()
+            handle = self._owned.pop()
         except IndexError:
             return
-        if type(ptr) is int:  # made by the extension (a compile's fast path): destroyed through it
-            # (the module itself: _library.native may be switched off after the handle was made)
-            _library.extension.destroy(getattr(_library.A, self._destroy_name), ptr)
-        else:
-            getattr(_library.F, self._destroy_name)(ptr)
+        self._destroy(handle)
         self._keep = None
+
+    def forget(self) -> None:
+        self._owned.clear()
+        self._keep = None
+
+    def __bool__(self) -> bool:
+        return bool(self._owned)
 
     def __del__(self) -> None:
         try:
@@ -54,12 +46,46 @@ class Handle:
         if owned:
             self.close()
 
+
+def owner(destroy_name: str, ptr: Any, keep: Optional[object] = None) -> Any:
+    """A cell owning `ptr` (a cffi pointer), destroyed once through `destroy_name`; `keep`
+    lives until then. The extension's cell destroys in C when it is collected, running no Python
+    code; both resolve the function now, not when collected: the collector can run a finalizer
+    while cffi holds its (non-reentrant) type-parser lock, and resolving a function there parses
+    its type and deadlocked the thread (a Python GPU test hung so on the H100)."""
+    native = _library.native
+    if native is None:
+        return PythonOwner(getattr(_library.F, destroy_name), ptr, keep)
+    return native.Owner(getattr(_library.A, destroy_name), _library.address_of(ptr),
+                           _library.returns_status(destroy_name), keep)
+
+
+class Handle:
+    """Owns one cuabi handle through an owner cell (`_owner`: see owner()). The library keeps what
+    each handle needs alive (a kernel its module, a module its context), so handles may be closed
+    or collected in any order.
+
+    After close() the handle's value is kept in _ptr: a later call passes it to cuabi, which answers
+    CUABI_ERROR_INVALID_HANDLE (handles are generation-checked and never valid twice)."""
+
+    __slots__ = ("_ptr", "_owner")
+    _destroy_name = ""
+
+    def __init__(self, ptr: Any, keep: Optional[object] = None) -> None:
+        self._ptr = ptr
+        # Something the C handle points into (foreign memory's owner) lives until it is destroyed.
+        self._owner = owner(self._destroy_name, ptr, keep)
+
+    def close(self) -> None:
+        """Destroys the handle now; harmless to repeat."""
+        self._owner.close()
+
     @property
     def closed(self) -> bool:
-        return not self._owned
+        return not self._owner
 
     def __enter__(self: H) -> H:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        self._owner.close()

@@ -21,10 +21,9 @@ try:
     from . import _native
 except ImportError:  # a source checkout without a build: everything goes through cffi
     _native = None  # type: ignore[assignment]
-# The extension as imported (None without it): what closes the handles it made.
-extension = _native
-# The extension the package uses (launches, batches, the compile hit in C); the tests set None to
-# run the pure-Python paths.
+# The extension the package uses (launches, batches, the compile hit and the handles' owner cells
+# in C); the tests set None to run the pure-Python paths. A handle made through it keeps its
+# extension-made owner cell either way.
 native = _native
 
 _CDEF = (Path(__file__).with_name("_cdef.h")).read_text(encoding="utf-8")
@@ -111,6 +110,12 @@ class Library:
 def address_of(pointer: Any) -> int:
     """A cffi pointer's value as an int (what the extension takes; 0 for NULL)."""
     return int(ffi.cast("uintptr_t", pointer))
+
+
+def returns_status(name: str) -> bool:
+    """Whether the function `name` returns a cuabi_status (cuabi_range_end) rather than nothing
+    (the cuabi_*_destroy functions), as the header declares it."""
+    return bool(ffi.typeof("PFN_" + name).result.cname != "void")
 
 
 _lock = threading.Lock()

@@ -201,8 +201,7 @@ class Buffer(Handle):
         Buffer is closed at once. On error it stays open."""
         check(_library.F.cuabi_buffer_free_async(self._ptr, _stream_ptr(stream)))
         # The handle died with the free: forget it without destroying it again.
-        self._owned.clear()
-        self._keep = None
+        self._owner.forget()
 
     @staticmethod
     def allocate_managed(context: Context, size: int, attach_host: bool = False) -> "Buffer":

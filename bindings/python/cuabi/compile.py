@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from ._handle import Handle
 from .errors import check, last_error
 
 if TYPE_CHECKING:
+    from . import _native
     from .buffer import Buffer
     from .kernel import Kernel
 
@@ -42,9 +44,8 @@ class ModuleInfo:
 class Module(Handle):
     """Compiled code: its kernels by name or C++ expression, its image, log and globals."""
 
-    __slots__ = ("context", "_address")
+    __slots__ = ("context",)
     _destroy_name = "cuabi_module_destroy"
-    _address: int
 
     def __init__(self, ptr: Any, context: Any) -> None:
         super().__init__(ptr)
@@ -53,13 +54,13 @@ class Module(Handle):
     @property
     def _ptr(self) -> Any:
         """The cffi pointer. A module compile() made through the extension has none at first: the
-        extension sets _owned ([the module's address as an int], closed through the extension),
-        _keep, context and _address, and the pointer is made here when a method first needs it,
-        since making one costs more than the memory-cache hit that returned the module."""
+        extension sets _owner (an Owner of the module's address) and context, and the pointer is
+        made here when a method first needs it, since making one costs more than the memory-cache
+        hit that returned the module."""
         try:
             return _HANDLE_POINTER.__get__(self)
         except AttributeError:
-            pointer = ffi.cast(_MODULE_POINTER, self._address)
+            pointer = ffi.cast(_MODULE_POINTER, self._owner.address)
             _HANDLE_POINTER.__set__(self, pointer)
             return pointer
 
@@ -113,7 +114,8 @@ class _Request:
     """One compile request as C memory: the options struct and every string it points to, alive
     together (a string freed while cuabi still reads it is the classic cffi mistake)."""
 
-    __slots__ = ("source", "options", "source_address", "options_address", "offline", "_keep")
+    __slots__ = ("source", "options", "native", "_keep")
+    native: Optional["_native.CompileRequest[Module]"]
 
     def __init__(self, source: str, name_expressions: Sequence[str], flags: Sequence[str], target: Optional[str],
                  std: Optional[str], defines: Sequence[str], include_dirs: Sequence[str],
@@ -149,10 +151,14 @@ class _Request:
             options.salt, options.salt_size = salt_data, len(salt)
         self.options = options
         self._keep = keep
-        self.source_address, self.options_address = _library.address_of(self.source), _library.address_of(options)
-        # The extension's arguments for an offline compile of this request, made once.
-        self.offline = (_library.A.cuabi_module_compile_offline, _library.A.cuabi_module_destroy, 0,
-                        self.source_address, self.options_address, last_error, Module, None)
+        # The extension's form of the request: compile(context) in one C call. None without the
+        # extension, or where the loaded library lacks a function (cffi's path then says which).
+        native = _library.native
+        functions = (_library.A.cuabi_module_compile, _library.A.cuabi_module_compile_offline,
+                     _library.A.cuabi_module_destroy)
+        self.native = None if native is None or not all(functions) else native.CompileRequest(
+            *functions, _library.address_of(self.source), _library.address_of(options), (self.source, options, keep),
+            last_error, Module)
 
 
 # Prepared requests by everything that went into them, so that a repeated compile -- a memory
@@ -230,19 +236,28 @@ def compile(source: str, name_expressions: Sequence[str] = (), options: Sequence
                                 relocatable))
         if plain:
             _remember_plain(target, source, request)
-    native = _library.native
-    if native is not None:
-        # A Module made in C that owns the module as an int: see Module._ptr.
-        if context is None:
-            return native.compile(*request.offline)
-        return native.compile(_library.A.cuabi_module_compile, _library.A.cuabi_module_destroy, context._address,
-                              request.source_address, request.options_address, last_error, Module, context)
+    if request.native is not None:
+        return request.native.compile(context)  # a Module made in C: see Module._ptr
     out = ffi.new("cuabi_module**")
     if context is None:
         check(_library.F.cuabi_module_compile_offline(request.source, request.options, out))
     else:
         check(_library.F.cuabi_module_compile(context._ptr, request.source, request.options, out))
     return Module(out[0], context)
+
+
+if _library.native is not None and not TYPE_CHECKING:
+    # compile() as users call it: a plain call whose request was prepared before is served in C
+    # (no Python frame of 17 parameters), every other call goes to the function above.
+    compile = functools.update_wrapper(_library.native.CompileFront(compile, _plain_requests), compile)
+
+
+def _forget_requests() -> None:
+    """Empties the prepared requests (the tests' switch between the extension and cffi: a request
+    prepared without the extension has no form of it)."""
+    with _requests_lock:
+        _requests.clear()
+        _plain_requests.clear()
 
 
 def load_image(context: Any, image: bytes) -> Module:

@@ -143,7 +143,9 @@ class Context(Handle):
         """Compiles `source` for this context's device (see cuabi.compile)."""
         from .compile import compile
 
-        return compile(source, name_expressions, options, context=self, **settings)
+        if name_expressions or options or settings:
+            return compile(source, name_expressions, options, context=self, **settings)
+        return compile(source, context=self)  # the form compile() serves from C on a repeat
 
 
 class Stream(Handle):

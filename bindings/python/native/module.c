@@ -12,22 +12,18 @@ int native_add_type(PyObject* module, PyType_Spec* spec, const char* name, PyTyp
     return 0;
 }
 
-static PyMethodDef native_functions[] = {
-    {"compile", native_compile, METH_VARARGS, "compile(function, destroy, context, source, options, error, module_type, context_object) -> module"},
-    {"destroy", native_destroy, METH_VARARGS, "destroy(function, handle)"},
-    {NULL, NULL, 0, NULL},
-};
-
 static struct PyModuleDef native_module = {
-    PyModuleDef_HEAD_INIT, "cuabi._native", "The launch fast path of the cuabi package (stable ABI).", -1,
-    native_functions, NULL, NULL, NULL, NULL,
+    PyModuleDef_HEAD_INIT, "cuabi._native",
+    "The fast paths of the cuabi package (stable ABI): launches, batches, compile hits, handle owners.", -1,
+    NULL, NULL, NULL, NULL, NULL,
 };
 
 PyMODINIT_FUNC PyInit__native(void) {
     PyObject* module = PyModule_Create(&native_module);
     if (module == NULL) return NULL;
     if (PyModule_AddIntConstant(module, "MAX_PACKED", NATIVE_MAX_PACKED) < 0 || native_add_layout(module) < 0 ||
-        native_add_launcher(module) < 0 || native_add_batch(module) < 0 || native_init_compile() < 0) {
+        native_add_launcher(module) < 0 || native_add_batch(module) < 0 || native_add_owner(module) < 0 ||
+        native_add_compile(module) < 0) {
         Py_DECREF(module);
         return NULL;
     }

@@ -1,4 +1,5 @@
-/* cuabi._native: the launch fast path of the Python package, written for CPython's stable ABI
+/* cuabi._native: the fast paths of the Python package (launches, batches,
+ * compile hits and the cells that own handles), written for CPython's stable ABI
  * (Py_LIMITED_API 3.9), so one abi3 build serves every CPython from 3.9 on.
  *
  * It never links libcuabi: the package passes in the addresses of the functions it resolved with
@@ -35,6 +36,8 @@ typedef struct {
 extern PyTypeObject* native_layout_type;
 extern PyTypeObject* native_launcher_type;
 extern PyTypeObject* native_batch_type;
+extern PyTypeObject* native_owner_type;
+extern PyTypeObject* native_compile_request_type;
 
 /* Packs `args` (a tuple) into `out` (layout->size bytes, padding zeroed). Returns 1 when packed,
  * 0 when an argument is one this module leaves to the Python packer (a count that does not match,
@@ -48,9 +51,10 @@ PyObject* native_raise_status(PyObject* error, int status);
 /* An address the package passed as a Python int, nonzero. Sets ValueError and returns 0 else. */
 void* native_address(PyObject* value, const char* what);
 
-int native_init_compile(void);
-PyObject* native_compile(PyObject* module, PyObject* args);
-PyObject* native_destroy(PyObject* module, PyObject* args);
+/* A new Owner (owner.c) of `handle`, destroyed through `destroy` (a function of one handle argument
+ * returning void, or cuabi_status where returns_status is nonzero); `keep` (may be NULL) lives
+ * until the handle is destroyed. */
+PyObject* native_owner_new(void* destroy, void* handle, int returns_status, PyObject* keep);
 
 /* Makes the type of `spec`, keeps it in *out and adds it to `module` as `name`. -1 on failure. */
 int native_add_type(PyObject* module, PyType_Spec* spec, const char* name, PyTypeObject** out);
@@ -58,5 +62,7 @@ int native_add_type(PyObject* module, PyType_Spec* spec, const char* name, PyTyp
 int native_add_layout(PyObject* module);
 int native_add_launcher(PyObject* module);
 int native_add_batch(PyObject* module);
+int native_add_owner(PyObject* module);
+int native_add_compile(PyObject* module);
 
 #endif

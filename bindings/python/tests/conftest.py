@@ -43,10 +43,18 @@ def context(gpu_context: cuabi.Context) -> cuabi.Context:
 
 
 @pytest.fixture(params=["native", "python"])
-def launch_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """"native": launches, batches and compiles through the extension; "python": through cffi."""
+def launch_path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """"native": launches, batches, compiles and handle owners through the extension; "python":
+    through the package's Python code and cffi."""
     if request.param == "native" and cuabi._library.native is None:
         pytest.skip("cuabi._native is not built (set CUABI_PYTHON_EXTENSION_DIR to <build>/python/cuabi)")
-    if request.param == "python":
-        monkeypatch.setattr(cuabi._library, "native", None)
-    return str(request.param)
+    if request.param == "native":
+        yield "native"
+        return
+    monkeypatch.setattr(cuabi._library, "native", None)
+    # Compile requests prepared before have the extension's form, those prepared during the test
+    # have none: both forgotten.
+    forget_requests = sys.modules["cuabi.compile"]._forget_requests
+    forget_requests()
+    yield "python"
+    forget_requests()

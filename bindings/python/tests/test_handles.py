@@ -8,7 +8,7 @@ import subprocess
 import sys
 import textwrap
 import threading
-from typing import Any, List
+from typing import Any, Iterator, List
 
 import pytest
 
@@ -29,9 +29,12 @@ def test_close_twice_is_harmless_and_a_closed_handle_is_invalid_in_cuabi() -> No
 
 
 @pytest.fixture
-def destroys(monkeypatch: pytest.MonkeyPatch) -> List[Any]:
-    """Every cuabi_module_destroy call, counted on its way to the real function (through cffi, or
-    through the extension for the modules its compile made)."""
+def destroys(monkeypatch: pytest.MonkeyPatch, launch_path: str) -> Iterator[List[Any]]:
+    """Every cuabi_module_destroy call, counted on its way to the real function: the function the
+    owner cells call (the extension's from C, or the package's own through cffi: `launch_path`) is
+    a C callback that counts.
+    Compile requests prepared meanwhile hold the callback's address: forgotten with it."""
+    ffi = cuabi._library.ffi
     real = cuabi._library.lib().fn("cuabi_module_destroy")
     calls: List[Any] = []
 
@@ -39,17 +42,14 @@ def destroys(monkeypatch: pytest.MonkeyPatch) -> List[Any]:
         calls.append(ptr)
         real(ptr)
 
-    monkeypatch.setattr(cuabi._library.F, "cuabi_module_destroy", counting)
-    native = cuabi._library.extension
-    if native is not None:
-        real_native = native.destroy
-
-        def counting_native(function: int, handle: int) -> None:
-            calls.append(cuabi._library.ffi.cast("cuabi_module*", handle))
-            real_native(function, handle)
-
-        monkeypatch.setattr(native, "destroy", counting_native)
-    return calls
+    callback = ffi.callback("void(cuabi_module*)", counting)
+    monkeypatch.setattr(cuabi._library.F, "cuabi_module_destroy", callback)
+    monkeypatch.setattr(cuabi._library.A, "cuabi_module_destroy", cuabi._library.address_of(callback))
+    forget_requests = sys.modules["cuabi.compile"]._forget_requests
+    forget_requests()
+    yield calls
+    gc.collect()  # the modules of the test are destroyed while the callback lives
+    forget_requests()
 
 
 def test_with_then_collection_destroys_once(destroys: List[Any]) -> None:

@@ -8,6 +8,7 @@ import pytest
 
 import cuabi
 from cuabi import _library, errors
+from cuabi._handle import PythonOwner
 
 ffi = _library.ffi
 FORGED = 0x5EED00000BADF00D
@@ -16,8 +17,8 @@ FORGED = 0x5EED00000BADF00D
 def forged_buffer() -> cuabi.Buffer:
     buffer = object.__new__(cuabi.Buffer)
     buffer._ptr = ffi.cast("cuabi_buffer*", FORGED)
-    buffer._owned = []
-    buffer._keep = None
+    buffer._owner = PythonOwner(None, None, None)
+    buffer._owner.forget()  # owns nothing: a forged handle is never destroyed
     buffer.size = 64
     return buffer
 
@@ -38,8 +39,7 @@ def test_forged_handles_and_unknown_values_are_refused() -> None:
     assert raised.value.status == errors.INVALID_HANDLE
     pool = object.__new__(cuabi.MemoryPool)
     pool._ptr = ffi.cast("cuabi_memory_pool*", FORGED)
-    pool._owned = []
-    pool._keep = None
+    pool._owner = buffer._owner
     with pytest.raises(cuabi.GeneralError) as raised:
         pool.trim()
     assert raised.value.status == errors.INVALID_HANDLE

@@ -3,8 +3,12 @@ packs itself, and every other argument left to Python (whose messages and status
 
 from __future__ import annotations
 
+import gc
 import struct
-from typing import Any, List
+import sys
+import threading
+import weakref
+from typing import Any, List, cast
 
 import numpy as np
 import pytest
@@ -225,7 +229,7 @@ def test_kernels_on_a_gpu_launch_through_the_extension(context: cuabi.Context) -
 def test_a_module_the_extension_made_closes_through_it_with_the_extension_switched_off(
         monkeypatch: pytest.MonkeyPatch) -> None:
     module = cuabi.compile('extern "C" __global__ void k_switched() {}\n', target="sm_90")
-    assert type(module._owned[0]) is int  # owned as the extension made it
+    assert type(module._owner) is native.Owner  # owned as the extension made it
     monkeypatch.setattr(cuabi._library, "native", None)
     module.close()
     assert module.closed
@@ -241,3 +245,158 @@ def test_an_empty_launch_batch_through_either_path(launch_path: str) -> None:
     assert (batch._native is not None) == (launch_path == "native")
     batch.clear()
     assert len(batch) == 0
+
+
+class Kept:
+    """Something a handle points into: alive until the handle is destroyed."""
+
+
+def counting_destroy(calls: List[Any], result: str = "void") -> Any:
+    def record(handle: Any) -> Any:
+        calls.append(int(cuabi._library.ffi.cast("uintptr_t", handle)))
+        return 0 if result != "void" else None
+
+    return cuabi._library.ffi.callback(f"{result}(void*)", record)
+
+
+def test_an_owner_destroys_once_keeps_its_address_and_drops_what_it_kept_after() -> None:
+    calls: List[Any] = []
+    destroy = counting_destroy(calls)
+    kept = Kept()
+    kept_ref = weakref.ref(kept)
+    owner = native.Owner(cuabi._library.address_of(destroy), 0x1000, keep=kept)
+    del kept
+    assert owner and owner.address == 0x1000 and kept_ref() is not None
+    owner.close()
+    owner.close()
+    assert not owner and calls == [0x1000] and owner.address == 0x1000 and kept_ref() is None
+    del owner
+    gc.collect()
+    assert calls == [0x1000]
+
+
+def test_an_owner_dropped_or_collected_in_a_cycle_destroys_and_forget_does_not() -> None:
+    calls: List[Any] = []
+    destroy = cuabi._library.address_of(keep_alive := counting_destroy(calls))
+    native.Owner(destroy, 0x2000)  # dropped at once
+    assert calls == [0x2000]
+    cycle: List[Any] = []
+    cycle.append(native.Owner(destroy, 0x3000, keep=cycle))  # reachable only from itself
+    del cycle
+    gc.collect()
+    assert calls == [0x2000, 0x3000]
+    forgotten = native.Owner(destroy, 0x4000, keep=Kept())
+    forgotten.forget()
+    assert not forgotten
+    forgotten.close()
+    del forgotten
+    assert calls == [0x2000, 0x3000]
+    status_destroy = counting_destroy(calls, "int")  # cuabi_range_end's shape: a status, ignored
+    native.Owner(cuabi._library.address_of(status_destroy), 0x5000, returns_status=True).close()
+    assert calls[-1] == 0x5000
+    del keep_alive
+
+
+@pytest.mark.parametrize("destroy, handle", [(0, 0x1000), (0x1000, 0), ("0x1000", 0x1000), (0x1000, None)])
+def test_an_owner_needs_two_nonzero_addresses(destroy: Any, handle: Any) -> None:
+    with pytest.raises((ValueError, OverflowError, TypeError)):
+        native.Owner(destroy, handle)
+
+
+def test_a_compile_request_refuses_what_it_cannot_call() -> None:
+    functions = (0x1000, 0x1000, 0x1000, 0x1000, 0x1000)
+    with pytest.raises(TypeError, match="module_type a class"):
+        native.CompileRequest(*functions, (), error, cast(Any, "not a class"))
+    with pytest.raises(TypeError, match="error must be callable"):
+        native.CompileRequest(*functions, (), cast(Any, 5), cuabi.Module)
+    with pytest.raises(ValueError, match="nonzero address"):
+        native.CompileRequest(0x1000, 0, 0x1000, 0x1000, 0x1000, (), error, cuabi.Module)
+
+
+def test_a_compile_through_the_extension_takes_a_context_only() -> None:
+    with pytest.raises(AttributeError):
+        cuabi.compile('extern "C" __global__ void k_context() {}\n', context=object())
+    failed = None
+    try:
+        cuabi.compile('extern "C" __global__ void k_broken() { undeclared(); }\n', target="sm_90")
+    except cuabi.CompileError as raised:
+        failed = raised
+    assert failed is not None and "undeclared" in failed.compile_log
+
+
+def python_frames_of(call: Any) -> List[str]:
+    """The Python functions of the package that run during call()."""
+    names: List[str] = []
+
+    def profile(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and "/cuabi/" in frame.f_code.co_filename:
+            names.append(frame.f_code.co_name)
+
+    sys.setprofile(profile)
+    try:
+        call()
+    finally:
+        sys.setprofile(None)
+    return names
+
+
+def test_the_front_serves_a_prepared_plain_call_in_c_and_passes_every_other_call_on() -> None:
+    source = 'extern "C" __global__ void k_front() {}\n'
+    assert type(cuabi.compile) is native.CompileFront
+    assert "compile" in python_frames_of(lambda: cuabi.compile(source, target="sm_90").close())  # prepares
+    served: List[Any] = []
+    assert python_frames_of(lambda: served.append(cuabi.compile(source, target="sm_90"))) == []
+    assert served[0].info().origin == cuabi.ORIGIN_MEMORY_CACHE and type(served[0]._owner) is native.Owner
+    served[0].close()
+    for other in ({"target": "sm_90", "program_name": "front.cu"}, {"target": "sm_90", "name_expressions": ()}):
+        assert "compile" in python_frames_of(lambda: cuabi.compile(source, **other).close())
+    assert "compile" in python_frames_of(lambda: cuabi.compile(source, (), target="sm_90").close())
+
+
+def test_the_front_has_the_python_functions_signature_and_documentation() -> None:
+    import inspect
+
+    wrapped = getattr(cuabi.compile, "__wrapped__")
+    assert inspect.signature(cuabi.compile) == inspect.signature(wrapped)
+    assert cuabi.compile.__doc__ == wrapped.__doc__ and cuabi.compile.__name__ == "compile"
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    (('extern "C" __global__ void k() {}\n',), {"target": 5}),
+    ((b'extern "C" __global__ void k() {}\n',), {"target": "sm_90"}),
+    (('extern "C" __global__ void k() {}\n',), {"target": "sm_90", "unknown": 1}),
+    (('extern "C" __global__ void k() {}\n', (), (), 4), {}),
+    ((), {"target": "sm_90"}),
+    (('extern "C" __global__ void k() {}\n',), {"target": ["sm_90"]}),
+    (('extern "C" __global__ void k() {}\n',), {"context": 7}),
+])
+def test_odd_calls_get_what_the_python_function_says(args: Any, kwargs: Any) -> None:
+    def outcome(function: Any) -> Any:
+        try:
+            result = function(*args, **kwargs)
+        except Exception as raised:  # the outcome compared is the exception itself
+            return type(raised), str(raised)
+        result.close()
+        return "module"
+
+    assert outcome(cuabi.compile) == outcome(getattr(cuabi.compile, "__wrapped__"))
+
+
+def test_plain_compiles_from_many_threads_each_get_their_own_module() -> None:
+    source = 'extern "C" __global__ void k_threads() {}\n'
+    cuabi.compile(source, target="sm_90").close()
+    modules: List[Any] = []
+
+    def compile_some() -> None:
+        for _ in range(200):
+            modules.append(cuabi.compile(source, target="sm_90"))
+
+    threads = [threading.Thread(target=compile_some) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len({module._owner.address for module in modules}) == len(modules) == 800
+    assert all(module.info().origin == cuabi.ORIGIN_MEMORY_CACHE for module in modules)
+    for module in modules:
+        module.close()
