@@ -78,7 +78,13 @@ if has bindings; then
   export CUABI_LIBRARY=$b/libcuabi.so.1 CUABI_CACHE_DIR=/tmp/cuabi-bind-cache
   mkdir -p $b/conformance/bin
   for lang in rust go zig; do cp -f build/conformance/bin/$lang $b/conformance/bin/ 2>/dev/null || echo "no $lang conformance binary"; done
-  CUABI_CONFORMANCE_REQUIRE="c rust go zig" bash scripts/conformance.sh $b 2>&1 | tee "$out/conformance.log" | tail -8
+  # Python's scenario too where an interpreter with cffi and numpy is named ($CUABI_PYTHON).
+  require="c rust go zig"
+  if [[ -n "${CUABI_PYTHON:-}" && -x build/conformance/bin/python ]]; then
+    cp -f build/conformance/bin/python $b/conformance/bin/ && rm -rf $b/conformance/python &&
+      cp -r build/conformance/python $b/conformance/python && require+=" python"
+  fi
+  CUABI_CONFORMANCE_REQUIRE="$require" bash scripts/conformance.sh $b 2>&1 | tee "$out/conformance.log" | tail -8
   cp -r $b/conformance/transcripts "$out/" 2>/dev/null
   echo "--- rust"; timeout 300 build/rust/bin/cuabi-tests-gpu >"$out/rust-gpu.log" 2>&1; echo "rust gpu exit $?"
   grep -E "^test result|FAILED|panicked" "$out/rust-gpu.log" | head -20

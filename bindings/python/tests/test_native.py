@@ -8,7 +8,7 @@ import struct
 import sys
 import threading
 import weakref
-from typing import Any, List, cast
+from typing import Any, Callable, List, cast
 
 import numpy as np
 import pytest
@@ -325,11 +325,11 @@ def test_a_compile_through_the_extension_takes_a_context_only() -> None:
 
 
 def python_frames_of(call: Any) -> List[str]:
-    """The Python functions of the package that run during call()."""
+    """The Python functions of the package's compile.py that run during call()."""
     names: List[str] = []
 
     def profile(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and "/cuabi/" in frame.f_code.co_filename:
+        if event == "call" and frame.f_code.co_filename.endswith("/cuabi/compile.py"):
             names.append(frame.f_code.co_name)
 
     sys.setprofile(profile)
@@ -351,6 +351,20 @@ def test_the_front_serves_a_prepared_plain_call_in_c_and_passes_every_other_call
     for other in ({"target": "sm_90", "program_name": "front.cu"}, {"target": "sm_90", "name_expressions": ()}):
         assert "compile" in python_frames_of(lambda: cuabi.compile(source, **other).close())
     assert "compile" in python_frames_of(lambda: cuabi.compile(source, (), target="sm_90").close())
+
+
+def test_the_front_serves_a_repeat_for_a_context_from_either_spelling(context: cuabi.Context) -> None:
+    source = 'extern "C" __global__ void k_front_context() {}\n'
+    kept = context.compile(source)  # prepares; kept open, as a running program would
+    calls: List[Callable[[], cuabi.Module]] = [lambda: context.compile(source),
+                                               lambda: cuabi.compile(source, context=context)]
+    for call in calls:
+        served: List[Any] = []
+        assert python_frames_of(lambda: served.append(call())) == []
+        assert served[0].info().origin == cuabi.ORIGIN_MEMORY_CACHE and served[0].context is context
+        served[0].kernel("k_front_context").close()
+        served[0].close()
+    kept.close()
 
 
 def test_the_front_has_the_python_functions_signature_and_documentation() -> None:
