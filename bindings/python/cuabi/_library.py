@@ -9,6 +9,7 @@ rather than failing the import.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
@@ -112,6 +113,7 @@ def address_of(pointer: Any) -> int:
     return int(ffi.cast("uintptr_t", pointer))
 
 
+@functools.lru_cache(maxsize=None)
 def returns_status(name: str) -> bool:
     """Whether the function `name` returns a cuabi_status (cuabi_range_end) rather than nothing
     (the cuabi_*_destroy functions), as the header declares it."""
