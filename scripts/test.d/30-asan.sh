@@ -2,9 +2,7 @@
 # The unit suite again, built with AddressSanitizer + UBSan.
 set -euo pipefail
 cd "$CUABI_ROOT"
-cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DCUABI_SANITIZE=address,undefined \
-  -DCUABI_BUILD_BENCH=OFF -DCUDAToolkit_ROOT="$CUDA_HOME"
-cmake --build build-asan -j "$CUABI_JOBS" --target cuabi_unit_tests
+bash scripts/asan-build.sh cuabi_unit_tests
 # intercept_tls_get_addr=0: NVRTC, loaded with dlopen, keeps dynamic TLS that GCC 12's sanitizer
 # runtime mis-tracks under glibc 2.36 (a DTLS block at address 0x13c8 spanning 32 MiB); the leak
 # checker's tracer then faults at exit ("Tracer caught signal 11") after the test passed. Without

@@ -4,8 +4,9 @@
 # runs mypy --strict on the package and pytest on its tests against the library just built (GPU
 # tests skip, saying why; the launch, batch and compile tests run through the package's extension,
 # cuabi._native, built by CMake into $CUABI_BUILD_DIR/python/cuabi, and through its pure-Python
-# paths), builds the wheel (CMake through scikit-build-core, repaired by
-# auditwheel) and tests it installed into a fresh venv, and puts the conformance scenario where
+# paths), again against the library and extension built with ASan + UBSan (build-asan), builds
+# the wheel (CMake through scikit-build-core, repaired by auditwheel) and tests it installed into
+# a fresh venv, and puts the conformance scenario where
 # scripts/conformance.sh runs it ($CUABI_BUILD_DIR/conformance/bin/python).
 # Leaves for a GPU machine without internet: $CUABI_BUILD_DIR/python-wheelhouse/ (the cuabi wheel
 # and the wheels of cffi, pycparser, numpy and pytest with its dependencies: about 20 MB).
@@ -50,6 +51,17 @@ if ((status == 5)); then
   exit 1
 fi
 ((status == 0)) || exit "$status"
+
+# The suite again against the library and the extension built with AddressSanitizer + UBSan (the
+# interpreter is not: the runtimes are preloaded, and PYTHONMALLOC=malloc puts its objects where
+# ASan sees them; leaks are not checked, the interpreter keeps much until exit). --capture=sys
+# leaves file descriptor 2 alone, so a report reaches the log before the abort.
+bash "$CUABI_ROOT/scripts/asan-build.sh" cuabi cuabi_compile_worker cuabi_image_verifier cuabi_python_native
+asan="$CUABI_ROOT/build-asan"
+(cd "$package" && CUABI_LIBRARY="$asan/libcuabi.so.1" CUABI_PYTHON_EXTENSION_DIR="$asan/python/cuabi" \
+  CUABI_CACHE_DIR="$(mktemp -d)" PYTHONMALLOC=malloc LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" \
+  ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:intercept_tls_get_addr=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  timeout 600 "$python" -m pytest -q --capture=sys -p no:cacheprovider tests -k "not wheel") || { echo "65-python: the suite under ASan/UBSan failed" >&2; exit 1; }
 
 # The scenario and the package beside it, found relative to the wrapper, so that the build
 # directory can be carried to a GPU machine; CUABI_PYTHON names the interpreter there (one with
