@@ -58,8 +58,9 @@ fi
 # leaves file descriptor 2 alone, so a report reaches the log before the abort.
 bash "$CUABI_ROOT/scripts/asan-build.sh" cuabi cuabi_compile_worker cuabi_image_verifier cuabi_python_native
 asan="$CUABI_ROOT/build-asan"
+rm -rf "$asan/python-cache"
 (cd "$package" && CUABI_LIBRARY="$asan/libcuabi.so.1" CUABI_PYTHON_EXTENSION_DIR="$asan/python/cuabi" \
-  CUABI_CACHE_DIR="$(mktemp -d)" PYTHONMALLOC=malloc LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" \
+  CUABI_CACHE_DIR="$asan/python-cache" PYTHONMALLOC=malloc LD_PRELOAD="$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)" \
   ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:intercept_tls_get_addr=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   timeout 600 "$python" -m pytest -q --capture=sys -p no:cacheprovider tests -k "not wheel") || { echo "65-python: the suite under ASan/UBSan failed" >&2; exit 1; }
 
