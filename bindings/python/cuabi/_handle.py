@@ -47,17 +47,18 @@ class PythonOwner:
             self.close()
 
 
-def owner(destroy_name: str, ptr: Any, keep: Optional[object] = None) -> Any:
-    """A cell owning `ptr` (a cffi pointer), destroyed once through `destroy_name`; `keep`
-    lives until then. The extension's cell destroys in C when it is collected, running no Python
+def owner(destroy_name: str, ptr: Any, keep: Optional[object] = None, address: Optional[int] = None) -> Any:
+    """A cell owning `ptr` (a cffi pointer; `address` its value where the caller has it, since
+    converting costs a few hundred ns), destroyed once through `destroy_name`; `keep` lives until
+    then. The extension's cell destroys in C when it is collected, running no Python
     code; both resolve the function now, not when collected: the collector can run a finalizer
     while cffi holds its (non-reentrant) type-parser lock, and resolving a function there parses
     its type and deadlocked the thread (a Python GPU test hung so on the H100)."""
     native = _library.native
     if native is None:
         return PythonOwner(getattr(_library.F, destroy_name), ptr, keep)
-    return native.Owner(getattr(_library.A, destroy_name), _library.address_of(ptr),
-                           _library.returns_status(destroy_name), keep)
+    return native.Owner(getattr(_library.A, destroy_name), _library.address_of(ptr) if address is None else address,
+                        _library.returns_status(destroy_name), keep)
 
 
 class Handle:
@@ -71,10 +72,10 @@ class Handle:
     __slots__ = ("_ptr", "_owner")
     _destroy_name = ""
 
-    def __init__(self, ptr: Any, keep: Optional[object] = None) -> None:
+    def __init__(self, ptr: Any, keep: Optional[object] = None, address: Optional[int] = None) -> None:
         self._ptr = ptr
         # Something the C handle points into (foreign memory's owner) lives until it is destroyed.
-        self._owner = owner(self._destroy_name, ptr, keep)
+        self._owner = owner(self._destroy_name, ptr, keep, address)
 
     def close(self) -> None:
         """Destroys the handle now; harmless to repeat."""

@@ -108,9 +108,12 @@ class Library:
         return ffi.cast(signature, pointer)
 
 
+_UINTPTR = ffi.typeof("uintptr_t")  # parsed once: a cast by name looks the type up every time
+
+
 def address_of(pointer: Any) -> int:
     """A cffi pointer's value as an int (what the extension takes; 0 for NULL)."""
-    return int(ffi.cast("uintptr_t", pointer))
+    return int(ffi.cast(_UINTPTR, pointer))
 
 
 @functools.lru_cache(maxsize=None)

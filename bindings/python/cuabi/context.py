@@ -78,9 +78,10 @@ class Context(Handle):
         options.image_verification = image_verification
         out = ffi.new("cuabi_context**")
         check(_library.F.cuabi_context_create(options, out))
-        super().__init__(out[0])
+        address = _library.address_of(out[0])  # what the extension's compile takes
+        super().__init__(out[0], address=address)
         self.device = device
-        self._address = _library.address_of(out[0])  # what the extension's compile takes
+        self._address = address
 
     def device_info(self) -> DeviceInfo:
         info = _structs.new("cuabi_device_info")

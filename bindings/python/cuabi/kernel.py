@@ -262,7 +262,8 @@ class Kernel(Handle):
     _destroy_name = "cuabi_kernel_destroy"
 
     def __init__(self, ptr: Any, name: str) -> None:
-        super().__init__(ptr)
+        self._address = _library.address_of(ptr)
+        super().__init__(ptr, address=self._address)
         self.name = name
         count = ffi.new("size_t*")
         check(_library.F.cuabi_kernel_get_param_count(ptr, count))
@@ -274,7 +275,6 @@ class Kernel(Handle):
         self.layout = ParamLayout(name, params)
         self._launchers: Dict[Any, Callable[..., None]] = {}
         self._launch_packed = _library.lib().cast("cuabi_launch_packed", _PACKED_SIGNATURE)
-        self._address = _library.address_of(ptr)
         # The layout the extension packs into; None where a kernel's parameters are larger than it
         # packs on the stack (those launch through the Python packer).
         self._native_layout: Optional["_native.Layout"] = None

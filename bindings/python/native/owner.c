@@ -57,15 +57,18 @@ PyObject* native_owner_new(void* destroy, void* handle, int returns_status, PyOb
 }
 
 /* Owner(destroy, handle, returns_status=False, keep=None): destroy the address of the handle's
- * cuabi_*_destroy (or cuabi_range_end, which returns a status), handle its address. */
+ * cuabi_*_destroy (or cuabi_range_end, which returns a status), handle its address. Positional
+ * only: one is made for every handle, and keyword parsing would double what that costs. */
 static PyObject* owner_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
     (void)type;
-    PyObject *destroy, *handle, *keep = Py_None;
-    int returns_status = 0;
-    static char* keywords[] = {"destroy", "handle", "returns_status", "keep", NULL};
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|pO:Owner", keywords, &destroy, &handle, &returns_status,
-                                     &keep))
+    PyObject *destroy, *handle, *status = Py_False, *keep = Py_None;
+    if ((kwargs != NULL && PyDict_Size(kwargs) != 0) ||
+        !PyArg_UnpackTuple(args, "Owner", 2, 4, &destroy, &handle, &status, &keep)) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "Owner takes its arguments by position");
         return NULL;
+    }
+    const int returns_status = PyObject_IsTrue(status);
+    if (returns_status < 0) return NULL;
     void* destroy_address = native_address(destroy, "Owner destroy");
     void* handle_address = destroy_address ? native_address(handle, "Owner handle") : NULL;
     if (handle_address == NULL) return NULL;

@@ -264,7 +264,7 @@ def test_an_owner_destroys_once_keeps_its_address_and_drops_what_it_kept_after()
     destroy = counting_destroy(calls)
     kept = Kept()
     kept_ref = weakref.ref(kept)
-    owner = native.Owner(cuabi._library.address_of(destroy), 0x1000, keep=kept)
+    owner = native.Owner(cuabi._library.address_of(destroy), 0x1000, False, kept)
     del kept
     assert owner and owner.address == 0x1000 and kept_ref() is not None
     owner.close()
@@ -281,18 +281,18 @@ def test_an_owner_dropped_or_collected_in_a_cycle_destroys_and_forget_does_not()
     native.Owner(destroy, 0x2000)  # dropped at once
     assert calls == [0x2000]
     cycle: List[Any] = []
-    cycle.append(native.Owner(destroy, 0x3000, keep=cycle))  # reachable only from itself
+    cycle.append(native.Owner(destroy, 0x3000, False, cycle))  # reachable only from itself
     del cycle
     gc.collect()
     assert calls == [0x2000, 0x3000]
-    forgotten = native.Owner(destroy, 0x4000, keep=Kept())
+    forgotten = native.Owner(destroy, 0x4000, False, Kept())
     forgotten.forget()
     assert not forgotten
     forgotten.close()
     del forgotten
     assert calls == [0x2000, 0x3000]
     status_destroy = counting_destroy(calls, "int")  # cuabi_range_end's shape: a status, ignored
-    native.Owner(cuabi._library.address_of(status_destroy), 0x5000, returns_status=True).close()
+    native.Owner(cuabi._library.address_of(status_destroy), 0x5000, True).close()
     assert calls[-1] == 0x5000
     del keep_alive
 
@@ -301,6 +301,13 @@ def test_an_owner_dropped_or_collected_in_a_cycle_destroys_and_forget_does_not()
 def test_an_owner_needs_two_nonzero_addresses(destroy: Any, handle: Any) -> None:
     with pytest.raises((ValueError, OverflowError, TypeError)):
         native.Owner(destroy, handle)
+
+
+def test_an_owner_takes_its_arguments_by_position_only() -> None:
+    with pytest.raises(TypeError, match="by position"):
+        native.Owner(0x1000, 0x1000, keep=None)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        native.Owner(0x1000)  # type: ignore[call-arg]
 
 
 def test_a_compile_request_refuses_what_it_cannot_call() -> None:
